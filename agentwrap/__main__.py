@@ -1,0 +1,3 @@
+from agentwrap.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Built-in adapters, one module or TOML file per tool family."""

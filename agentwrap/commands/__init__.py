@@ -1,0 +1,16 @@
+"""One module per subcommand. Each exposes `main(args, ctx) -> Outcome` and never exits the process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What the CLI edge resolved before dispatch."""
+
+    request_id: str
+    format: str  # "json" | "pretty" | "jsonl" | "problem"
+    agent: bool
+    max_inline_bytes: int
+    detail: str = "standard"

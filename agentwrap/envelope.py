@@ -1,0 +1,90 @@
+"""The result envelope of CONTRACT section 2, and the exit-code table of section 4.
+
+Every agentwrap answer (a wrapped run, `explain`, `artifact show`, a usage error) is one of these
+dicts, so a caller parses one shape whatever it asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentwrap import SCHEMA_VERSION
+from agentwrap.problem import Problem
+
+MAX_PROBLEMS = 50
+
+
+def empty_stream() -> dict[str, Any]:
+    return {"text": "", "bytes": 0, "lines": 0, "truncated": False, "omitted_lines": 0, "artifact": None}
+
+
+@dataclass
+class Outcome:
+    """What a command hands back to the CLI edge: the envelope and agentwrap's exit code."""
+
+    envelope: dict[str, Any]
+    exit_code: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build(
+    *,
+    request_id: str,
+    summary: str,
+    error: Problem | None = None,
+    problems: list[Problem] | None = None,
+    data: Any = None,
+    command: dict[str, Any] | None = None,
+    context: dict[str, Any] | None = None,
+    exit_info: dict[str, Any] | None = None,
+    output: dict[str, Any] | None = None,
+    effects: list[dict[str, Any]] | None = None,
+    verification: dict[str, Any] | None = None,
+    warnings: list[dict[str, Any]] | None = None,
+    artifacts: list[dict[str, Any]] | None = None,
+    metrics: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Assemble an envelope; `status` follows from `error` so the two can never disagree."""
+    error = error.with_instance(request_id) if error is not None else None
+    all_problems = [p.with_instance(request_id) for p in (problems or [])]
+    if error is not None and not any(p.code == error.code and p.detail == error.detail for p in all_problems):
+        all_problems.insert(0, error)
+    cut = max(0, len(all_problems) - MAX_PROBLEMS)
+    env: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "error" if error is not None else "success",
+        "summary": summary,
+        "request_id": request_id,
+        "command": command,
+        "context": context,
+        "exit": exit_info,
+        "data": data,
+        "output": output or {"stdout": empty_stream(), "stderr": empty_stream()},
+        "effects": effects or [],
+        "verification": verification or {"passed": None, "reason": "not_run", "checks": []},
+        "warnings": list(warnings or []),
+        "artifacts": artifacts or [],
+        "error": error.to_dict() if error is not None else None,
+        "problems": [p.to_dict() for p in all_problems[:MAX_PROBLEMS]],
+        "metrics": metrics,
+    }
+    if cut:
+        env["problems_omitted"] = cut
+        env["warnings"].append({"code": "PROBLEMS_TRUNCATED", "message": f"{cut} more problems were left out."})
+    return env
+
+
+def exit_code_for(error: Problem | None, *, program_exit: int | None, signal: int | None) -> int:
+    """CONTRACT section 4: the one place that turns a result into agentwrap's process exit code."""
+    if error is None:
+        return 0
+    if error.code == "TIMEOUT":
+        return 124
+    if error.code in ("NOT_EXECUTABLE", "PROGRAM_NOT_FOUND") or error.exit_code in (125, 126, 127):
+        return error.exit_code or 125
+    if signal is not None:
+        return 128 + signal
+    if program_exit:
+        return program_exit
+    return 1  # the program exited 0 but its adapter found a failure

@@ -1,0 +1,1 @@
+"""Renderers: one envelope, several views (json, pretty, problem, jsonl)."""

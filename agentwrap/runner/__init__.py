@@ -1,0 +1,1 @@
+"""The only package that spawns processes, reads terminals, or sends signals."""
