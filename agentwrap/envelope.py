@@ -6,7 +6,7 @@ dicts, so a caller parses one shape whatever it asked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
@@ -25,7 +25,7 @@ class Outcome:
 
     envelope: dict[str, Any]
     exit_code: int
-    events: list[dict[str, Any]] = field(default_factory=list)
+    raw_text: str | None = None  # what a person should see instead (help text), in pretty format
 
 
 def build(

@@ -1,0 +1,117 @@
+"""The edge: parse, dispatch, and turn every failure into a Problem. Nothing below here exits."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+from typing import Any
+
+from agentwrap import __version__, envelope, options
+from agentwrap.commands import CommandContext
+from agentwrap.commands._argparse import HelpRequested
+from agentwrap.errors import AgentwrapError, NotAvailableYet
+from agentwrap.ids import new_id
+from agentwrap.problem import Problem, wrapper_problem
+
+USAGE = """\
+usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrapper
+       agentwrap run [OPTIONS] [--] PROGRAM [ARGS...]
+       agentwrap capabilities | describe NAME | schema KIND | explain [CODE]
+       agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
+
+options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
+  --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
+  --format pretty|json|jsonl|problem
+  --timeout DUR             wall-clock limit (90, 90s, 5m, 500ms; 0 = none); ends the whole process tree
+  --grace DUR               time between SIGTERM and SIGKILL when ending the tree (default 3s)
+  --answer REGEX=REPLY      authorise a reply to a prompt matching REGEX (repeatable; \\= for a literal =)
+  --max-inline-bytes N      inline budget per output stream (agent default 4096); the rest goes to an artifact
+  --detail concise|standard|detailed, --fields a,b.c
+  --no-pty                  run on pipes instead of pseudo-terminals
+  --adapter NAME | --no-adapter
+  --cwd DIR, --env K=V, --stdin FILE|-
+  --version, --help
+exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
+      125 agentwrap refused or failed (usage, input required), 126 not executable, 127 not found, 128+N signal
+"""
+
+_COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
+                                                             "describe")}
+
+
+def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
+    code = envelope.exit_code_for(problem, program_exit=None, signal=None)
+    env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
+                         command={"argv": argv, "program": None, "adapter": None, "subcommand": None}
+                         if argv else None)
+    return envelope.Outcome(env, code)
+
+
+def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
+              emit: Any) -> envelope.Outcome:
+    if opts.version:
+        return envelope.Outcome(envelope.build(request_id=request_id, summary=f"agentwrap {__version__}",
+                                               data={"version": __version__}), 0)
+    if opts.help or not args:
+        if not args and not opts.help:
+            raise options.UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
+                                     suggested_fix="See `agentwrap --help`.")
+        return envelope.Outcome(envelope.build(request_id=request_id, summary="agentwrap usage",
+                                               data={"usage": USAGE}), 0, raw_text=USAGE)
+    name = args[0]
+    if name in options.SUBCOMMANDS and not opts.explicit_program:
+        rest = args[1:]
+        if name == "run":
+            opts, rest = options.parse(rest, opts)
+            options.validate(opts)
+        elif name not in _COMMANDS:
+            raise NotAvailableYet(f"`agentwrap {name}`")
+        else:
+            ctx = CommandContext(request_id=request_id, format=fmt, agent=opts.agent,
+                                 max_inline_bytes=opts.inline_budget(), detail=opts.detail)
+            module = importlib.import_module(_COMMANDS[name])
+            outcome: envelope.Outcome = module.main(rest, ctx)
+            return outcome
+        args = rest
+    from agentwrap.commands.run import execute
+
+    return execute(args, opts, request_id=request_id, emit=emit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    request_id = new_id("req")
+    opts = options.Options()
+    fmt: str | None = None
+    program_argv: list[str] | None = None
+    from agentwrap.render.output import Writer
+
+    writer = Writer(sys.stdout)
+    try:
+        opts, rest = options.parse(args, opts)
+        options.validate(opts)
+        fmt = options.resolve_format(opts, writer.is_tty)
+        program_argv = rest if rest and (rest[0] not in options.SUBCOMMANDS or opts.explicit_program) else None
+        writer.configure(fmt, opts)
+        outcome = _dispatch(rest, opts, fmt, request_id, writer.event if fmt == "jsonl" else None)
+    except AgentwrapError as exc:
+        outcome = _problem_outcome(exc.to_problem(), request_id, program_argv)
+    except HelpRequested as exc:
+        outcome = envelope.Outcome(envelope.build(request_id=request_id, summary="usage",
+                                                  data={"usage": exc.text}), 0, raw_text=exc.text)
+    except KeyboardInterrupt:
+        outcome = _problem_outcome(wrapper_problem("INTERRUPTED", "agentwrap was interrupted", exit_code=130),
+                                   request_id, program_argv)
+        outcome.exit_code = 130
+    except Exception as exc:  # the edge: a bug must still answer as a Problem, never a traceback
+        if os.environ.get("AGENTWRAP_DEBUG"):
+            traceback.print_exc()
+        outcome = _problem_outcome(wrapper_problem("INTERNAL", f"{type(exc).__name__}: {exc}"[:1000]),
+                                   request_id, program_argv)
+    if fmt is None:
+        fmt = "json" if opts.agent or not writer.is_tty else "pretty"
+        writer.configure(fmt, opts)
+    writer.finish(outcome)
+    return outcome.exit_code

@@ -1,0 +1,31 @@
+"""`agentwrap capabilities`: a compact inventory for tool selection (progressive discovery, step one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentwrap import __version__, envelope, registry
+from agentwrap.commands import CommandContext
+from agentwrap.commands._argparse import Parser
+from agentwrap.envelope import Outcome
+
+FEATURES = {
+    "run": "run any program in a pseudo-terminal; one bounded JSON envelope with RFC 9457 problems",
+    "prompts": "prompts prevented by environment, detected by the kernel, answered only with --answer",
+    "timeout": "--timeout ends the whole process tree (SIGTERM, grace, SIGKILL)",
+    "bounded_output": "head, salient lines and tail inline; the rest in artifacts (agentwrap artifact show)",
+    "redaction": "tokens, keys, passwords and credentials in URLs never appear in any field",
+    "formats": "json, jsonl (events), problem (RFC 9457), pretty",
+    "explain": "agentwrap explain CODE: meaning and fixes of every problem code, offline",
+    "schema": "agentwrap schema result|problem|event: the JSON Schemas of every answer",
+}
+NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp", "normalize", "adapter", "capture")
+
+
+def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
+    Parser(prog="agentwrap capabilities", description="List what agentwrap can do.").parse_args(list(args))
+    adapters = [{"name": name, "purpose": registry.describe(name)["purpose"]} for name in registry.names()]
+    data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET)}
+    return Outcome(envelope.build(request_id=ctx.request_id, data=data,
+                                  summary=f"agentwrap {__version__}: {len(FEATURES)} features, "
+                                          f"{len(adapters)} adapters"), 0)

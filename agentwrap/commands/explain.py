@@ -1,0 +1,102 @@
+"""`agentwrap explain [CODE]`: what a problem or warning code means and how to fix it, offline."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Any
+
+from agentwrap import codes, envelope
+from agentwrap.commands import CommandContext
+from agentwrap.commands._argparse import Parser
+from agentwrap.envelope import Outcome
+from agentwrap.errors import UsageError
+from agentwrap.problem import DOCS_URL, TYPE_PREFIX, CodeAction
+
+_BY_SLUG = {info.slug: info.code for info in codes.BY_CODE.values()}
+
+
+def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
+    parser = Parser(prog="agentwrap explain",
+                    description="Explain a problem or warning code; with no CODE, list every code.")
+    parser.add_argument("code", nargs="?", metavar="CODE",
+                        help="a code (TIMEOUT), its slug (timeout) or its problem type URI")
+    ns = parser.parse_args(list(args))
+    if ns.code is None:
+        return _list_all(ctx)
+    code = _normalise(str(ns.code))
+    info = codes.BY_CODE.get(code)
+    if info is not None:
+        return _explain_problem(ctx, info)
+    if code in codes.WARNINGS:
+        return _explain_warning(ctx, code)
+    raise _unknown(str(ns.code), code)
+
+
+def _normalise(raw: str) -> str:
+    """Accept `TIMEOUT`, `timeout`, `program-not-found` and `urn:agentwrap:problem:program-not-found`."""
+    text = raw.strip()
+    if text.lower().startswith(TYPE_PREFIX):
+        text = text[len(TYPE_PREFIX):]
+    if text.lower() in _BY_SLUG:
+        return _BY_SLUG[text.lower()]
+    return text.upper().replace("-", "_")
+
+
+def _explain_problem(ctx: CommandContext, info: codes.CodeInfo) -> Outcome:
+    data: dict[str, Any] = {
+        "code": info.code,
+        "kind": "problem",
+        "type": TYPE_PREFIX + info.slug,
+        "title": info.title,
+        "meaning": info.meaning,
+        "category": info.category,
+        "status": info.status,
+        "exit_code": info.exit_code,
+        "retryable": info.retryable,
+        "safe_to_retry": info.safe_to_retry,
+        "fixes": list(info.fixes),
+        "docs_url": DOCS_URL + info.slug,
+    }
+    summary = f"{info.code}: {info.title} (category {info.category})"
+    return _answer(ctx, summary, data)
+
+
+def _explain_warning(ctx: CommandContext, code: str) -> Outcome:
+    meaning = codes.WARNINGS[code]
+    data = {"code": code, "kind": "warning", "meaning": meaning}
+    summary = f"{code}: warning (never decides the run): {meaning}"
+    return _answer(ctx, summary, data)
+
+
+def _list_all(ctx: CommandContext) -> Outcome:
+    data = {
+        "codes": [{"code": i.code, "title": i.title, "category": i.category} for i in codes.BY_CODE.values()],
+        "warnings": [{"code": code, "meaning": meaning} for code, meaning in codes.WARNINGS.items()],
+    }
+    summary = (f"{len(codes.BY_CODE)} problem codes and {len(codes.WARNINGS)} warning codes; "
+               "run `agentwrap explain CODE` for one.")
+    return _answer(ctx, summary, data)
+
+
+def _answer(ctx: CommandContext, summary: str, data: dict[str, Any]) -> Outcome:
+    env = envelope.build(request_id=ctx.request_id, summary=summary, data=data)
+    return Outcome(envelope=env, exit_code=0)
+
+
+def _unknown(raw: str, code: str) -> UsageError:
+    known = [*codes.BY_CODE, *codes.WARNINGS]
+    matches = difflib.get_close_matches(code, known, n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(matches)}?" if matches else "no code is close to it."
+    actions = tuple(
+        CodeAction(title=f"Explain {m}", kind="command", command=("agentwrap", "explain", m),
+                   applicability="maybe_incorrect", is_preferred=(n == 0))
+        for n, m in enumerate(matches)
+    ) + (CodeAction(title="List every code", kind="command", command=("agentwrap", "explain"),
+                    applicability="machine_applicable"),)
+    return UsageError(
+        f"unknown code {raw!r}: {hint} Run `agentwrap explain` to list every code.",
+        suggested_fix=f"Run `agentwrap explain {matches[0]}`." if matches else "Run `agentwrap explain`.",
+        code_actions=actions,
+        extra={"close_matches": matches},
+    )

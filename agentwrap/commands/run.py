@@ -1,0 +1,129 @@
+"""`agentwrap [run] [OPTIONS] [--] PROGRAM [ARGS...]`: run a program and answer with one envelope."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from agentwrap import envelope, prevention, registry
+from agentwrap.adapter import CapturedRun
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.errors import UsageError
+from agentwrap.events import EventStream
+from agentwrap.options import Options
+from agentwrap.pipeline import Pipeline
+from agentwrap.redact import is_secret_name, secret_values
+from agentwrap.runner import session
+from agentwrap.runner.shims import ShimDir
+from agentwrap.verdict import decide
+
+
+def _cwd(opts: Options) -> str:
+    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
+    if not os.path.exists(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: no such directory")
+    if not os.path.isdir(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: not a directory")
+    return cwd
+
+
+def _stdin(opts: Options) -> IO[bytes] | None:
+    if opts.stdin is None:
+        return None
+    if opts.stdin == "-":
+        return sys.stdin.buffer
+    try:
+        return open(opts.stdin, "rb")  # noqa: SIM115 - closed by run() after the program ends
+    except IsADirectoryError:
+        raise UsageError(f"--stdin {opts.stdin}: is a directory") from None
+    except OSError as exc:
+        raise UsageError(f"--stdin {opts.stdin}: cannot read: {exc.strerror}") from None
+
+
+def _shown_env(env_set: dict[str, str]) -> dict[str, str]:
+    return {k: ("[REDACTED]" if is_secret_name(k) else v) for k, v in sorted(env_set.items())}
+
+
+def execute(argv: list[str], opts: Options, *, request_id: str,
+            emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
+    """Run `argv` under `opts`. `emit` receives jsonl events as they happen (--format jsonl)."""
+    if not argv:
+        raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
+    cwd = _cwd(opts)
+    adapter = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
+    stdin = _stdin(opts)
+    events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
+    store = ArtifactStore()
+    shim_root = Path(tempfile.mkdtemp(prefix="agentwrap-"))
+    try:
+        shims = ShimDir(shim_root, opts.answers)
+        env_set = prevention.environment(shims.paths, adapter.environment(argv))
+        env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
+        if shims.answers_file:
+            env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
+        env_set.update(opts.env)
+        child_env = {**os.environ, **env_set}
+        from agentwrap.runner.spawn import resolve_program
+
+        program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
+        secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
+        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events)
+        spec = session.RunSpec(
+            argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
+            timeout=opts.timeout, grace=opts.grace,
+            answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
+        if events:
+            events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        result = session.run(spec, pipeline, shims)
+    finally:
+        shutil.rmtree(shim_root, ignore_errors=True)
+        if stdin is not None and stdin is not sys.stdin.buffer:
+            with contextlib.suppress(OSError):
+                stdin.close()
+    streams = pipeline.finish()
+    captured = CapturedRun(tuple(argv), program, result.returncode, result.signal,
+                           streams["stdout"], streams["stderr"], result.duration_ms)
+    interp = adapter.interpret(captured)
+    effects = adapter.effects(argv)
+    error, code = decide(argv, result, captured, interp, effects)
+    warnings = pipeline.warnings()
+    for name, stream in streams.items():
+        if stream.truncated:
+            where = f"; full text in artifact {stream.artifact.id}" if stream.artifact else ""
+            warnings.insert(0, {"code": "OUTPUT_TRUNCATED", "message":
+                                f"{name}: {stream.omitted_lines} of {stream.lines} lines not inline{where}"})
+    if result.tree_ended:
+        warnings.append({"code": "TREE_ENDED", "message": f"{result.tree_ended} descendants were still running "
+                         "after the program exited and were ended"})
+    if result.answered:
+        warnings.append({"code": "PROMPT_ANSWERED", "message":
+                         f"{len(result.answered)} prompts were answered by --answer rules"})
+    summary = interp.summary if error is None or error is interp.error else error.detail
+    inline = sum(len(s.text.encode()) for s in streams.values())
+    env = envelope.build(
+        request_id=request_id, summary=summary[:300], error=error, problems=list(interp.problems),
+        data=interp.data,
+        command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": adapter.subcommand(argv)},
+        context={"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set),
+                 "started_at": result.started_at,
+                 "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
+                 "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
+                 "answered": result.answered},
+        exit_info={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,
+                   "duration_ms": result.duration_ms},
+        output={name: s.to_dict() for name, s in streams.items()},
+        effects=list(interp.effects), warnings=warnings,
+        artifacts=[s.artifact.to_dict() for s in streams.values() if s.artifact is not None],
+        metrics={"duration_ms": result.duration_ms, "cpu_ms": result.cpu_ms,
+                 "max_rss_bytes": result.max_rss_bytes, "raw_bytes": sum(s.bytes for s in streams.values()),
+                 "inline_bytes": inline})
+    if events:
+        events.emit("operation_completed", status=env["status"], exit_code=code, envelope=env)
+    return envelope.Outcome(env, code)

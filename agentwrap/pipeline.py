@@ -1,0 +1,92 @@
+"""Raw terminal bytes -> cleaned -> redacted -> bounded capture (and jsonl events), per stream.
+
+This is the runner's Sink: the runner hands over bytes as they arrive and asks for the text on
+screen when it needs a prompt's wording; nothing here touches a process.
+"""
+
+from __future__ import annotations
+
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.capture import StreamCapture, StreamResult
+from agentwrap.events import EventStream
+from agentwrap.progress import ProgressTracker
+from agentwrap.redact import Redactor
+from agentwrap.terminal import TerminalCleaner
+
+STREAMS = ("stdout", "stderr")
+
+
+class Pipeline:
+    def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
+                 events: EventStream | None = None) -> None:
+        self.events = events
+        self.progress = ProgressTracker() if events is not None else None
+        self.cleaners = {s: TerminalCleaner(on_transient=self._transient_handler(s)) for s in STREAMS}
+        self.redactors = {s: Redactor(secrets) for s in STREAMS}
+        self.captures = {s: StreamCapture(s, max_inline_bytes=max_inline_bytes, store=store) for s in STREAMS}
+        self.last_stream = "stdout"
+
+    def _transient_handler(self, stream: str):  # type: ignore[no-untyped-def]
+        if self.progress is None:
+            return None
+
+        def handle(line: str) -> None:
+            assert self.progress is not None and self.events is not None
+            update = self.progress.observe(stream, line)
+            if update is not None:
+                self.events.emit("progress", **update)
+
+        return handle
+
+    # --- the runner's Sink ------------------------------------------------------------------
+    def output(self, stream: str, data: bytes) -> None:
+        self.captures[stream].add_raw_bytes(len(data))
+        text = self.cleaners[stream].feed(data)
+        if text:
+            self._commit(stream, text)
+        self.last_stream = stream
+
+    def prompt_text(self) -> str:
+        """What the program last showed: the unfinished lines of the stream it wrote to last."""
+        order = (self.last_stream, *(s for s in STREAMS if s != self.last_stream))
+        for stream in order:
+            tail = self.cleaners[stream].screen_tail(3).strip()
+            if tail:
+                return self.redactors[stream].redact(tail)[-1000:]
+        return ""
+
+    def event(self, kind: str, payload: dict[str, object]) -> None:
+        if self.events is not None:
+            self.events.emit(kind, **payload)
+
+    # --- end of run -------------------------------------------------------------------------
+    def _commit(self, stream: str, text: str) -> None:
+        text = self.redactors[stream].redact(text)
+        self.captures[stream].write(text)
+        if self.events is not None:
+            self.events.output(stream, text)
+
+    def finish(self) -> dict[str, StreamResult]:
+        results = {}
+        for stream in STREAMS:
+            rest = self.cleaners[stream].finish()
+            if rest:
+                self._commit(stream, rest)
+            results[stream] = self.captures[stream].close()
+        return results
+
+    def warnings(self) -> list[dict[str, str]]:
+        out: list[dict[str, str]] = []
+        for stream in STREAMS:
+            cleaner, capture = self.cleaners[stream], self.captures[stream]
+            out.extend(capture.warnings)
+            if cleaner.invalid_utf8:
+                out.append({"code": "INVALID_UTF8", "message":
+                            f"{stream}: {cleaner.invalid_utf8} byte sequences were not UTF-8 (shown as U+FFFD)"})
+            if cleaner.binary_bytes:
+                out.append({"code": "BINARY_OUTPUT", "message":
+                            f"{stream}: {cleaner.binary_bytes} binary control bytes were removed"})
+        redactions = sum(r.count for r in self.redactors.values())
+        if redactions:
+            out.append({"code": "REDACTED", "message": f"{redactions} secrets were redacted from the output"})
+        return out

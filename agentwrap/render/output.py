@@ -1,0 +1,95 @@
+"""Writing answers to stdout: one JSON value, a jsonl stream, or the pretty view; always redacted."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+from agentwrap.envelope import Outcome
+from agentwrap.options import Options
+from agentwrap.redact import Redactor, secret_values
+from agentwrap.render import views
+
+
+class Writer:
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        try:
+            self.is_tty = stream.isatty()
+        except (ValueError, OSError):
+            self.is_tty = False
+        self.format = "json"
+        self.opts = Options()
+        self.redactor = Redactor(secret_values(os.environ))
+        self.started = self.completed = False
+        self.last_event: dict[str, Any] = {}
+        self.broken = False
+
+    def configure(self, fmt: str, opts: Options) -> None:
+        self.format, self.opts = fmt, opts
+        extra = [*secret_values(opts.env), *(reply for _, reply in opts.answers if len(reply) >= 4)]
+        if extra:
+            self.redactor = Redactor([*secret_values(os.environ), *extra])
+
+    def _write(self, data: bytes) -> None:
+        if self.broken:
+            return
+        try:
+            self.stream.flush()
+            os.write(self.stream.fileno(), data) if _has_fd(self.stream) else self.stream.write(data.decode())
+        except BrokenPipeError:
+            self.broken = True  # the reader went away; the exit code still tells the result
+        except OSError:
+            self.broken = True
+
+    def event(self, event: dict[str, Any]) -> None:
+        """A jsonl event, written at once so a reader sees progress as it happens."""
+        self.started, self.last_event = True, event
+        if event.get("type") == "operation_completed":
+            self.completed = True
+        if event.get("type") == "operation_completed" and "envelope" in event:
+            event = {**event, "envelope": self._project(event["envelope"])}
+        self._write(views.dumps(self.redactor.redact_obj(event)))
+
+    def _project(self, env: dict[str, Any]) -> dict[str, Any]:
+        return views.by_fields(views.by_detail(env, self.opts.detail), self.opts.fields)
+
+    def finish(self, outcome: Outcome) -> None:
+        env = self.redactor.redact_obj(outcome.envelope)
+        if self.format == "jsonl":
+            if not self.completed:
+                self._jsonl_wrap(env, outcome.exit_code)
+            return
+        if self.format == "pretty":
+            from agentwrap.render.pretty import render
+
+            text = outcome.raw_text if outcome.raw_text is not None else render(
+                env, color=self.is_tty and "NO_COLOR" not in os.environ)
+            self._write(text.encode())
+            return
+        env = self._project(env)
+        if self.format == "problem":
+            env = views.problem_view(env)
+        self._write(views.dumps(env))
+
+    def _jsonl_wrap(self, env: dict[str, Any], exit_code: int) -> None:
+        """A command that produced no stream of its own still answers as a well-formed stream."""
+        from agentwrap.events import EventStream
+
+        op = str(env.get("request_id", "req_")).replace("req_", "op_", 1)
+        stream = EventStream(self.event, self.last_event.get("operation_id", op), 0)
+        stream.sequence = int(self.last_event.get("sequence", 0))
+        if not self.started:
+            stream.emit("operation_started")
+        if "status" in env:
+            stream.emit("operation_completed", status=env["status"], exit_code=exit_code, envelope=env)
+        else:
+            stream.emit("operation_completed", status="success", exit_code=exit_code, document=env)
+
+
+def _has_fd(stream: IO[str]) -> bool:
+    try:
+        stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True

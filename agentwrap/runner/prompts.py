@@ -1,0 +1,123 @@
+"""Finding a program that waits for input, and naming what it waits for.
+
+On Linux the kernel says so for certain: /proc/PID/syscall shows a process blocked in read(2) and
+the file descriptor it reads, and /proc/PID/fd/N says whether that is our terminal (or our stdin
+pipe). /dev/tty readers (getpass, ssh, sudo) open our terminal too, so they are caught the same way.
+Programs that wait in poll/select (readline in raw mode, Node's readline, inquirer menus) are caught
+when they have switched our terminal out of canonical mode, and as a last resort by prompt text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import re
+from dataclasses import dataclass
+
+import psutil
+
+_READ_CALLS = {"x86_64": {0, 17, 19, 295}, "aarch64": {63, 65, 67, 69}}  # read, pread64, readv, preadv
+_WAIT_CALLS = {
+    "x86_64": {7, 23, 232, 270, 271, 281, 441},  # poll select epoll_wait pselect6 ppoll epoll_pwait(2)
+    "aarch64": {22, 72, 73, 441},
+}
+_ARCH = platform.machine()
+
+#: Prompt text strong enough to act on when the kernel cannot tell (the process waits in poll/select).
+STRONG_PROMPT = re.compile(
+    r"\[y/n\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|\by/n\b|are you sure|"
+    r"do you want to (continue|proceed)|continue\?|proceed\?|password( for [^:]*)?:\s*$|passphrase.*:\s*$|"
+    r"username( for [^:]*)?:\s*$|press (return|enter|any key)|--more--|\(end\)\s*$|\?\s*›",
+    re.IGNORECASE,
+)
+
+_KINDS = (
+    ("password", re.compile(r"pass(word|phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
+    ("credential", re.compile(r"user ?name|login|e-?mail|account", re.I)),
+    ("pager", re.compile(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
+    ("confirmation", re.compile(
+        r"\[y/n\]|\(y/n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]", re.I)),
+    ("selection", re.compile(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
+)
+
+
+@dataclass(frozen=True)
+class Waiter:
+    """A process found waiting for input, and how we know."""
+
+    pid: int
+    name: str
+    detection: str  # "kernel" | "terminal-mode" | "heuristic"
+    source: str  # "terminal" | "stdin-pipe" | "dev-tty"
+
+
+def classify(prompt: str) -> str:
+    """The CONTRACT input_kind for a prompt's text."""
+    for kind, pattern in _KINDS:
+        if pattern.search(prompt):
+            return kind
+    return "text"
+
+
+def _syscall(pid: int) -> tuple[int, int] | None:
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            fields = f.read().split()
+    except OSError:
+        return None
+    if len(fields) < 2 or not fields[0].lstrip("-").isdigit():
+        return None  # "running", or a process we may not inspect
+    return int(fields[0]), int(fields[1], 16)
+
+
+def _fd_target(pid: int, fd: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/{fd}")
+    except OSError:
+        return None
+
+
+def _holds(pid: int, targets: frozenset[str]) -> bool:
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") in targets for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
+
+
+def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode: bool) -> Waiter | None:
+    """The first process blocked reading one of `targets` (terminal device paths or 'pipe:[inode]').
+
+    `raw_mode` says the program turned canonical mode off on our terminal: then a process waiting in
+    poll/select while holding the terminal is reading keys, not sleeping on the network.
+    """
+    reads = _READ_CALLS.get(_ARCH, set())
+    waits = _WAIT_CALLS.get(_ARCH, set())
+    for proc in pids:
+        call = _syscall(proc.pid)
+        if call is None:
+            continue
+        number, fd = call
+        name = ""
+        with contextlib.suppress(psutil.Error):
+            name = proc.name()
+        if number in reads:
+            target = _fd_target(proc.pid, fd)
+            if target in targets:
+                source = "stdin-pipe" if target and target.startswith("pipe:") else (
+                    "terminal" if fd == 0 else "dev-tty")
+                return Waiter(proc.pid, name, "kernel", source)
+        elif raw_mode and number in waits and _holds(proc.pid, targets):
+            return Waiter(proc.pid, name, "terminal-mode", "terminal")
+    return None
+
+
+def all_sleeping(pids: list[psutil.Process]) -> bool:
+    """True when no process of the tree is running or in uninterruptible I/O (for the text heuristic)."""
+    for proc in pids:
+        try:
+            if proc.status() in (psutil.STATUS_RUNNING, psutil.STATUS_DISK_SLEEP):
+                return False
+        except psutil.Error:
+            continue
+    return bool(pids)

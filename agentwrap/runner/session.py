@@ -1,0 +1,304 @@
+"""One run of one program: spawn, pump output, watch for prompts, enforce the deadline, end the tree.
+
+Everything that waits is in this loop: a single poll(2) over the output descriptors and a wake-up pipe
+that signals (SIGCHLD, and SIGINT/SIGTERM/SIGHUP sent to agentwrap) write to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import resource
+import select
+import signal
+import termios
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import IO, Protocol
+
+from agentwrap.ids import utc_now
+from agentwrap.runner import prompts, spawn, tree
+from agentwrap.runner.shims import Request, ShimDir
+
+READ_SIZE = 1 << 16
+IDLE_BEFORE_CHECK = 0.15  # seconds of silence before we look for a waiting reader
+CHECK_EVERY = 0.1
+CONFIRM = {"kernel": 0.1, "terminal-mode": 0.5}  # the same waiter seen this long: certain
+HEURISTIC_IDLE = 1.5
+LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
+MAX_SAME_ANSWER = 3
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class Answer:
+    pattern: re.Pattern[str]
+    reply: str
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    argv: list[str]
+    program: str
+    cwd: str
+    env: dict[str, str]
+    use_pty: bool = True
+    stdin: IO[bytes] | None = None
+    timeout: float | None = None
+    grace: float = 3.0
+    answers: tuple[Answer, ...] = ()
+
+
+class Sink(Protocol):
+    """Where the runner sends what it sees; the caller cleans, bounds and reports it."""
+
+    def output(self, stream: str, data: bytes) -> None: ...
+    def prompt_text(self) -> str: ...
+    def event(self, kind: str, payload: dict[str, object]) -> None: ...
+
+
+@dataclass(frozen=True)
+class PromptInfo:
+    text: str
+    input_kind: str
+    detection: str
+    source: str
+    pid: int
+    process: str
+
+
+@dataclass
+class RunResult:
+    returncode: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    interrupted: int | None = None
+    prompt: PromptInfo | None = None
+    started_at: str = ""
+    duration_ms: int = 0
+    cpu_ms: int = 0
+    max_rss_bytes: int = 0
+    raw_bytes: dict[str, int] = field(default_factory=lambda: {"stdout": 0, "stderr": 0})
+    tree_ended: int = 0
+    answered: list[dict[str, object]] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
+
+
+def _feed(source: IO[bytes], fd: int) -> None:
+    """Copy --stdin data into the child's pipe (a thread: a slow reader must not stall the output loop)."""
+    try:
+        while chunk := source.read(READ_SIZE):
+            os.write(fd, chunk)
+    except OSError:
+        pass  # the program closed its stdin early: not our failure
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class _Session:
+    def __init__(self, spec: RunSpec, sink: Sink, shims: ShimDir | None) -> None:
+        self.spec, self.sink, self.shims = spec, sink, shims
+        self.result = RunResult()
+        self.received: int | None = None
+        self.last_output = time.monotonic()
+        self.candidate: tuple[int, str] | None = None
+        self.candidate_since = 0.0
+        self.last_check = 0.0
+        self.answer_counts: dict[tuple[str, str], int] = {}
+
+    # --- output -------------------------------------------------------------------------------
+    def pump(self, timeout: float) -> None:
+        for fd, _ in self.poller.poll(max(0.0, timeout) * 1000):
+            if fd == self.wake_r:
+                with contextlib.suppress(OSError):
+                    os.read(self.wake_r, 512)
+                continue
+            self._drain(fd)
+
+    def _drain(self, fd: int) -> None:
+        stream = self.streams[fd]
+        while True:
+            try:
+                data = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                return
+            except OSError as exc:  # EIO: every holder of the terminal closed it
+                if exc.errno not in (errno.EIO, errno.EBADF):
+                    raise
+                data = b""
+            if not data:
+                self.poller.unregister(fd)
+                del self.streams[fd]
+                os.close(fd)
+                return
+            self.result.raw_bytes[stream] += len(data)
+            self.last_output = time.monotonic()
+            self.sink.output(stream, data)
+
+    def drain_all(self) -> None:
+        for fd in list(self.streams):
+            self._drain(fd)
+
+    # --- process state ------------------------------------------------------------------------
+    def poll_main(self) -> bool:
+        if self.proc.returncode is None and self.proc.poll() is None:
+            return False
+        return True
+
+    def tick(self) -> None:
+        self.poll_main()
+        self.pump(0)
+
+    def end_tree(self, first: int = signal.SIGTERM) -> int:
+        return tree.end_tree(self.spec.grace, poll_main=self.tick, first_signal=first)
+
+    # --- prompts ------------------------------------------------------------------------------
+    def _raw_mode(self) -> bool:
+        if self.chans.tty_master is None:
+            return False
+        try:
+            return not termios.tcgetattr(self.chans.tty_master)[3] & termios.ICANON
+        except (termios.error, OSError):
+            return False
+
+    def check_prompt(self, now: float) -> PromptInfo | None:
+        idle = now - self.last_output
+        if idle < IDLE_BEFORE_CHECK or now - self.last_check < CHECK_EVERY:
+            return None
+        self.last_check = now
+        procs = tree.descendants()
+        waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode())
+        text = self.sink.prompt_text()
+        if waiter is not None:
+            key = (waiter.pid, waiter.detection)
+            if self.candidate != key or self.candidate_since < self.last_output:
+                self.candidate, self.candidate_since = key, now
+                return None
+            if now - self.candidate_since < CONFIRM[waiter.detection]:
+                return None
+            return PromptInfo(text, prompts.classify(text), waiter.detection, waiter.source, waiter.pid, waiter.name)
+        self.candidate = None
+        if idle >= HEURISTIC_IDLE and prompts.STRONG_PROMPT.search(text) and prompts.all_sleeping(procs):
+            return PromptInfo(text, prompts.classify(text), "heuristic", "terminal", procs[0].pid, "")
+        return None
+
+    def try_answer(self, prompt: PromptInfo) -> bool:
+        fd = self.chans.answer_fd
+        if fd is None:
+            return False
+        for answer in self.spec.answers:
+            if not answer.pattern.search(prompt.text):
+                continue
+            key = (answer.pattern.pattern, prompt.text)
+            if self.answer_counts.get(key, 0) >= MAX_SAME_ANSWER:
+                return False  # the program keeps asking the same thing: the reply is not working
+            self.answer_counts[key] = self.answer_counts.get(key, 0) + 1
+            with contextlib.suppress(OSError):
+                os.write(fd, answer.reply.encode() + b"\n")
+            record: dict[str, object] = {"pattern": answer.pattern.pattern, "prompt": prompt.text,
+                                         "input_kind": prompt.input_kind}
+            self.result.answered.append(record)
+            self.sink.event("prompt_answered", record)
+            self.candidate, self.last_output = None, time.monotonic()
+            return True
+        return False
+
+    # --- the loop -----------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        spec = self.spec
+        self.chans, child_fds = spawn.open_channels(use_pty=spec.use_pty, feed_stdin=spec.stdin is not None)
+        self.streams = {self.chans.stdout_fd: "stdout", self.chans.stderr_fd: "stderr"}
+        self.poller = select.poll()
+        for fd in self.streams:
+            os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLIN)
+        self.wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.poller.register(self.wake_r, select.POLLIN)
+        old_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        old_handlers = {s: signal.signal(s, self._on_signal) for s in (*_STOP_SIGNALS, signal.SIGCHLD)}
+        usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.monotonic()
+        self.result.started_at = utc_now()
+        try:
+            try:
+                self.proc = spawn.start(spec.argv, spec.program, cwd=spec.cwd, env=spec.env,
+                                        child_fds=child_fds, use_pty=spec.use_pty)
+            finally:
+                self.chans.close_child_ends()
+            if spec.stdin is not None and self.chans.stdin_pipe_w is not None:
+                threading.Thread(target=_feed, args=(spec.stdin, self.chans.stdin_pipe_w), daemon=True).start()
+            self._loop(start)
+        finally:
+            signal.set_wakeup_fd(old_wakeup)
+            for s, h in old_handlers.items():
+                signal.signal(s, h)
+            spare = [] if self.chans.answer_fd in (None, self.chans.stdout_fd) else [self.chans.answer_fd]
+            for fd in (*self.streams, self.wake_r, wake_w, *spare):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        tree.reap_orphans()
+        usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = self.result
+        r.duration_ms = int((time.monotonic() - start) * 1000)
+        r.cpu_ms = int(((usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)) * 1000)
+        r.max_rss_bytes = usage1.ru_maxrss * 1024
+        code = self.proc.returncode
+        if code is not None and code < 0:
+            r.signal, r.returncode = -code, None
+        else:
+            r.returncode = code
+        if self.shims is not None:
+            r.requests = self.shims.requests()
+        return r
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        if signum != signal.SIGCHLD and self.received is None:
+            self.received = signum
+
+    def _loop(self, start: float) -> None:
+        deadline = start + self.spec.timeout if self.spec.timeout else None
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if self.received is not None:
+                self.result.interrupted = self.received
+                self.end_tree(self.received)
+                break
+            if deadline is not None and now >= deadline:
+                self.result.timed_out = True
+                self.end_tree()
+                break
+            if self.poll_main():
+                if exited_at is None:
+                    exited_at = now
+                    self.drain_all()
+                if not self.streams or now - exited_at >= LINGER_AFTER_EXIT:
+                    # Nothing may outlive the run: a nohup/setsid descendant is ended here too.
+                    if tree.descendants():
+                        self.result.tree_ended = self.end_tree()
+                    break
+            else:
+                prompt = self.check_prompt(now)
+                if prompt is not None and not self.try_answer(prompt):
+                    self.result.prompt = prompt
+                    self.sink.event("prompt_detected", {"prompt": prompt.text, "input_kind": prompt.input_kind})
+                    self.end_tree()
+                    break
+            wait = 0.05 if exited_at is not None else (CHECK_EVERY if now - self.last_output >= 0.1 else 0.5)
+            if deadline is not None:
+                wait = min(wait, max(0.0, deadline - now))
+            self.pump(wait)
+        # The tree is gone: whatever is still buffered in the terminals is the end of the output.
+        end = time.monotonic() + 2.0
+        while self.streams and time.monotonic() < end:
+            self.pump(0.05)
+
+
+def run(spec: RunSpec, sink: Sink, shims: ShimDir | None = None) -> RunResult:
+    """Run `spec` to completion (or timeout, prompt, interruption) and report what happened."""
+    tree.become_subreaper()
+    return _Session(spec, sink, shims).run()

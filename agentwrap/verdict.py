@@ -1,0 +1,109 @@
+"""Deciding a run: which problem (if any) decides it, and agentwrap's exit code (CONTRACT sections 3-5).
+
+Precedence: what agentwrap did to the run (interrupted, timed out, stopped at a prompt) outranks what
+the program reported, because it explains the program's own exit status.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import signal
+from dataclasses import replace
+
+from agentwrap.adapter import CapturedRun, Effects, Interpretation
+from agentwrap.problem import CodeAction, Problem, wrapper_problem
+from agentwrap.runner.prompts import classify
+from agentwrap.runner.session import PromptInfo, RunResult
+from agentwrap.runner.shims import Request
+
+
+def _signame(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
+    last = prompt.strip().splitlines()[-1].strip() if prompt.strip() else ""
+    pattern = re.escape(last[-60:]).replace("=", "\\=") if last else "^"
+    return CodeAction(
+        title="Authorise a reply to this prompt (replace <REPLY>)",
+        command=("agentwrap", "--answer", f"{pattern}=<REPLY>", "--", *argv),
+        applicability="has_placeholders", is_preferred=False)
+
+
+def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, object]) -> Problem:
+    prog = argv[0].rsplit("/", 1)[-1]
+    shown = prompt.strip().splitlines()[-1][:200] if prompt.strip() else ""
+    detail = (f"{prog} is waiting for {kind} input: {shown!r}" if shown
+              else f"{prog} is waiting for input on its terminal without printing a prompt")
+    actions = []
+    if kind == "editor":
+        actions.append(CodeAction(
+            title="Pass the text with the program's own option (e.g. `-m MESSAGE` or `-F FILE`) instead",
+            kind="command", applicability="unspecified"))
+        actions.append(CodeAction(
+            title="Accept the prepared text unchanged (an editor that saves at once)",
+            command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
+                     "--env", "GIT_SEQUENCE_EDITOR=true", "--", *argv),
+            applicability="maybe_incorrect"))
+    else:
+        actions.append(_answer_template(prompt, argv))
+        if how.get("source") == "terminal" and kind in ("text", "confirmation"):
+            actions.append(CodeAction(
+                title="Feed the answer on standard input instead (replace <FILE>)",
+                command=("agentwrap", "--stdin", "<FILE>", "--", *argv), applicability="has_placeholders"))
+    fix = ("Use the program's non-interactive flag or variable if it has one; otherwise authorise a reply "
+           f"with `agentwrap --answer 'REGEX=REPLY' -- {shlex.join(argv)[:200]}`.")
+    if kind in ("password", "credential"):
+        fix = ("Provide credentials non-interactively (a credential helper, a token in the environment, "
+               "or an SSH agent/key); a person may need to supply the secret.")
+    return wrapper_problem(
+        "INPUT_REQUIRED", detail, suggested_fix=fix, code_actions=tuple(actions),
+        remediation=({"action": "provide_input", "args": {"prompt": shown, "input_kind": kind},
+                      "requires_user": kind in ("password", "credential")},),
+        extra={"prompt": shown or prompt.strip()[-1000:], "input_kind": kind, **how})
+
+
+def _from_prompt(argv: list[str], prompt: PromptInfo) -> Problem:
+    return input_required(argv, prompt.text, prompt.input_kind,
+                          {"detection": prompt.detection, "source": prompt.source, "process": prompt.process})
+
+
+def _from_request(argv: list[str], req: Request) -> Problem:
+    kind = "editor" if req.kind == "editor" else classify(req.prompt)
+    if req.kind == "askpass" and kind == "text":
+        kind = "password"
+    return input_required(argv, req.prompt or f"{req.kind} requested", kind,
+                          {"detection": f"{req.kind}-shim", "source": req.kind})
+
+
+def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Interpretation,
+           effects: Effects) -> tuple[Problem | None, int]:
+    """The deciding problem and agentwrap's exit code; the two always agree with `status`."""
+    prog = argv[0].rsplit("/", 1)[-1]
+    safe = effects.read_only is True
+    problem: Problem | None
+    if run.interrupted is not None:
+        code = 128 + run.interrupted
+        problem = wrapper_problem("INTERRUPTED", f"agentwrap received {_signame(run.interrupted)} and ended "
+                                  f"{prog} and its descendants", safe_to_retry=safe)
+    elif run.timed_out:
+        code = 124
+        problem = wrapper_problem("TIMEOUT", f"{prog} was still running after {run.duration_ms / 1000:.1f} s; "
+                                  "its process tree was ended", safe_to_retry=safe)
+    elif run.prompt is not None:
+        code, problem = 125, _from_prompt(argv, run.prompt)
+    elif (pending := [r for r in run.requests if r.answered is None]) and (run.returncode or run.signal):
+        code, problem = 125, _from_request(argv, pending[-1])
+    elif interp.error is not None:
+        problem = interp.error
+        code = 128 + run.signal if run.signal else (run.returncode or 1)
+    elif run.signal is not None:
+        code = 128 + run.signal
+        problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {_signame(run.signal)}")
+    else:
+        return None, 0
+    return replace(problem, exit_code=code), code

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from agentwrap import codes, schema_files
+from agentwrap.commands import CommandContext, explain, schema
+from agentwrap.errors import UsageError
+
+CTX = CommandContext(request_id="req_test", format="json", agent=True, max_inline_bytes=4096)
+RESULT = Draft202012Validator(schema_files.load("result"))
+
+
+@pytest.mark.parametrize("code", sorted(codes.BY_CODE))
+def test_each_code_explains(code: str) -> None:
+    info = codes.BY_CODE[code]
+    out = explain.main([code], CTX)
+    assert out.exit_code == 0
+    env = out.envelope
+    RESULT.validate(env)
+    assert env["status"] == "success"
+    assert env["request_id"] == "req_test"
+    data = env["data"]
+    assert data["code"] == code
+    assert data["category"] == info.category
+    assert data["title"] == info.title
+    assert data["meaning"] == info.meaning
+    assert data["fixes"] == list(info.fixes)
+    assert data["type"] == f"urn:agentwrap:problem:{info.slug}"
+    assert data["docs_url"].endswith(info.slug)
+    assert {"status", "exit_code", "retryable", "safe_to_retry"} <= data.keys()
+
+
+@pytest.mark.parametrize("spelling", ["timeout", "Timeout", " TIMEOUT ", "urn:agentwrap:problem:timeout"])
+def test_code_spellings(spelling: str) -> None:
+    assert explain.main([spelling], CTX).envelope["data"]["code"] == "TIMEOUT"
+
+
+def test_slug_spelling() -> None:
+    assert explain.main(["program-not-found"], CTX).envelope["data"]["code"] == "PROGRAM_NOT_FOUND"
+
+
+@pytest.mark.parametrize("code", sorted(codes.WARNINGS))
+def test_each_warning_explains(code: str) -> None:
+    env = explain.main([code.lower()], CTX).envelope
+    RESULT.validate(env)
+    assert env["data"] == {"code": code, "kind": "warning", "meaning": codes.WARNINGS[code]}
+
+
+def test_no_code_lists_all() -> None:
+    env = explain.main([], CTX).envelope
+    RESULT.validate(env)
+    listed = env["data"]["codes"]
+    assert [c["code"] for c in listed] == list(codes.BY_CODE)
+    assert all(c["category"] == codes.BY_CODE[c["code"]].category for c in listed)
+    assert {w["code"] for w in env["data"]["warnings"]} == set(codes.WARNINGS)
+
+
+def test_unknown_code_names_close_matches() -> None:
+    with pytest.raises(UsageError, match="TIMEOUT") as info:
+        explain.main(["TIMEOUTT"], CTX)
+    problem = info.value.to_problem().to_dict()
+    assert problem["code"] == "USAGE"
+    assert problem["close_matches"][0] == "TIMEOUT"
+    assert problem["code_actions"][0]["command"] == ["agentwrap", "explain", "TIMEOUT"]
+
+
+def test_unknown_code_without_matches() -> None:
+    with pytest.raises(UsageError, match="agentwrap explain"):
+        explain.main(["ZZZZZZZZ"], CTX)
+
+
+@pytest.mark.parametrize("argv", [["--bogus"], ["TIMEOUT", "EXTRA"]])
+def test_bad_explain_arguments_raise_usage_not_exit(argv: list[str]) -> None:
+    with pytest.raises(UsageError, match="agentwrap explain"):
+        explain.main(argv, CTX)
+
+
+@pytest.mark.parametrize("kind", schema_files.KINDS)
+def test_schema_command_returns_the_schema(kind: str) -> None:
+    out = schema.main([kind], CTX)
+    assert out.exit_code == 0
+    assert out.envelope == schema_files.load(kind)
+    assert out.envelope["$schema"].endswith("/2020-12/schema")
+
+
+def test_schema_kind_is_case_insensitive() -> None:
+    assert schema.main(["Result"], CTX).envelope == schema_files.load("result")
+
+
+@pytest.mark.parametrize("argv", [["nope"], [], ["--bogus"], ["result", "extra"]])
+def test_schema_bad_arguments_raise_usage(argv: list[str]) -> None:
+    with pytest.raises(UsageError) as info:
+        schema.main(argv, CTX)
+    problem = info.value.to_problem()
+    assert problem.code == "USAGE"
+    assert problem.exit_code == 125
+
+
+@pytest.mark.parametrize("argv", [["nope"], []])
+def test_schema_usage_error_lists_kinds(argv: list[str]) -> None:
+    with pytest.raises(UsageError, match="result.*problem.*event"):
+        schema.main(argv, CTX)
