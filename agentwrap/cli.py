@@ -110,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         outcome = _problem_outcome(wrapper_problem("INTERNAL", f"{type(exc).__name__}: {exc}"[:1000]),
                                    request_id, program_argv)
-    if fmt is None:
-        fmt = "json" if opts.agent or not writer.is_tty else "pretty"
-        writer.configure(fmt, opts)
+    if fmt is None:  # the options themselves were wrong: answer in the format asked for, unprojected
+        fmt = opts.format if opts.format and not (opts.agent and opts.format == "pretty") else (
+            "json" if opts.agent or not writer.is_tty else "pretty")
+        writer.configure(fmt, options.Options(agent=opts.agent))
     writer.finish(outcome)
     return outcome.exit_code

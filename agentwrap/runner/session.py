@@ -30,6 +30,7 @@ CONFIRM = {"kernel": 0.1, "terminal-mode": 0.5}  # the same waiter seen this lon
 HEURISTIC_IDLE = 1.5
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
 MAX_SAME_ANSWER = 3
+MAX_ANSWERS = 100
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -108,7 +109,8 @@ class _Session:
         self.candidate: tuple[int, str] | None = None
         self.candidate_since = 0.0
         self.last_check = 0.0
-        self.answer_counts: dict[tuple[str, str], int] = {}
+        self.answer_counts: dict[str, tuple[int, int, int]] = {}
+        self.newlines = 0
 
     # --- output -------------------------------------------------------------------------------
     def pump(self, timeout: float) -> None:
@@ -136,6 +138,7 @@ class _Session:
                 os.close(fd)
                 return
             self.result.raw_bytes[stream] += len(data)
+            self.newlines += data.count(b"\n")
             self.last_output = time.monotonic()
             self.sink.output(stream, data)
 
@@ -193,10 +196,12 @@ class _Session:
         for answer in self.spec.answers:
             if not answer.pattern.search(prompt.text):
                 continue
-            key = (answer.pattern.pattern, prompt.text)
-            if self.answer_counts.get(key, 0) >= MAX_SAME_ANSWER:
-                return False  # the program keeps asking the same thing: the reply is not working
-            self.answer_counts[key] = self.answer_counts.get(key, 0) + 1
+            # A reply the program keeps refusing (it asks again and prints no new line) is not repeated.
+            total, streak, mark = self.answer_counts.get(answer.pattern.pattern, (0, 0, -1))
+            streak = streak + 1 if mark == self.newlines else 1
+            if streak > MAX_SAME_ANSWER or total >= MAX_ANSWERS:
+                return False
+            self.answer_counts[answer.pattern.pattern] = (total + 1, streak, self.newlines)
             with contextlib.suppress(OSError):
                 os.write(fd, answer.reply.encode() + b"\n")
             record: dict[str, object] = {"pattern": answer.pattern.pattern, "prompt": prompt.text,

@@ -1,0 +1,290 @@
+"""The artifact store of CONTRACT section 7: complete outputs kept on disk, private and expiring.
+
+One artifact is two files in one private directory: the content (`ID.txt` or `ID.bin`) and a
+small JSON sidecar (`ID.json`) holding its metadata. Content is written under a temporary name
+and renamed into place, and the sidecar is renamed last, so a reader that finds a sidecar always
+finds complete content beside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import platformdirs
+
+from agentwrap.errors import AgentwrapError
+from agentwrap.ids import new_id, rfc3339
+
+DEFAULT_TTL_SECONDS = 7 * 86400
+ID_RE = re.compile(r"art_[0-9a-hjkmnp-tv-z]{26}")
+# A crashed writer leaves a temporary file or content without a sidecar; after this long no live
+# writer can still own it.
+STALE_SECONDS = 86400
+# prune() runs from create(); scanning the directory at most this often keeps create() cheap.
+PRUNE_INTERVAL_SECONDS = 600
+_PRUNE_MARK = ".last-prune"
+_MAX_NAME = 200
+
+
+class ArtifactError(AgentwrapError):
+    """The store could not be written or read (unwritable cache directory, disk full, ...)."""
+
+    code = "INTERNAL"
+
+
+class ArtifactNotFound(AgentwrapError):
+    """The id is malformed, unknown or expired: the caller's mistake, hence USAGE."""
+
+    code = "USAGE"
+
+
+def default_root() -> Path:
+    """`$AGENTWRAP_CACHE_DIR/artifacts`, else the platform's user cache directory."""
+    override = os.environ.get("AGENTWRAP_CACHE_DIR")
+    base = Path(override) if override else Path(platformdirs.user_cache_dir("agentwrap"))
+    return base / "artifacts"
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    id: str
+    path: Path
+    media_type: str
+    bytes: int
+    sha256: str
+    created_at: str
+    expires_at: str
+    name: str = ""
+
+    @property
+    def uri(self) -> str:
+        return self.path.absolute().as_uri()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "uri": self.uri,
+            "media_type": self.media_type,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+            "expires_at": self.expires_at,
+            "created_at": self.created_at,
+            "name": self.name,
+        }
+
+
+def _content_name(artifact_id: str, media_type: str) -> str:
+    # Only two suffixes, neither `.json`, so content can never be mistaken for a sidecar.
+    return artifact_id + (".txt" if media_type.startswith("text/") else ".bin")
+
+
+def _open_private(path: Path) -> int:
+    # O_EXCL: never write through a file or symlink someone else placed under our name.
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+
+class ArtifactWriter:
+    """Streams one artifact to disk, hashing as it goes, so memory stays constant."""
+
+    def __init__(self, store: ArtifactStore, artifact_id: str, media_type: str, name: str) -> None:
+        self._store = store
+        self.id = artifact_id
+        self._media_type = media_type
+        self._name = name
+        self._final = store.root / _content_name(artifact_id, media_type)
+        self._tmp = store.root / f".{artifact_id}.tmp"
+        try:
+            self._fh = os.fdopen(_open_private(self._tmp), "wb")
+        except OSError as exc:
+            raise ArtifactError(f"cannot create an artifact in {store.root}: {exc.strerror or exc}") from exc
+        self._hash = hashlib.sha256()
+        self._bytes = 0
+        self._created = time.time()
+        self._ref: ArtifactRef | None = None
+        self._aborted = False
+
+    def write(self, data: bytes) -> None:
+        if self._ref is not None or self._aborted:
+            raise ArtifactError(f"artifact {self.id} is already closed")
+        try:
+            self._fh.write(data)
+        except OSError as exc:
+            self.abort()
+            raise ArtifactError(f"cannot write artifact {self.id}: {exc.strerror or exc}") from exc
+        self._hash.update(data)
+        self._bytes += len(data)
+
+    def close(self) -> ArtifactRef:
+        """Publish the artifact; calling it again returns the same reference."""
+        if self._ref is not None:
+            return self._ref
+        if self._aborted:
+            raise ArtifactError(f"artifact {self.id} was abandoned after a write error")
+        expires = self._created + self._store.ttl_seconds
+        ref = ArtifactRef(
+            id=self.id,
+            path=self._final,
+            media_type=self._media_type,
+            bytes=self._bytes,
+            sha256=self._hash.hexdigest(),
+            created_at=rfc3339(self._created),
+            expires_at=rfc3339(expires),
+            name=self._name,
+        )
+        meta = {**ref.to_dict(), "v": 1, "file": self._final.name, "expires_epoch": expires}
+        del meta["uri"]  # derived from the directory at read time, so a moved cache still works
+        sidecar = self._store.root / f"{self.id}.json"
+        sidecar_tmp = self._store.root / f".{self.id}.json.tmp"
+        try:
+            self._fh.close()
+            os.replace(self._tmp, self._final)
+            fd = _open_private(sidecar_tmp)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(orjson.dumps(meta))
+            os.replace(sidecar_tmp, sidecar)
+        except OSError as exc:
+            self.abort()
+            for leftover in (self._final, sidecar_tmp):
+                with contextlib.suppress(OSError):
+                    leftover.unlink(missing_ok=True)
+            raise ArtifactError(f"cannot publish artifact {self.id}: {exc.strerror or exc}") from exc
+        self._ref = ref
+        return ref
+
+    def abort(self) -> None:
+        """Discard a half-written artifact (best effort: this runs on error paths)."""
+        self._aborted = True
+        with contextlib.suppress(OSError):
+            self._fh.close()
+        with contextlib.suppress(OSError):
+            self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> ArtifactWriter:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif not self._aborted:
+            self.close()
+
+
+class ArtifactStore:
+    def __init__(self, root: Path | None = None, ttl_seconds: int = DEFAULT_TTL_SECONDS) -> None:
+        self.root = root if root is not None else default_root()
+        self.ttl_seconds = ttl_seconds
+
+    def _ensure_root(self) -> None:
+        try:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.root.stat().st_mode & 0o077:
+                os.chmod(self.root, 0o700)  # an existing directory may predate us with looser bits
+        except OSError as exc:
+            raise ArtifactError(f"cannot use artifact directory {self.root}: {exc.strerror or exc}") from exc
+
+    def create(self, *, media_type: str = "text/plain", name: str = "") -> ArtifactWriter:
+        self._ensure_root()
+        self._maybe_prune()
+        return ArtifactWriter(self, new_id("art"), media_type, name[:_MAX_NAME])
+
+    def get(self, artifact_id: str) -> ArtifactRef:
+        if not ID_RE.fullmatch(artifact_id):
+            shown = artifact_id if len(artifact_id) <= 60 else artifact_id[:60] + "…"
+            raise ArtifactNotFound(
+                f"{shown!r} is not an artifact id (expected art_ followed by 26 base32 characters).",
+                suggested_fix="Copy the id from the `artifacts` list or the `artifact` field of an envelope.",
+            )
+        ref = self._load(artifact_id)
+        if ref is None:
+            raise ArtifactNotFound(
+                f"artifact {artifact_id} is unknown or has expired (artifacts are kept "
+                f"{self.ttl_seconds // 3600} hours in {self.root}).",
+                suggested_fix="Run the command again to produce a fresh artifact.",
+            )
+        return ref
+
+    def _load(self, artifact_id: str) -> ArtifactRef | None:
+        """The published, unexpired artifact with this (well-formed) id, or None."""
+        try:
+            meta = orjson.loads((self.root / f"{artifact_id}.json").read_bytes())
+            media_type = str(meta["media_type"])
+            # The sidecar names its content file; accept only the name we would have given it,
+            # so a tampered sidecar cannot point a reader outside the store.
+            if meta["id"] != artifact_id or meta["file"] != _content_name(artifact_id, media_type):
+                return None
+            if float(meta["expires_epoch"]) <= time.time():
+                return None
+            ref = ArtifactRef(
+                id=artifact_id,
+                path=self.root / str(meta["file"]),
+                media_type=media_type,
+                bytes=int(meta["bytes"]),
+                sha256=str(meta["sha256"]),
+                created_at=str(meta["created_at"]),
+                expires_at=str(meta["expires_at"]),
+                name=str(meta.get("name", "")),
+            )
+        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            return None
+        return ref if ref.path.is_file() else None
+
+    def _maybe_prune(self) -> None:
+        mark = self.root / _PRUNE_MARK
+        now = time.time()
+        try:
+            if now - mark.stat().st_mtime < PRUNE_INTERVAL_SECONDS:
+                return
+        except OSError:
+            pass
+        try:
+            mark.touch(mode=0o600)
+            os.utime(mark, (now, now))
+            self.prune(now)
+        except OSError:
+            pass  # pruning is housekeeping; it must never stop a run from keeping its output
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete expired artifacts (and debris of crashed writers); return how many artifacts went."""
+        now = time.time() if now is None else now
+        try:
+            entries = list(os.scandir(self.root))
+        except OSError:
+            return 0
+        removed = 0
+        sidecars = {e.name for e in entries if e.name.endswith(".json") and not e.name.startswith(".")}
+        for entry in entries:
+            name = entry.name
+            if name in sidecars:
+                if self._expired(entry, now):
+                    artifact_id = name[: -len(".json")]
+                    for suffix in (".txt", ".bin"):
+                        (self.root / (artifact_id + suffix)).unlink(missing_ok=True)
+                    Path(entry.path).unlink(missing_ok=True)
+                    removed += 1
+            elif name != _PRUNE_MARK and (name.startswith(".") or Path(name).stem + ".json" not in sidecars):
+                try:
+                    stale = now - entry.stat().st_mtime > STALE_SECONDS
+                except OSError:
+                    continue
+                if stale and entry.is_file(follow_symlinks=False):
+                    Path(entry.path).unlink(missing_ok=True)
+        return removed
+
+    def _expired(self, entry: os.DirEntry[str], now: float) -> bool:
+        try:
+            meta = orjson.loads(Path(entry.path).read_bytes())
+            return float(meta["expires_epoch"]) <= now
+        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            # An unreadable sidecar is garbage once it is older than any live artifact could be.
+            try:
+                return now - entry.stat().st_mtime > self.ttl_seconds
+            except OSError:
+                return False

@@ -1,0 +1,296 @@
+"""Secret redaction for everything agentwrap shows or stores (CONTRACT section 2: "No secret ever appears").
+
+The hot path sees tens of megabytes of build output holding no secret, so detection comes first: a few
+cheap regexes (stage 1) pick the lines that may hold a secret, and the precise, slower patterns (stage 2)
+run on those lines only. Only PEM private keys span lines: ``Redactor.redact`` remembers an unfinished key
+between calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+REDACTED = "[REDACTED]"
+
+# Names whose value is a secret, matched on word parts so KEYBOARD, MONKEY and TOKENIZERS stay out.
+SECRET_NAME = re.compile(
+    r"(?:^|[^A-Z0-9])(?:TOKEN|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTHTOKEN|APIKEY"
+    r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$",
+    re.IGNORECASE,
+)
+# ...except names that describe a secret rather than hold it (TOKEN_FILE is a path, TOKEN_TYPE a word).
+_DESCRIBES = re.compile(
+    r"_(?:FILES?|PATH|DIR|TYPE|NAME|URL|URI|ENDPOINT|HOST|PORT|USER(?:NAME)?|LENGTH|LEN|SIZE|COUNT|LIMIT"
+    r"|TTL|EXPIRY|EXPIRES(?:_AT|_IN)?|HEADER|PREFIX|FORMAT|MODE|ENV|VAR|HELPER|COMMAND|CMD|PROMPT|POLICY"
+    r"|METHOD|SCOPES?|REQUIRED|ENABLED|DISABLED|STDIN)$"
+)
+_MAYBE_SECRET = re.compile(r"tok|secret|pass|pwd|cred|key|pat|auth", re.IGNORECASE)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
+_PATHLIKE = re.compile(r"(?:~|\.{0,2})/[\w./-]*")
+# Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`.
+_PLACEHOLDER = re.compile(
+    r"\[REDACTED\]|\**|[A-Z][A-Z_-]*|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}|(?i:null|none|true|false)"
+)
+
+
+# Stage 1: (memchr gate, detector anchored on that character, runs on the lowered copy). Every stage-2
+# match contains a detector match, which is what makes skipping the other lines safe. Cheap lookaheads
+# come before lookbehinds, and keywords count only when used as labels, so prose ("the key", "token at",
+# "Author:", "passed") stays out of stage 2.
+def _label_tail(kw: str) -> str:
+    """What must follow a keyword: `kw...=`, `"kw...": ` or `--kw-x VALUE`."""
+    return rf"(?:[a-z0-9_.-]{{0,64}}\\?[\"']?[ \t]*[:=]|(?<=-{kw})[a-z0-9-]{{0,32}}[ \t]+[^\s-])"
+
+
+_DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
+    (gate, re.compile(pattern), lowered)
+    for gate, pattern, lowered in (
+        ("k", rf"k(?:en(?<=token)(?![a-z]){_label_tail('token')}|ey(?![a-z]){_label_tail('key')}"
+              rf"|ey(?: block)?-----(?<=ivate key-----|key block-----)|ie(?<=cookie){_label_tail('cookie')}"
+              r"|\.com(?<=slack\.com)|[-_](?<=sk.)|_(?<=rk_))", True),
+        ("p", rf"p(?:ass{_label_tail('pass')}|wd{_label_tail('pwd')}|at(?<=_pat){_label_tail('_pat')}"
+              r"|m_(?<=npm_)|ypi-)", True),
+        ("c", rf"c(?:ret(?<=secret){_label_tail('secret')}|red(?:entials?|s){_label_tail('cred')}"
+              r"|_(?<=whsec_))", True),
+        ("u", rf"u(?=th)(?<=au)th(?:orization|token|(?![a-z0-9])){_label_tail('auth')}", True),
+        ("b", r"b(?=earer)", True),
+        ("g", r"g(?=l(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-|h[pousr]_|ithub_pat_)", True),
+        ("x", r"x(?=ox[a-z]-|app-)", True),
+        ("A", r"A(?=KIA|SIA|Iza)", False),
+        ("J", r"J(?<=eyJ)", False),
+        ("@", r"://[^\s/?#]{1,600}@", False),
+    )
+)  # fmt: skip
+# Lowercase substrings that every detector match contains: text holding none of them comes back unchanged.
+TRIGGERS: tuple[str, ...] = (
+    "token", "key", "cookie", "slack", "sk-", "sk_", "rk_", "pass", "pwd", "_pat", "npm_", "pypi-", "secret",
+    "cred", "whsec_", "auth", "bearer", "gl", "gh", "xox", "xapp-", "akia", "asia", "aiza", "eyj", "@",
+)  # fmt: skip
+
+# Stage 2. Every quantifier is bounded, so a multi-megabyte line stays linear.
+_PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_MARK = r"-----(?:BEGIN|END)[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_INLINE = re.compile(f"({_PEM_BEGIN})(.*?)(?={_PEM_MARK}|$)")
+_PEM_OPEN = re.compile(f"{_PEM_BEGIN}(?!.*{_PEM_MARK})")
+# Base64 lines and armour headers (Proc-Type, DEK-Info, a PGP Version or Comment), maybe indented or quoted.
+_PEM_BODY = re.compile(r"[ \t>#|+\"'*]*(?:[A-Za-z0-9+/=]{1,200}|[A-Z][\w-]{1,15}: .*)?(?:\\n)?[\",]?\s*")
+_B64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
+_WHOLE = re.compile(r"(?s).+")
+_TOKEN_LIKE = re.compile(r"(?=\S{0,4096}\d|\S{20})\S{8,}")  # not a prose word: "Authorization: required"
+_AUTH_HEADER = re.compile(
+    r"(?i)(\b(?:proxy-)?authorization\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*)"
+    r"((?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|aws4-hmac-sha256|sso-key)[ \t]+)?"
+    r"([^\s\"'<>\\]{1,4096})"
+)
+_COOKIE = re.compile(r"(?i)(\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n]{1,8192})")
+_COOKIE_PAIR = re.compile(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\s]+=([^;,\s\"']+)")
+_BEARER = re.compile(r"(?i)\bbearer[ \t]+(?=[\w.~+/=-]{0,4096}[0-9._~+/-])([\w.~+/=-]{8,4096})", re.ASCII)
+_URL_CRED = re.compile(
+    r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)([^\s:/?#@\"'<>]{0,256})"
+    r"(?::([^\s/?#\"'<>]{1,256}))?@"
+)
+_SLACK_HOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
+_TOKENS = re.compile(
+    r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}"
+    r"|gl(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-[\w-]{20,255}(?:\.[\w-]{1,64}){0,2}"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])|xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-\d-[\w-]{10,255}"
+    r"|[sr]k_(?:live|test)_[A-Za-z0-9]{10,255}|whsec_[A-Za-z0-9+/=]{20,255}"
+    # OpenAI / Anthropic: the digit and capital lookaheads keep kebab-case names like sk-learn-... out.
+    r"|sk-(?:ant-[a-z]{1,8}\d{0,4}-|proj-|svcacct-|admin-)?(?=[\w-]{0,255}\d)(?=[\w-]{0,255}[A-Z])"
+    r"[\w-]{20,255}"
+    r"|AIza[\w-]{35,64}|npm_[A-Za-z0-9]{30,255}|pypi-Ag[\w-]{40,255}"
+    r"|eyJ[\w-]{5,4096}\.eyJ[\w-]{5,8192}\.[\w-]{0,4096})",
+    re.ASCII,
+)
+_VALUE = (
+    r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.){1,4096})\"|'(?P<sq>[^'\r\n]{1,4096})'|\\\"(?P<eq>.{1,4096}?)\\\""
+    r"|(?P<v>(?!=)[^\s\"'`,;&<>(){}\[\]\\]{1,4096}))"
+)
+_LABEL = re.compile(
+    r"(?<![\w.-])(?P<kq>\\?[\"']?)(?P<key>[\w.-]{1,128}+)(?P=kq)(?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)" + _VALUE,
+    re.ASCII,
+)
+_FLAG = re.compile(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=[^\s-])" + _VALUE)
+
+
+def is_secret_name(name: str) -> bool:
+    if not _MAYBE_SECRET.search(name):  # most labels on a candidate line: no need to normalise
+        return False
+    # apiKey, x-api-key and API_KEY all become API_KEY, so one pattern serves every spelling; the form
+    # without camel-case splitting keeps PassWord whole.
+    forms = {_NON_ALNUM.sub("_", n).strip("_").upper() for n in (name, _CAMEL.sub(r"\1_\2", name))}
+    return any(SECRET_NAME.search(form) and not _DESCRIBES.search(form) for form in forms)
+
+
+def secret_values(environ: Mapping[str, str]) -> list[str]:
+    """Values of secret-named variables worth redacting literally (len >= 6, no booleans, numbers, paths)."""
+    found: set[str] = set()
+    for name, value in environ.items():
+        if not is_secret_name(name):
+            continue
+        # A multi-line value (a key file in a variable) may reach us one line at a time.
+        for part in {value.strip(), *(value.splitlines() if "\n" in value else ())}:
+            part = part.strip()
+            boring = len(part) < 6 or part.lower() in _BORING or (part.isdigit() and len(part) < 12)
+            if not boring and not _PATHLIKE.fullmatch(part) and not part.startswith("-----"):
+                found.update((part, quote(part, safe="")))  # quote: the same secret inside a URL
+    return sorted(found, key=len, reverse=True)
+
+
+def _candidate_lines(text: str) -> list[tuple[int, int]]:
+    """Sorted spans of the whole lines (newline included) that some detector flagged."""
+    # lower() on non-ASCII text is an order of magnitude slower. Its UTF-8 bytes read as Latin-1 keep one
+    # character per byte, so the detectors run at full speed on byte offsets, mapped back below.
+    raw = None if text.isascii() else text.encode("utf-8", "surrogatepass")
+    hay, low = (text, text.lower()) if raw is None else (raw.decode("latin-1"), raw.lower().decode("latin-1"))
+    spans: set[tuple[int, int]] = set()
+    for gate, detector, on_lowered in _DETECTORS:
+        scan = low if on_lowered else hay
+        if gate not in scan:
+            continue
+        m = detector.search(scan)
+        while m:
+            end = scan.find("\n", m.end()) + 1 or len(scan)
+            spans.add((scan.rfind("\n", 0, m.start()) + 1, end))
+            m = detector.search(scan, end) if end < len(scan) else None
+    ordered = sorted(spans)  # distinct whole lines never overlap
+    if raw is None or not ordered:
+        return ordered
+    mapped, byte_pos, char_pos = [], 0, 0
+    for start, end in ordered:
+        char_pos += len(raw[byte_pos:start].decode("utf-8", "surrogatepass"))
+        line_chars = len(raw[start:end].decode("utf-8", "surrogatepass"))
+        mapped.append((char_pos, char_pos + line_chars))
+        char_pos, byte_pos = char_pos + line_chars, end
+    return mapped
+
+
+class Redactor:
+    """Replaces secrets with REDACTED; one per run, so `count` and the PEM state belong to one stream."""
+
+    def __init__(self, literals: Iterable[str] = ()) -> None:
+        # Longest first, so a secret containing another is replaced whole. Literals under 4 characters
+        # (a "y" reply) or inside the marker itself would shred ordinary output, so they are dropped.
+        self._literals = sorted({s for s in literals if len(s) >= 4 and s not in REDACTED}, key=len)[::-1]
+        self._in_pem = False
+        self.count = 0
+        # (lowercase substrings one of which the line must hold, pattern, replacement), in order.
+        self._rules: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+            (("private key",), _PEM_INLINE, self._pem_inline),
+            (("authorization",), _AUTH_HEADER, self._auth_header),
+            (("cookie",), _COOKIE, lambda m: m[1] + _COOKIE_PAIR.sub(lambda p: self._hide(p, 1), m[2])),
+            (("bearer",), _BEARER, lambda m: self._hide(m, 1)),
+            (("@",), _URL_CRED, self._url_cred),
+            (("hooks.slack",), _SLACK_HOOK, lambda m: self._hide(m, 2)),
+            (("",), _TOKENS, self._hide_match),
+            (("=", ":"), _LABEL, self._label),
+            (("-",), _FLAG, self._label),
+        )  # fmt: skip
+
+    def redact(self, text: str) -> str:
+        out, self._in_pem = self._redact(text, self._in_pem)
+        return out
+
+    def redact_obj(self, obj: Any) -> Any:
+        if isinstance(obj, str):
+            return self._redact(obj, False)[0]  # each string stands alone: no PEM state between them
+        if isinstance(obj, dict):
+            # {"password": "..."}: the key is the label, so the whole string value is the secret.
+            return {k: _WHOLE.sub(self._hide_match, v) if isinstance(v, str) and is_secret_name(str(k))
+                    else self.redact_obj(v) for k, v in obj.items()}  # fmt: skip
+        if isinstance(obj, list | tuple):
+            return type(obj)(self.redact_obj(v) for v in obj)
+        return obj
+
+    def _redact(self, text: str, in_pem: bool) -> tuple[str, bool]:
+        for literal in self._literals:
+            if literal in text:
+                self.count += text.count(literal)
+                text = text.replace(literal, REDACTED)
+        out: list[str] = []
+        pos = 0
+        if in_pem:
+            pos, in_pem = self._pem_body(text, 0, out)
+        for start, end in _candidate_lines(text):
+            if start < pos:
+                continue  # already consumed as a PEM body
+            out.append(text[pos:start])
+            line = text[start:end]
+            out.append(self._redact_line(line))
+            pos = end
+            if _PEM_OPEN.search(line):
+                pos, in_pem = self._pem_body(text, end, out)
+        out.append(text[pos:])
+        return "".join(out), in_pem
+
+    def _pem_body(self, text: str, pos: int, out: list[str]) -> tuple[int, bool]:
+        """Turn key lines from `pos` into one REDACTED line; return (position, still inside the key)."""
+        # The END marker or the first line that cannot be key material ends it: a stray BEGIN hides nothing.
+        cur = pos
+        while cur < len(text):
+            end = text.find("\n", cur) + 1 or len(text)
+            if "-----END" in text[cur:end] or not _PEM_BODY.fullmatch(text, cur, end):
+                break
+            cur = end
+        if cur > pos:
+            self.count += 1
+            body = text[pos:cur]
+            indent = body[: len(body) - len(body.lstrip(" \t"))]
+            out.append(indent + REDACTED + ("\n" if body.endswith("\n") else ""))
+        return cur, cur == len(text)  # ran out of text: the key goes on in the next chunk
+
+    def _redact_line(self, line: str) -> str:
+        low = line.lower()
+        for hints, pattern, replace in self._rules:
+            if any(hint in low for hint in hints):  # a candidate line usually needs one or two rules
+                line = pattern.sub(replace, line)
+        return line
+
+    def _hide_match(self, m: re.Match[str]) -> str:
+        return self._hide(m, 0)
+
+    def _hide(self, m: re.Match[str], group: int | str) -> str:
+        """Replace one group of the match with REDACTED, keeping the rest (the label) readable."""
+        value = m.group(group)
+        if value is None or _PLACEHOLDER.fullmatch(value):
+            return m.group(0)
+        self.count += 1
+        whole, base = m.group(0), m.start()
+        return whole[: m.start(group) - base] + REDACTED + whole[m.end(group) - base :]
+
+    def _pem_inline(self, m: re.Match[str]) -> str:
+        # With no END on the line, hide only what looks like key material, not the `")` of source code.
+        closed = m.string.startswith("-----END", m.end())
+        return self._hide(m, 2) if m.group(2) and (closed or _B64_RUN.search(m.group(2))) else m.group(0)
+
+    def _auth_header(self, m: re.Match[str]) -> str:
+        # With no scheme the value must look like a token, so "Authorization: required" stays prose.
+        return self._hide(m, 3) if m.group(2) or _TOKEN_LIKE.fullmatch(m.group(3)) else m.group(0)
+
+    def _url_cred(self, m: re.Match[str]) -> str:
+        if m.group(3) is not None:
+            return self._hide(m, 3)  # https://user:[REDACTED]@host
+        user = m.group(2)  # https://TOKEN@host, but not ssh://git@host
+        return self._hide(m, 2) if _TOKEN_LIKE.fullmatch(user) or _TOKENS.fullmatch(user) else m.group(0)
+
+    def _label(self, m: re.Match[str]) -> str:
+        found = m.groupdict()
+        group = next(g for g in ("dq", "sq", "eq", "v") if found[g] is not None)
+        value = found[group]
+        # Source code in a traceback is not a secret: `token = token`, `api_key = os.getenv(...)`.
+        code = group == "v" and (m.string[m.end() : m.end() + 1] in ("(", "[") or value in found["key"])
+        if code or not is_secret_name(found["key"]) or value.startswith(("self.", "this.")):
+            return m.group(0)
+        if not any(word in found["key"].upper() for word in ("PASS", "PWD")):
+            # `password: x` in YAML is a value but `unexpected token: '}'` is prose: unless the key is
+            # password-like, quoted (JSON) or assigned with '=', the value must look like a token.
+            strict = "=" not in (found.get("sep") or " ") and not found.get("kq")
+            numeric = value.replace(".", "", 1).isdigit()  # max_tokens=9 is a count, not a secret
+            if numeric or (strict and not _TOKEN_LIKE.fullmatch(value)):
+                return m.group(0)
+        return self._hide(m, group)

@@ -1,0 +1,101 @@
+"""Timeouts, signals and descendants: nothing outlives agentwrap, and the envelope still comes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import psutil
+
+from conftest import ROOT, aw, check_envelope
+
+PY = sys.executable
+
+
+def _marker() -> str:
+    """A unique sleep duration, so we can find exactly our sleepers among the machine's processes."""
+    return f"{300 + uuid.uuid4().int % 10_000 / 1000:.3f}"
+
+
+def _survivors(marker: str) -> list[psutil.Process]:
+    found = []
+    for p in psutil.process_iter(["cmdline", "status"]):
+        if marker in (p.info["cmdline"] or []) and p.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(p)
+    return found
+
+
+def test_timeout_ends_the_whole_tree():
+    m = _marker()
+    a = aw("--timeout", "1", "bash", "-c", f"sleep {m} & sleep {m}")
+    assert a.code == 124
+    assert a.error["code"] == "TIMEOUT"
+    assert a.env["exit"]["timed_out"] is True
+    assert a.error["retryable"] is True and a.error["safe_to_retry"] is False
+    assert a.wall < 8
+    assert _survivors(m) == []
+
+
+def test_timeout_ends_descendants_in_their_own_session():
+    m = _marker()
+    a = aw("--timeout", "1", "sh", "-c", f"setsid sleep {m} & nohup sleep {m} >/dev/null 2>&1 & sleep {m}")
+    assert a.code == 124
+    assert _survivors(m) == []
+
+
+def test_descendants_left_after_exit_are_ended():
+    m = _marker()
+    a = aw("sh", "-c", f"nohup sleep {m} >/dev/null 2>&1 & sleep 0.3; echo started")
+    assert a.code == 0
+    assert any(w["code"] == "TREE_ENDED" for w in a.env["warnings"])
+    assert _survivors(m) == []
+
+
+def test_graceful_shutdown_output_is_kept():
+    a = aw("--timeout", "1", "bash", "-c", "trap 'echo cleaned up; exit 0' TERM; sleep 100 & wait")
+    assert a.code == 124
+    assert "cleaned up" in a.text()
+
+
+def test_sigkill_follows_when_sigterm_is_ignored():
+    m = _marker()
+    a = aw("--timeout", "0.5", "--grace", "0.5", "bash", "-c", f"trap '' TERM; sleep {m}")
+    assert a.code == 124
+    assert a.wall < 6
+    assert _survivors(m) == []
+
+
+def _start(*args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+
+
+def test_sigterm_to_agentwrap_ends_the_tree_and_still_answers():
+    m = _marker()
+    proc = _start("bash", "-c", f"sleep {m} & sleep {m}")
+    time.sleep(0.8)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=15)
+    assert b"Traceback" not in err
+    env = json.loads(out)
+    check_envelope(env, proc.returncode)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert env["error"]["code"] == "INTERRUPTED"
+    assert _survivors(m) == []
+
+
+def test_sigint_to_agentwrap_is_130():
+    proc = _start(PY, "-c", "import time; time.sleep(60)")
+    time.sleep(0.8)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=15)
+    env = json.loads(out)
+    check_envelope(env, proc.returncode)
+    assert proc.returncode == 130
+    assert env["error"]["code"] == "INTERRUPTED"

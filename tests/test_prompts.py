@@ -1,0 +1,105 @@
+"""Prompts: prevented, detected for certain (the kernel says so), answered only when authorised."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import aw
+
+PY = sys.executable
+
+
+@pytest.mark.parametrize("no_pty", [False, True], ids=["pty", "pipes"])
+def test_input_prompt_is_input_required_within_two_seconds(no_pty):
+    a = aw(*(["--no-pty"] if no_pty else []), PY, "-c", "input('Your name: ')")
+    assert a.code == 125
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert "Your name" in a.error["prompt"]
+    assert a.error["input_kind"] == "text"
+    assert a.error["detection"] == "kernel"
+    assert a.wall < 3.0
+    templates = [c for c in a.error["code_actions"] if "--answer" in (c.get("command") or [])]
+    assert templates and templates[0]["applicability"] == "has_placeholders"
+
+
+def test_silent_readline_is_caught():
+    a = aw(PY, "-c", "import sys; sys.stdin.readline()")
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.wall < 3.0
+
+
+def test_getpass_reading_dev_tty_is_caught_as_password():
+    a = aw(PY, "-c", "import getpass; getpass.getpass('Password: ')")
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["input_kind"] == "password"
+    assert a.error["source"] == "dev-tty"
+    assert a.wall < 3.0
+
+
+def test_prompt_in_a_grandchild_is_caught():
+    a = aw("sh", "-c", f"{PY} -c \"input('Continue? [y/N] ')\"; echo after")
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["input_kind"] == "confirmation"
+
+
+def test_answer_replies_and_the_run_goes_on():
+    a = aw("--answer", "name:=Ada", PY, "-c", "n = input('Your name: '); print('hello', n)")
+    assert a.code == 0, a.env
+    assert "hello Ada" in a.text()
+    assert a.env["context"]["answered"][0]["pattern"] == "name:"
+    assert any(w["code"] == "PROMPT_ANSWERED" for w in a.env["warnings"])
+
+
+def test_password_reply_is_never_echoed():
+    secret = "correct-horse-battery"
+    a = aw("--answer", f"Password={secret}", PY, "-c",
+           "import getpass; p = getpass.getpass('Password: '); print('length', len(p)); print('got', p)")
+    assert a.code == 0, a.env
+    assert "length 21" in a.text()
+    assert secret.encode() not in a.stdout and secret.encode() not in a.stderr
+
+
+def test_unmatched_answer_still_stops_at_the_prompt():
+    a = aw("--answer", "colour=blue", PY, "-c", "input('Your name: ')")
+    assert a.error["code"] == "INPUT_REQUIRED"
+
+
+def test_a_reply_that_keeps_being_refused_is_not_repeated_forever():
+    a = aw("--answer", "PIN:=0000", PY, "-c", "while True: input('PIN: ')", timeout=30)
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert len(a.env["context"]["answered"]) <= 3
+
+
+def test_a_quiet_slow_program_is_not_a_prompt():
+    a = aw(PY, "-c", "import time; print('Working', end='', flush=True); time.sleep(2.5); print(' done')")
+    assert a.code == 0
+    assert a.text() == "Working done\n"
+
+
+def test_editor_request_is_input_required_with_the_editor_kind(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "f").write_text("x")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "f"], check=True)
+    a = aw("--cwd", str(tmp_path), "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit")
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["input_kind"] == "editor"
+    assert a.code == 125
+    assert not (tmp_path / ".git" / "index.lock").exists()
+
+
+def test_git_credential_prompt_is_prevented():
+    a = aw("git", "ls-remote", "https://127.0.0.1:9/nothing.git", timeout=30)
+    assert a.env["status"] == "error"
+    assert a.wall < 10
+
+
+def test_askpass_answer_reaches_the_program(tmp_path):
+    askpass_user = tmp_path / "ask.sh"
+    askpass_user.write_text("#!/bin/sh\n\"$SSH_ASKPASS\" 'Password for host: '\n")
+    askpass_user.chmod(0o755)
+    a = aw("--answer", "Password for=hunter22", str(askpass_user))
+    assert a.code == 0
+    assert "hunter22" not in a.stdout.decode()
