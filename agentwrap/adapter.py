@@ -46,7 +46,8 @@ class Effects:
 
 
 class Adapter(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def environment(self, argv: list[str]) -> dict[str, str]: ...
     def subcommand(self, argv: list[str]) -> str | None: ...

@@ -11,7 +11,7 @@ from typing import Any
 from agentwrap import __version__, envelope, options
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import HelpRequested
-from agentwrap.errors import AgentwrapError, NotAvailableYet
+from agentwrap.errors import AgentwrapError, NotAvailableYet, UsageError
 from agentwrap.ids import new_id
 from agentwrap.problem import Problem, wrapper_problem
 
@@ -56,7 +56,7 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
                                                data={"version": __version__}), 0)
     if opts.help or not args:
         if not args and not opts.help:
-            raise options.UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
+            raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
                                      suggested_fix="See `agentwrap --help`.")
         return envelope.Outcome(envelope.build(request_id=request_id, summary="agentwrap usage",
                                                data={"usage": USAGE}), 0, raw_text=USAGE)

@@ -6,6 +6,8 @@ screen when it needs a prompt's wording; nothing here touches a process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.capture import StreamCapture, StreamResult
 from agentwrap.events import EventStream
@@ -26,15 +28,15 @@ class Pipeline:
         self.captures = {s: StreamCapture(s, max_inline_bytes=max_inline_bytes, store=store) for s in STREAMS}
         self.last_stream = "stdout"
 
-    def _transient_handler(self, stream: str):  # type: ignore[no-untyped-def]
-        if self.progress is None:
+    def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
+        progress, events = self.progress, self.events
+        if progress is None or events is None:
             return None
 
         def handle(line: str) -> None:
-            assert self.progress is not None and self.events is not None
-            update = self.progress.observe(stream, line)
+            update = progress.observe(stream, line)
             if update is not None:
-                self.events.emit("progress", **update)
+                events.emit("progress", **update)
 
         return handle
 

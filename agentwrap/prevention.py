@@ -32,12 +32,12 @@ EDITOR_VARS = ("EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "KUBE_ED
 ASKPASS_VARS = ("GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS")
 
 
-def environment(shims: Mapping[str, str], extra: Mapping[str, str] = ()) -> dict[str, str]:  # type: ignore[assignment]
+def environment(shims: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables agentwrap sets for the program: generic prevention, shims, then `extra` (adapter)."""
     env = dict(GENERIC)
     if "editor" in shims:
         env.update(dict.fromkeys(EDITOR_VARS, shims["editor"]))
     if "askpass" in shims:
         env.update(dict.fromkeys(ASKPASS_VARS, shims["askpass"]))
-    env.update(extra)
+    env.update(extra or {})
     return env

@@ -11,7 +11,6 @@ import time
 import uuid
 
 import psutil
-
 from conftest import ROOT, aw, check_envelope
 
 PY = sys.executable

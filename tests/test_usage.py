@@ -6,7 +6,6 @@ import os
 import sys
 
 import pytest
-
 from conftest import aw
 
 PY = sys.executable

@@ -148,9 +148,7 @@ class _Session:
 
     # --- process state ------------------------------------------------------------------------
     def poll_main(self) -> bool:
-        if self.proc.returncode is None and self.proc.poll() is None:
-            return False
-        return True
+        return not (self.proc.returncode is None and self.proc.poll() is None)
 
     def tick(self) -> None:
         self.poll_main()

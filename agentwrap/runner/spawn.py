@@ -88,7 +88,7 @@ def open_channels(*, use_pty: bool, feed_stdin: bool) -> tuple[Channels, tuple[i
         out_m, out_s = _open_terminal(COLS, ROWS)
         err_m, err_s = _open_terminal(COLS, ROWS)
         # /dev/tty opened by getpass, ssh or sudo shows as itself; in our session it can only be ours.
-        targets = {os.ttyname(out_s), os.ttyname(err_s), "/dev/tty"}
+        targets = frozenset({os.ttyname(out_s), os.ttyname(err_s), "/dev/tty"})
         child_fds = [out_s, err_s]
         stdin_w = None
         child_in = out_s
@@ -96,7 +96,7 @@ def open_channels(*, use_pty: bool, feed_stdin: bool) -> tuple[Channels, tuple[i
             # Fed through a pipe: a terminal's canonical line holds only 4095 bytes.
             child_in, stdin_w = os.pipe()
             child_fds.append(child_in)
-        chans = Channels(out_m, err_m, out_m, stdin_w, frozenset(targets), out_m, child_fds)
+        chans = Channels(out_m, err_m, out_m, stdin_w, targets, out_m, child_fds)
         return chans, (child_in, out_s, err_s)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
