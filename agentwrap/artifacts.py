@@ -9,7 +9,6 @@ finds complete content beside it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import time
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import platformdirs
 
 from agentwrap.errors import AgentwrapError
 from agentwrap.ids import new_id, rfc3339
@@ -49,6 +47,9 @@ class ArtifactNotFound(AgentwrapError):
 def default_root() -> Path:
     """`$AGENTWRAP_CACHE_DIR/artifacts`, else the platform's user cache directory."""
     override = os.environ.get("AGENTWRAP_CACHE_DIR")
+    if not override:
+        import platformdirs  # imported here: a run that writes no artifact never pays for it
+
     base = Path(override) if override else Path(platformdirs.user_cache_dir("agentwrap"))
     return base / "artifacts"
 
@@ -105,6 +106,8 @@ class ArtifactWriter:
             self._fh = os.fdopen(_open_private(self._tmp), "wb")
         except OSError as exc:
             raise ArtifactError(f"cannot create an artifact in {store.root}: {exc.strerror or exc}") from exc
+        import hashlib
+
         self._hash = hashlib.sha256()
         self._bytes = 0
         self._created = time.time()

@@ -10,8 +10,7 @@ from typing import Any
 
 from agentwrap import __version__, envelope, options
 from agentwrap.commands import CommandContext
-from agentwrap.commands._argparse import HelpRequested
-from agentwrap.errors import AgentwrapError, NotAvailableYet, UsageError
+from agentwrap.errors import AgentwrapError, HelpRequested, NotAvailableYet, UsageError
 from agentwrap.ids import new_id
 from agentwrap.problem import Problem, wrapper_problem
 

@@ -39,3 +39,9 @@ class NotAvailableYet(UsageError):
             f"{feature} is part of the agentwrap contract but is not available in this version yet.",
             suggested_fix=f"Run the command without {feature}; see `agentwrap capabilities` for what is available.",
         )
+
+
+class HelpRequested(Exception):  # noqa: N818 - not an error: the CLI answers it with the usage text
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text

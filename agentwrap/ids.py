@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import UTC, datetime
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -24,4 +23,4 @@ def utc_now() -> str:
 
 
 def rfc3339(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(epoch * 1000) % 1000:03d}Z"
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(epoch)) + f"{int(epoch * 1000) % 1000:03d}Z"

@@ -1,15 +1,15 @@
 """Secret redaction for everything agentwrap shows or stores (CONTRACT section 2: "No secret ever appears").
 
-The hot path sees tens of megabytes of build output holding no secret, so detection comes first: a few
-cheap regexes (stage 1) pick the lines that may hold a secret, and the precise, slower patterns (stage 2)
-run on those lines only. Only PEM private keys span lines: ``Redactor.redact`` remembers an unfinished key
-between calls.
+The hot path sees tens of megabytes of build output holding no secret, so cheap regexes (stage 1) pick the
+lines that may hold one and the precise, slower patterns (stage 2) run on those lines only. Only PEM private
+keys span lines: ``Redactor.redact`` remembers an unfinished key between calls.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -18,7 +18,8 @@ REDACTED = "[REDACTED]"
 # Names whose value is a secret, matched on word parts so KEYBOARD, MONKEY and TOKENIZERS stay out.
 SECRET_NAME = re.compile(
     r"(?:^|[^A-Z0-9])(?:TOKEN|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTHTOKEN|APIKEY"
-    r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$",
+    r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])"
+    r"|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$",
     re.IGNORECASE,
 )
 # ...except names that describe a secret rather than hold it (TOKEN_FILE is a path, TOKEN_TYPE a word).
@@ -34,14 +35,15 @@ _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undef
 _PATHLIKE = re.compile(r"(?:~|\.{0,2})/[\w./-]*")
 # Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`.
 _PLACEHOLDER = re.compile(
-    r"\[REDACTED\]|\**|[A-Z][A-Z_-]*|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}|(?i:null|none|true|false)"
+    r"\[REDACTED\]|\**|[A-Z][A-Z_-]{0,15}|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}"
+    r"|(?i:null|none|true|false)"
 )
 
 
-# Stage 1: (memchr gate, detector anchored on that character, runs on the lowered copy). Every stage-2
-# match contains a detector match, which is what makes skipping the other lines safe. Cheap lookaheads
-# come before lookbehinds, and keywords count only when used as labels, so prose ("the key", "token at",
-# "Author:", "passed") stays out of stage 2.
+# Stage 1: (memchr gate, detector, runs on the lowered copy). Every stage-2 match contains a detector match,
+# so skipping the other lines is safe. Each detector starts with a literal, which sre finds with a tight
+# loop; a rare first character and cheap lookaheads keep the cost of false starts low. Keywords count only
+# as labels, so prose ("the key", "token at", "Author:", "passed") stays out of stage 2.
 def _label_tail(kw: str) -> str:
     """What must follow a keyword: `kw...=`, `"kw...": ` or `--kw-x VALUE`."""
     return rf"(?:[a-z0-9_.-]{{0,64}}\\?[\"']?[ \t]*[:=]|(?<=-{kw})[a-z0-9-]{{0,32}}[ \t]+[^\s-])"
@@ -57,8 +59,8 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
               r"|m_(?<=npm_)|ypi-)", True),
         ("c", rf"c(?:ret(?<=secret){_label_tail('secret')}|red(?:entials?|s){_label_tail('cred')}"
               r"|_(?<=whsec_))", True),
-        ("u", rf"u(?=th)(?<=au)th(?:orization|token|(?![a-z0-9])){_label_tail('auth')}", True),
-        ("b", r"b(?=earer)", True),
+        ("u", rf"auth(?:orization|token|(?![a-z0-9])){_label_tail('auth')}", True),
+        ("b", r"bearer", True),
         ("g", r"g(?=l(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-|h[pousr]_|ithub_pat_)", True),
         ("x", r"x(?=ox[a-z]-|app-)", True),
         ("A", r"A(?=KIA|SIA|Iza)", False),
@@ -84,8 +86,7 @@ _WHOLE = re.compile(r"(?s).+")
 _TOKEN_LIKE = re.compile(r"(?=\S{0,4096}\d|\S{20})\S{8,}")  # not a prose word: "Authorization: required"
 _AUTH_HEADER = re.compile(
     r"(?i)(\b(?:proxy-)?authorization\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*)"
-    r"((?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|aws4-hmac-sha256|sso-key)[ \t]+)?"
-    r"([^\s\"'<>\\]{1,4096})"
+    r"((?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|aws4-hmac-sha256)[ \t]+)?([^\s\"'<>\\]{1,4096})"
 )
 _COOKIE = re.compile(r"(?i)(\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n]{1,8192})")
 _COOKIE_PAIR = re.compile(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\s]+=([^;,\s\"']+)")
@@ -179,6 +180,7 @@ class Redactor:
         self._literals = sorted({s for s in literals if len(s) >= 4 and s not in REDACTED}, key=len)[::-1]
         self._in_pem = False
         self.count = 0
+        self._hide_match = partial(self._hide, group=0)
         # (lowercase substrings one of which the line must hold, pattern, replacement), in order.
         self._rules: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
             (("private key",), _PEM_INLINE, self._pem_inline),
@@ -200,12 +202,16 @@ class Redactor:
         if isinstance(obj, str):
             return self._redact(obj, False)[0]  # each string stands alone: no PEM state between them
         if isinstance(obj, dict):
-            # {"password": "..."}: the key is the label, so the whole string value is the secret.
-            return {k: _WHOLE.sub(self._hide_match, v) if isinstance(v, str) and is_secret_name(str(k))
-                    else self.redact_obj(v) for k, v in obj.items()}  # fmt: skip
-        if isinstance(obj, list | tuple):
-            return type(obj)(self.redact_obj(v) for v in obj)
+            return {k: self._labelled(k, v) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):  # an argv: the element after "--password" is the secret
+            flags = [None] + [f if str(f)[:1] == "-" and "=" not in str(f) else None for f in obj]
+            return type(obj)(self._labelled(flag, v) for flag, v in zip(flags, obj, strict=False))
         return obj
+
+    def _labelled(self, label: Any, value: Any) -> Any:
+        if isinstance(label, str) and isinstance(value, str) and is_secret_name(label):
+            return _WHOLE.sub(self._hide_match, value)  # {"password": "..."}: the whole value is the secret
+        return self.redact_obj(value)
 
     def _redact(self, text: str, in_pem: bool) -> tuple[str, bool]:
         for literal in self._literals:
@@ -213,9 +219,7 @@ class Redactor:
                 self.count += text.count(literal)
                 text = text.replace(literal, REDACTED)
         out: list[str] = []
-        pos = 0
-        if in_pem:
-            pos, in_pem = self._pem_body(text, 0, out)
+        pos, in_pem = self._pem_body(text, 0, out) if in_pem else (0, False)
         for start, end in _candidate_lines(text):
             if start < pos:
                 continue  # already consumed as a PEM body
@@ -251,9 +255,6 @@ class Redactor:
                 line = pattern.sub(replace, line)
         return line
 
-    def _hide_match(self, m: re.Match[str]) -> str:
-        return self._hide(m, 0)
-
     def _hide(self, m: re.Match[str], group: int | str) -> str:
         """Replace one group of the match with REDACTED, keeping the rest (the label) readable."""
         value = m.group(group)
@@ -279,12 +280,14 @@ class Redactor:
         return self._hide(m, 2) if _TOKEN_LIKE.fullmatch(user) or _TOKENS.fullmatch(user) else m.group(0)
 
     def _label(self, m: re.Match[str]) -> str:
+        if not is_secret_name(m["key"]):  # first: most `name=value` pairs on a line are not secret
+            return m.group(0)
         found = m.groupdict()
         group = next(g for g in ("dq", "sq", "eq", "v") if found[g] is not None)
         value = found[group]
         # Source code in a traceback is not a secret: `token = token`, `api_key = os.getenv(...)`.
         code = group == "v" and (m.string[m.end() : m.end() + 1] in ("(", "[") or value in found["key"])
-        if code or not is_secret_name(found["key"]) or value.startswith(("self.", "this.")):
+        if code or value.startswith(("self.", "this.")):
             return m.group(0)
         if not any(word in found["key"].upper() for word in ("PASS", "PWD")):
             # `password: x` in YAML is a value but `unexpected token: '}'` is prose: unless the key is

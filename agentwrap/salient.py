@@ -8,7 +8,6 @@ few passes of C-speed string functions over the text.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 SALIENT = re.compile(
     r"""
@@ -25,38 +24,32 @@ SALIENT = re.compile(
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 
-# A case-insensitive alternation costs `re` about 5 s per 64 MiB, so SALIENT is only tried on the
-# lines in which a trie of lower-case literals (about 0.2 s per 64 MiB) finds one of these first.
-_HINT_WORDS = (
-    "error", "fatal", "panic", "exception", "traceback", "abort", "fail", "denied", "refused",
-    "cannot", "unable to", "not found", "no such file", "undefined reference", "segmentation fault",
-    "timed out", "warning:", "err!", "e   ", "exit status", "exit code", "exited with", "✗", "✘", "✖",
+# A case-insensitive alternation costs `re` about 5 s per 64 MiB, and even a trie of the literals
+# ~1 s; one str.find per literal over the lower-cased text costs ~25 ms per 64 MiB each, so SALIENT
+# is only tried where one of these literals occurs.
+_NEEDLES = (
+    "err", "fatal", "panic", "exception", "traceback", "abort", "fail", "denied", "refused", "cannot",
+    "unable to", "not found", "no such file", "undefined reference", "segmentation fault", "timed out",
+    "warning:", "e   ", "exit", "✗", "✘", "✖",
 )
 MAX_LINES = 100
 LINE_CHARS = 400
 CARRY_CHARS = 1 << 16  # a line longer than this is scanned in pieces
+_MAX_HITS = 20_000  # literal hits per segment before we fall back to one regex pass
 
 
-def _trie(words: list[str]) -> str:
-    """One regex for many literals, shared prefixes factored out: `re` then tries few branches."""
-    tree: dict[str, Any] = {}
-    for word in words:
-        node = tree
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        branches = [re.escape(c) + emit(sub) for c, sub in sorted(node.items()) if c]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(tree)
-
-
-_HINT = re.compile(_trie(sorted(_HINT_WORDS)))
+def _hits(probe: str) -> list[int] | None:
+    """Sorted start positions of every literal in `probe`, or None when there are too many to be worth it."""
+    hits: list[int] = []
+    for needle in _NEEDLES:
+        at = probe.find(needle)
+        while at >= 0:
+            hits.append(at)
+            if len(hits) > _MAX_HITS:
+                return None
+            at = probe.find(needle, at + 1)
+    hits.sort()
+    return hits
 
 
 class SalientScanner:
@@ -65,7 +58,7 @@ class SalientScanner:
 
     def __init__(self, pattern: re.Pattern[str] = SALIENT, *, limit: int = MAX_LINES) -> None:
         self.pattern = pattern
-        self._hint = _HINT if pattern is SALIENT else None
+        self._prefilter = pattern is SALIENT
         self.limit = limit
         self.after_line = 0
         self.first: list[tuple[int, str]] = []
@@ -92,34 +85,33 @@ class SalientScanner:
         self._line += seg.count("\n")
         if self._full:
             return
-        hint, probe = self._hint, seg
-        if hint is not None:
+        hits = None
+        if self._prefilter:
             probe = seg.lower()
-            if len(probe) != len(seg):  # a case mapping changed the length: positions would drift
-                hint, probe = None, seg
-        finder = hint or self.pattern
-        counted, pos, end = 0, 0, len(seg)
-        while pos < end and not self._full:
-            match = finder.search(probe, pos)
-            if match is None:
-                break
-            start = match.start()
+            if len(probe) == len(seg):  # else a case mapping changed the length: positions would drift
+                hits = _hits(probe)
+        counted, pos = 0, 0
+        for start in hits if hits is not None else self._regex_hits(seg):
+            if start < pos or self._full:
+                continue
             line_end = seg.find("\n", start)
-            line_end = end if line_end < 0 else line_end
-            # Every SALIENT match starts where a hint word does, or one lower-case letter earlier
-            # ("KeyError"), so anchored matches there decide; a search of the line costs ~10 us.
+            line_end = len(seg) if line_end < 0 else line_end
+            # Every SALIENT match starts where a literal does, or one lower-case letter earlier
+            # ("KeyError"), so anchored matches there decide.
             earlier = start - 1 if start > 0 and "a" <= seg[start - 1] <= "z" else -1
-            if hint is not None and not (
+            if hits is not None and not (
                 self.pattern.match(seg, start, line_end)
                 or (earlier >= 0 and self.pattern.match(seg, earlier, line_end))
             ):
-                pos = start + 1
                 continue
             line_start = seg.rfind("\n", 0, start) + 1
             line += seg.count("\n", counted, line_start)
             counted = line_start
             self._record(line, seg, line_start, start)
             pos = line_end + 1
+
+    def _regex_hits(self, seg: str) -> list[int]:
+        return [m.start() for m in self.pattern.finditer(seg)]
 
     def _record(self, line: int, seg: str, line_start: int, at: int) -> None:
         if line == self._last:

@@ -288,15 +288,10 @@ PEM_BODY = [fake(64, B64, str(i)) for i in range(5)] + ["Zm9vYmFy=="]
 
 
 def test_pem_key_in_one_call() -> None:
-    text = (
-        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + "\n-----END RSA PRIVATE KEY-----\ndone\n"
-    )
+    begin, end = "-----BEGIN RSA PRIVATE KEY-----\n", "-----END RSA PRIVATE KEY-----\n"
     redactor = Redactor()
-    out = redactor.redact("key follows\n" + text)
-    assert (
-        out
-        == "key follows\n-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----\ndone\n"
-    )
+    out = redactor.redact("key follows\n" + begin + "\n".join(PEM_BODY) + "\n" + end + "done\n")
+    assert out == "key follows\n" + begin + "[REDACTED]\n" + end + "done\n"
     assert redactor.count == 1
 
 
@@ -312,9 +307,8 @@ def test_pem_key_across_two_calls() -> None:
 
 
 def test_pem_inline_and_encrypted_headers() -> None:
-    inline = (
-        '"private_key": "-----BEGIN PRIVATE KEY-----\\n' + PEM_BODY[0] + '\\n-----END PRIVATE KEY-----\\n"'
-    )
+    begin, end = "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"
+    inline = '"private_key": "' + begin + "\\n" + PEM_BODY[0] + "\\n" + end + '\\n"'
     out = Redactor().redact(inline + "\n")
     assert PEM_BODY[0] not in out
     assert out == '"private_key": "[REDACTED]"\n'  # the label rule takes the whole, already hidden value
@@ -395,6 +389,16 @@ def test_redact_obj_nested() -> None:
     assert redactor.count == 5
 
 
+def test_redact_obj_argv_flag_values() -> None:
+    argv = ["mysql", "--password", "hunter2", "-h", "db", "--token=abc", "-v", "--api-key", "$KEY", 3, "x"]
+    redactor = Redactor()
+    out = redactor.redact_obj({"argv": argv, "pair": ("--client-secret", "s3")})
+    assert out["argv"][:6] == ["mysql", "--password", REDACTED, "-h", "db", "--token=" + REDACTED]
+    assert out["argv"][6:] == ["-v", "--api-key", "$KEY", 3, "x"]  # a placeholder and non-strings stay
+    assert out["pair"] == ("--client-secret", REDACTED)
+    assert redactor.count == 3
+
+
 def test_redaction_is_idempotent() -> None:
     text = "".join(case[1] + "\n" for case in POSITIVE)
     once = Redactor().redact(text)
@@ -471,17 +475,35 @@ def _chunks(text: str, size: int = 65536) -> list[str]:
     return out
 
 
+MIB64 = 64 * 1024 * 1024
+
+
+def _compiler_log(quote_open: str, quote_close: str) -> str:
+    """About 64 MiB of gcc/make/rustc-style output (diagnostics, source echo, command lines), no secret."""
+    q, p = quote_open, quote_close
+    block = "".join(
+        f"make[2]: Entering directory '/build/src/lib{i}'\n"
+        f"cc -O2 -g -Wall -Wextra -DNDEBUG -I/usr/include/python3.11 -c src/mod_{i}.c -o build/mod_{i}.o\n"
+        f"src/mod_{i}.c: In function {q}parse_{i}{p}:\n"
+        f"src/mod_{i}.c:{i}:29: error: expected {q};{p} before {q}}}{p} token\n"
+        f"   {i} |     int count = {i} return count;\n"
+        f"      |                             ^~~~~~\n"
+        f"src/mod_{i}.c:{i}:12: warning: unused variable {q}buf_{i}{p} [-Wunused-variable]\n"
+        f"warning: unused variable: `tokenizer_{i}` --> src/lib.rs:{i}:9 (see https://doc.rust-lang.org/)\n"
+        for i in range(2000)
+    )
+    return (block * (MIB64 // len(block.encode()) + 1))[: MIB64 - 4096]
+
+
 @pytest.mark.slow
 def test_throughput_on_secret_free_output() -> None:
-    seq = subprocess.run(["seq", "1", "4000000"], capture_output=True, text=True, check=True).stdout
-    log = "".join(
-        f"src/mod_{i}.c:{i}:5: warning: unused variable ‘buf_{i}’ [-Wunused-variable]\n"
-        f"   {i} |     char buf_{i}[64]; /* see https://example.com/docs/{i} */\n"
-        f"cc -O2 -Wall -DNDEBUG -I/usr/include -c src/mod_{i}.c -o build/mod_{i}.o\n"
-        for i in range(120_000)
-    )
-    seq_rate, log_rate = _throughput(_chunks(seq)), _throughput(_chunks(log))
-    print(f"seq: {seq_rate:.0f} MB/s, compiler log: {log_rate:.0f} MB/s")
-    # Floors well under the measured rates, so a busy CI machine does not fail the build.
-    assert seq_rate > 200
-    assert log_rate > 100
+    seq = subprocess.run(["seq", "1", "12000000"], capture_output=True, text=True, check=True).stdout[:MIB64]
+    rates = {
+        "seq": _throughput(_chunks(seq)),
+        "gcc log, UTF-8 quotes": _throughput(_chunks(_compiler_log("\u2018", "\u2019"))),
+        "gcc log, ASCII": _throughput(_chunks(_compiler_log("'", "'"))),
+    }
+    print(", ".join(f"{name}: {rate:.0f} MB/s" for name, rate in rates.items()))
+    # The target is 200 MB/s on an idle machine; these floors keep a busy CI host from failing the build.
+    assert rates["seq"] > 200
+    assert min(rates.values()) > 100

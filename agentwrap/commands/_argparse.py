@@ -6,13 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from agentwrap.errors import UsageError
-
-
-class HelpRequested(Exception):  # noqa: N818 - not an error: the CLI answers it with the usage text
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
+from agentwrap.errors import HelpRequested, UsageError
 
 
 class _HelpAction(argparse.Action):

@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -17,6 +15,7 @@ from agentwrap.adapter import CapturedRun
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
+from agentwrap.ids import new_id
 from agentwrap.options import Options
 from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
@@ -47,6 +46,14 @@ def _stdin(opts: Options) -> IO[bytes] | None:
         raise UsageError(f"--stdin {opts.stdin}: cannot read: {exc.strerror}") from None
 
 
+def _remove_dir(path: Path) -> None:
+    """Remove the per-run shim folder (flat: shims, request log, answers); tempfile+shutil cost ~6 ms to import."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path):
+            os.remove(entry.path)
+        os.rmdir(path)
+
+
 def _shown_env(env_set: dict[str, str]) -> dict[str, str]:
     return {k: ("[REDACTED]" if is_secret_name(k) else v) for k, v in sorted(env_set.items())}
 
@@ -61,7 +68,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     stdin = _stdin(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
-    shim_root = Path(tempfile.mkdtemp(prefix="agentwrap-"))
+    shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
+    shim_root.mkdir(mode=0o700)
     try:
         shims = ShimDir(shim_root, opts.answers)
         env_set = prevention.environment(shims.paths, adapter.environment(argv))
@@ -83,7 +91,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = session.run(spec, pipeline, shims)
     finally:
-        shutil.rmtree(shim_root, ignore_errors=True)
+        _remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()

@@ -14,8 +14,10 @@ import os
 import platform
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import psutil
+if TYPE_CHECKING:
+    import psutil
 
 _READ_CALLS = {"x86_64": {0, 17, 19, 295}, "aarch64": {63, 65, 67, 69}}  # read, pread64, readv, preadv
 _WAIT_CALLS = {
@@ -99,7 +101,7 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
             continue
         number, fd = call
         name = ""
-        with contextlib.suppress(psutil.Error):
+        with contextlib.suppress(Exception):  # psutil.Error: the process is gone or hidden
             name = proc.name()
         if number in reads:
             target = _fd_target(proc.pid, fd)
@@ -114,6 +116,8 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
 
 def all_sleeping(pids: list[psutil.Process]) -> bool:
     """True when no process of the tree is running or in uninterruptible I/O (for the text heuristic)."""
+    import psutil
+
     for proc in pids:
         try:
             if proc.status() in (psutil.STATUS_RUNNING, psutil.STATUS_DISK_SLEEP):

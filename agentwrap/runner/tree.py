@@ -14,8 +14,10 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import psutil
+if TYPE_CHECKING:
+    import psutil
 
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper = False
@@ -33,8 +35,23 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
+def has_children() -> bool:
+    """A cheap look (no psutil) for any child of ours: after the main child is reaped, every
+    survivor of the tree has been re-parented to us, so none here means none anywhere."""
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as f:
+                if f.read().strip():
+                    return True
+    except OSError:
+        return bool(descendants())
+    return False
+
+
 def descendants() -> list[psutil.Process]:
     """Every live process below agentwrap (zombies excluded: they are already dead)."""
+    import psutil  # imported on first need: most runs end without asking
+
     try:
         kids = psutil.Process().children(recursive=True)
     except psutil.Error:
@@ -62,6 +79,8 @@ def reap_orphans() -> None:
 
 
 def _signal_all(procs: list[psutil.Process], sig: int) -> None:
+    import psutil
+
     for p in procs:
         with contextlib.suppress(psutil.Error, OSError):
             p.send_signal(sig)
