@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from agentwrap.lazyre import lazy
 from agentwrap.problem import Problem, wrapper_problem
 
 if TYPE_CHECKING:
     from agentwrap.capture import StreamResult
 
 
-@dataclass(frozen=True)
-class CapturedRun:
+class CapturedRun(NamedTuple):
     argv: tuple[str, ...]
     program: str
     exit_code: int | None
@@ -28,8 +27,7 @@ class CapturedRun:
     duration_ms: int = 0
 
 
-@dataclass(frozen=True)
-class Interpretation:
+class Interpretation(NamedTuple):
     summary: str
     error: Problem | None = None
     problems: tuple[Problem, ...] = ()
@@ -37,8 +35,7 @@ class Interpretation:
     effects: tuple[dict[str, Any], ...] = ()
 
 
-@dataclass(frozen=True)
-class Effects:
+class Effects(NamedTuple):
     read_only: bool | None = None  # None: unknown
     destructive: bool | None = None
     idempotent: bool | None = None
@@ -59,7 +56,7 @@ def program_name(argv0: str) -> str:
     return os.path.basename(argv0)
 
 
-_ERROR_LINE = re.compile(r"\b(error|fatal|failed|failure|exception|denied|refused|not found|cannot|panic)\b",
+_ERROR_LINE = lazy(r"\b(error|fatal|failed|failure|exception|denied|refused|not found|cannot|panic)\b",
                          re.IGNORECASE)
 
 
@@ -77,12 +74,11 @@ def last_error_line(run: CapturedRun) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
 class BaseAdapter:
-    """Defaults for every adapter: no extra environment, first word as subcommand, exit code decides."""
+    """Defaults for every adapter: no extra environment, no subcommands, the exit code decides."""
 
-    name: str = "generic"
-    env: dict[str, str] = field(default_factory=dict)
+    name = "generic"
+    env: dict[str, str] = {}  # noqa: RUF012 - read-only by convention; subclasses replace it
 
     def environment(self, argv: list[str]) -> dict[str, str]:
         return dict(self.env)

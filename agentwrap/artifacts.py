@@ -9,20 +9,18 @@ finds complete content beside it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
-import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from agentwrap.errors import AgentwrapError
 from agentwrap.ids import new_id, rfc3339
+from agentwrap.lazyre import lazy
 
 DEFAULT_TTL_SECONDS = 7 * 86400
-ID_RE = re.compile(r"art_[0-9a-hjkmnp-tv-z]{26}")
+ID_RE = lazy(r"art_[0-9a-hjkmnp-tv-z]{26}")
 # A crashed writer leaves a temporary file or content without a sidecar; after this long no live
 # writer can still own it.
 STALE_SECONDS = 86400
@@ -54,8 +52,7 @@ def default_root() -> Path:
     return base / "artifacts"
 
 
-@dataclass(frozen=True)
-class ArtifactRef:
+class ArtifactRef(NamedTuple):
     id: str
     path: Path
     media_type: str
@@ -151,7 +148,7 @@ class ArtifactWriter:
             os.replace(self._tmp, self._final)
             fd = _open_private(sidecar_tmp)
             with os.fdopen(fd, "wb") as fh:
-                fh.write(orjson.dumps(meta))
+                fh.write(json.dumps(meta).encode())
             os.replace(sidecar_tmp, sidecar)
         except OSError as exc:
             self.abort()
@@ -217,7 +214,7 @@ class ArtifactStore:
     def _load(self, artifact_id: str) -> ArtifactRef | None:
         """The published, unexpired artifact with this (well-formed) id, or None."""
         try:
-            meta = orjson.loads((self.root / f"{artifact_id}.json").read_bytes())
+            meta = json.loads((self.root / f"{artifact_id}.json").read_bytes())
             media_type = str(meta["media_type"])
             # The sidecar names its content file; accept only the name we would have given it,
             # so a tampered sidecar cannot point a reader outside the store.
@@ -235,7 +232,7 @@ class ArtifactStore:
                 expires_at=str(meta["expires_at"]),
                 name=str(meta.get("name", "")),
             )
-        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+        except (OSError, KeyError, TypeError, ValueError):
             return None
         return ref if ref.path.is_file() else None
 
@@ -283,9 +280,9 @@ class ArtifactStore:
 
     def _expired(self, entry: os.DirEntry[str], now: float) -> bool:
         try:
-            meta = orjson.loads(Path(entry.path).read_bytes())
+            meta = json.loads(Path(entry.path).read_bytes())
             return float(meta["expires_epoch"]) <= now
-        except (OSError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+        except (OSError, KeyError, TypeError, ValueError):
             # An unreadable sidecar is garbage once it is older than any live artifact could be.
             try:
                 return now - entry.stat().st_mtime > self.ttl_seconds

@@ -11,8 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, ArtifactWriter
 from agentwrap.salient import SALIENT as SALIENT  # re-exported: the pattern is part of this module's API
@@ -65,8 +64,7 @@ def human_bytes(count: int) -> str:
     return f"{count / 1024**power:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[power - 1]}"
 
 
-@dataclass(frozen=True)
-class StreamResult:
+class StreamResult(NamedTuple):
     text: str
     bytes: int
     lines: int

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from typing import Any
 
 from agentwrap import __version__, envelope, options
@@ -106,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         outcome.exit_code = 130
     except Exception as exc:  # the edge: a bug must still answer as a Problem, never a traceback
         if os.environ.get("AGENTWRAP_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         outcome = _problem_outcome(wrapper_problem("INTERNAL", f"{type(exc).__name__}: {exc}"[:1000]),
                                    request_id, program_argv)

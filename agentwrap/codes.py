@@ -6,11 +6,10 @@ code's title, category and retry facts are written down exactly once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class CodeInfo:
+class CodeInfo(NamedTuple):
     code: str
     slug: str
     title: str

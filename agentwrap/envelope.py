@@ -6,7 +6,6 @@ dicts, so a caller parses one shape whatever it asked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
@@ -19,13 +18,13 @@ def empty_stream() -> dict[str, Any]:
     return {"text": "", "bytes": 0, "lines": 0, "truncated": False, "omitted_lines": 0, "artifact": None}
 
 
-@dataclass
 class Outcome:
     """What a command hands back to the CLI edge: the envelope and agentwrap's exit code."""
 
-    envelope: dict[str, Any]
-    exit_code: int
-    raw_text: str | None = None  # what a person should see instead (help text), in pretty format
+    def __init__(self, envelope: dict[str, Any], exit_code: int, raw_text: str | None = None) -> None:
+        self.envelope = envelope
+        self.exit_code = exit_code
+        self.raw_text = raw_text  # what a person should see instead (help text), in pretty format
 
 
 def build(

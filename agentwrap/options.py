@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Any
 
 from agentwrap.errors import NotAvailableYet, UsageError
+from agentwrap.lazyre import lazy
 
 FORMATS = ("pretty", "json", "jsonl", "problem")
 DETAILS = ("concise", "standard", "detailed")
@@ -18,19 +18,20 @@ ENVELOPE_KEYS = ("schema_version", "status", "summary", "request_id", "command",
 AGENT_TIMEOUT = 600.0
 AGENT_INLINE_BYTES = 4096
 HUMAN_INLINE_BYTES = 16384
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)?\Z")
+_ENV_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DURATION = lazy(r"(\d+(?:\.\d+)?)(ms|s|m|h)?\Z")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 
-@dataclass
 class Options:
+    """Wrapper options as parsed; class attributes are the defaults (a plain class: start-up is a budget)."""
+
     agent: bool = False
     format: str | None = None
     timeout: float | None = None
     timeout_given: bool = False
     grace: float = 3.0
-    answers: list[tuple[str, str]] = field(default_factory=list)
+    answers: list[tuple[str, str]]
     max_inline_bytes: int | None = None
     detail: str = "standard"
     fields: list[str] | None = None
@@ -38,11 +39,18 @@ class Options:
     adapter: str | None = None
     no_adapter: bool = False
     cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str]
     stdin: str | None = None
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
+
+    def __init__(self, **values: Any) -> None:
+        self.answers, self.env = [], {}
+        for name, value in values.items():
+            if not hasattr(type(self), name) and name not in ("answers", "env"):
+                raise TypeError(f"unknown option field {name}")
+            setattr(self, name, value)
 
     def inline_budget(self) -> int:
         if self.max_inline_bytes is not None:
@@ -163,6 +171,8 @@ def parse(args: list[str], opts: Options | None = None) -> tuple[Options, list[s
                 value = args[i]
             _WITH_VALUE[name](opts, value)
         else:
+            import difflib
+
             near = difflib.get_close_matches(name, OPTION_NAMES, n=1)
             hint = f" (did you mean {near[0]}?)" if near else ""
             raise UsageError(f"unknown option {name}{hint}; put `--` before the program if it is the program's")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentwrap import codes
 
@@ -12,8 +11,7 @@ DOCS_URL = "https://github.com/agentwrap/agentwrap/blob/main/docs/problems.md#"
 APPLICABILITY = ("machine_applicable", "maybe_incorrect", "has_placeholders", "unspecified")
 
 
-@dataclass(frozen=True)
-class CodeAction:
+class CodeAction(NamedTuple):
     title: str
     kind: str = "command"  # quickfix | command | edit
     command: tuple[str, ...] | None = None
@@ -32,8 +30,7 @@ class CodeAction:
         return out
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     type: str
     title: str
     status: int
@@ -51,10 +48,10 @@ class Problem:
     remediation: tuple[dict[str, Any], ...] = ()
     location: dict[str, Any] | None = None
     severity: str = "error"
-    extra: dict[str, Any] = field(default_factory=dict)  # e.g. prompt, input_kind
+    extra: dict[str, Any] | None = None  # e.g. prompt, input_kind
 
     def with_instance(self, request_id: str) -> Problem:
-        return replace(self, instance=f"urn:agentwrap:request:{request_id}")
+        return self._replace(instance=f"urn:agentwrap:request:{request_id}")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -77,7 +74,7 @@ class Problem:
         }
         if self.location is not None:
             out["location"] = self.location
-        out.update(self.extra)
+        out.update(self.extra or {})
         return out
 
 
@@ -97,4 +94,4 @@ def wrapper_problem(code: str, detail: str, *, exit_code: int | None = None, **o
         suggested_fix=info.fixes[0] if info.fixes else None,
         docs_url=DOCS_URL + info.slug,
     )
-    return replace(base, **overrides) if overrides else base
+    return base._replace(**overrides) if overrides else base

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s?%")
-_COUNT = re.compile(r"\b(\d+)\s?/\s?(\d+)\b")
-_NOISE = re.compile(r"[\d.%/:|#=>\-\s\[\]()█▏▎▍▌▋▊▉━─]+")
+from agentwrap.lazyre import lazy
+
+_PERCENT = lazy(r"(\d{1,3}(?:\.\d+)?)\s?%")
+_COUNT = lazy(r"\b(\d+)\s?/\s?(\d+)\b")
+_NOISE = lazy(r"[\d.%/:|#=>\-\s\[\]()█▏▎▍▌▋▊▉━─]+")
 
 
 class ProgressTracker:

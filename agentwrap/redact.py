@@ -11,30 +11,31 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
-from urllib.parse import quote
+
+from agentwrap.lazyre import lazy
 
 REDACTED = "[REDACTED]"
 
 # Names whose value is a secret, matched on word parts so KEYBOARD, MONKEY and TOKENIZERS stay out.
-SECRET_NAME = re.compile(
+SECRET_NAME = lazy(
     r"(?:^|[^A-Z0-9])(?:TOKEN|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTHTOKEN|APIKEY"
     r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])"
     r"|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$",
     re.IGNORECASE,
 )
 # ...except names that describe a secret rather than hold it (TOKEN_FILE is a path, TOKEN_TYPE a word).
-_DESCRIBES = re.compile(
+_DESCRIBES = lazy(
     r"_(?:FILES?|PATH|DIR|TYPE|NAME|URL|URI|ENDPOINT|HOST|PORT|USER(?:NAME)?|LENGTH|LEN|SIZE|COUNT|LIMIT"
     r"|TTL|EXPIRY|EXPIRES(?:_AT|_IN)?|HEADER|PREFIX|FORMAT|MODE|ENV|VAR|HELPER|COMMAND|CMD|PROMPT|POLICY"
     r"|METHOD|SCOPES?|REQUIRED|ENABLED|DISABLED|STDIN)$"
 )
-_MAYBE_SECRET = re.compile(r"tok|secret|pass|pwd|cred|key|pat|auth", re.IGNORECASE)
-_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_MAYBE_SECRET = lazy(r"tok|secret|pass|pwd|cred|key|pat|auth", re.IGNORECASE)
+_CAMEL = lazy(r"([a-z0-9])([A-Z])")
+_NON_ALNUM = lazy(r"[^A-Za-z0-9]+")
 _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
-_PATHLIKE = re.compile(r"(?:~|\.{0,2})/[\w./-]*")
+_PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
 # Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"\[REDACTED\]|\**|[A-Z][A-Z_-]{0,15}|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}"
     r"|(?i:null|none|true|false)"
 )
@@ -50,7 +51,7 @@ def _label_tail(kw: str) -> str:
 
 
 _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
-    (gate, re.compile(pattern), lowered)
+    (gate, lazy(pattern), lowered)
     for gate, pattern, lowered in (
         ("k", rf"k(?:en(?<=token)(?![a-z]){_label_tail('token')}|ey(?![a-z]){_label_tail('key')}"
               rf"|ey(?: block)?-----(?<=ivate key-----|key block-----)|ie(?<=cookie){_label_tail('cookie')}"
@@ -77,26 +78,26 @@ TRIGGERS: tuple[str, ...] = (
 # Stage 2. Every quantifier is bounded, so a multi-megabyte line stays linear.
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_MARK = r"-----(?:BEGIN|END)[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_INLINE = re.compile(f"({_PEM_BEGIN})(.*?)(?={_PEM_MARK}|$)")
-_PEM_OPEN = re.compile(f"{_PEM_BEGIN}(?!.*{_PEM_MARK})")
+_PEM_INLINE = lazy(f"({_PEM_BEGIN})(.*?)(?={_PEM_MARK}|$)")
+_PEM_OPEN = lazy(f"{_PEM_BEGIN}(?!.*{_PEM_MARK})")
 # Base64 lines and armour headers (Proc-Type, DEK-Info, a PGP Version or Comment), maybe indented or quoted.
-_PEM_BODY = re.compile(r"[ \t>#|+\"'*]*(?:[A-Za-z0-9+/=]{1,200}|[A-Z][\w-]{1,15}: .*)?(?:\\n)?[\",]?\s*")
-_B64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
-_WHOLE = re.compile(r"(?s).+")
-_TOKEN_LIKE = re.compile(r"(?=\S{0,4096}\d|\S{20})\S{8,}")  # not a prose word: "Authorization: required"
-_AUTH_HEADER = re.compile(
+_PEM_BODY = lazy(r"[ \t>#|+\"'*]*(?:[A-Za-z0-9+/=]{1,200}|[A-Z][\w-]{1,15}: .*)?(?:\\n)?[\",]?\s*")
+_B64_RUN = lazy(r"[A-Za-z0-9+/]{16}")
+_WHOLE = lazy(r"(?s).+")
+_TOKEN_LIKE = lazy(r"(?=\S{0,4096}\d|\S{20})\S{8,}")  # not a prose word: "Authorization: required"
+_AUTH_HEADER = lazy(
     r"(?i)(\b(?:proxy-)?authorization\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*)"
     r"((?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|aws4-hmac-sha256)[ \t]+)?([^\s\"'<>\\]{1,4096})"
 )
-_COOKIE = re.compile(r"(?i)(\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n]{1,8192})")
-_COOKIE_PAIR = re.compile(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\s]+=([^;,\s\"']+)")
-_BEARER = re.compile(r"(?i)\bbearer[ \t]+(?=[\w.~+/=-]{0,4096}[0-9._~+/-])([\w.~+/=-]{8,4096})", re.ASCII)
-_URL_CRED = re.compile(
+_COOKIE = lazy(r"(?i)(\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n]{1,8192})")
+_COOKIE_PAIR = lazy(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\s]+=([^;,\s\"']+)")
+_BEARER = lazy(r"(?i)\bbearer[ \t]+(?=[\w.~+/=-]{0,4096}[0-9._~+/-])([\w.~+/=-]{8,4096})", re.ASCII)
+_URL_CRED = lazy(
     r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)([^\s:/?#@\"'<>]{0,256})"
     r"(?::([^\s/?#\"'<>]{1,256}))?@"
 )
-_SLACK_HOOK = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
-_TOKENS = re.compile(
+_SLACK_HOOK = lazy(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
+_TOKENS = lazy(
     r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}"
     r"|gl(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-[\w-]{20,255}(?:\.[\w-]{1,64}){0,2}"
     r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])|xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-\d-[\w-]{10,255}"
@@ -112,11 +113,11 @@ _VALUE = (
     r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.){1,4096})\"|'(?P<sq>[^'\r\n]{1,4096})'|\\\"(?P<eq>.{1,4096}?)\\\""
     r"|(?P<v>(?!=)[^\s\"'`,;&<>(){}\[\]\\]{1,4096}))"
 )
-_LABEL = re.compile(
+_LABEL = lazy(
     r"(?<![\w.-])(?P<kq>\\?[\"']?)(?P<key>[\w.-]{1,128}+)(?P=kq)(?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)" + _VALUE,
     re.ASCII,
 )
-_FLAG = re.compile(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=[^\s-])" + _VALUE)
+_FLAG = lazy(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=[^\s-])" + _VALUE)
 
 
 def is_secret_name(name: str) -> bool:
@@ -130,6 +131,8 @@ def is_secret_name(name: str) -> bool:
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:
     """Values of secret-named variables worth redacting literally (len >= 6, no booleans, numbers, paths)."""
+    from urllib.parse import quote  # ~3 ms to import; only a secret-named variable needs it
+
     found: set[str] = set()
     for name, value in environ.items():
         if not is_secret_name(name):

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 
 from agentwrap.adapter import Adapter, BaseAdapter
 from agentwrap.errors import UsageError
+from agentwrap.lazyre import lazy
 
 GENERIC: Adapter = BaseAdapter()
 _BUILTINS: dict[str, Adapter] = {"generic": GENERIC}
-_VERSION_SUFFIX = re.compile(r"(-?\d+(\.\d+)*)$")
+_VERSION_SUFFIX = lazy(r"(-?\d+(\.\d+)*)$")
 
 
 def family_key(argv0: str) -> str:
@@ -29,6 +28,8 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> Ad
         return GENERIC
     if forced is not None:
         if forced not in _BUILTINS:
+            import difflib
+
             near = difflib.get_close_matches(forced, names(), n=3)
             hint = f"; did you mean {', '.join(near)}?" if near else f"; known: {', '.join(names())}"
             raise UsageError(f"--adapter {forced!r}: no such adapter{hint}")

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-SALIENT = re.compile(
+from agentwrap.lazyre import lazy
+
+SALIENT = lazy(
     r"""
       (?<![\w./-])(?<!\b0\ )(?<!\bno\ )
       (?:errors?|fatal|panic(?:ked)?|exception|traceback|abort(?:ed)?|fail(?:ed|ures?|s)?)

@@ -9,27 +9,28 @@ and comes out byte-exact.
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Callable
+
+from agentwrap.lazyre import lazy
 
 # Text mixed with what never changes the screen (SGR colours, charset selection, the CR of CRLF),
 # dropped in bulk: the parser itself would read exactly these spans the same way.
-_NOOP = re.compile(r"\x1b(?:\[[0-9;:]{0,1024}m|[()*+\-./][0-~])")
-_RUN = re.compile(r"(?:[^\x00-\x08\x0b-\x1f\x7f-\x9f]++|\r(?=\n)|" + _NOOP.pattern + ")*+")
+_NOOP = lazy(r"\x1b(?:\[[0-9;:]{0,1024}m|[()*+\-./][0-~])")
+_RUN = lazy(r"(?:[^\x00-\x08\x0b-\x1f\x7f-\x9f]++|\r(?=\n)|" + _NOOP.pattern + ")*+")
 # C0/C1 controls with no meaning here: removed and counted as binary.
-_STRAY = re.compile(r"[\x00-\x06\x0b\x0c\x0e-\x1a\x1c-\x1f\x80-\x8f\x91-\x97\x99\x9a\x9c]+")
+_STRAY = lazy(r"[\x00-\x06\x0b\x0c\x0e-\x1a\x1c-\x1f\x80-\x8f\x91-\x97\x99\x9a\x9c]+")
 # After the CSI introducer: parameters, private markers, intermediates, then the final byte. The
 # bound keeps a sequence that never ends from being buffered without limit.
-_CSI_BODY = re.compile(r"([\x20-\x3f]{0,1024})([\x40-\x7e])?")
-_NF_BODY = re.compile(r"[\x20-\x2f]{1,16}([\x30-\x7e])?")  # ESC ( B, ESC # 8, ESC % G ...
-_STRING_END = re.compile(r"[\x07\x18\x1a\x1b\x9c]")  # BEL, CAN, SUB, ESC (\ = ST), C1 ST
+_CSI_BODY = lazy(r"([\x20-\x3f]{0,1024})([\x40-\x7e])?")
+_NF_BODY = lazy(r"[\x20-\x2f]{1,16}([\x30-\x7e])?")  # ESC ( B, ESC # 8, ESC % G ...
+_STRING_END = lazy(r"[\x07\x18\x1a\x1b\x9c]")  # BEL, CAN, SUB, ESC (\ = ST), C1 ST
 _STRING_ESC = frozenset("]PX^_")  # OSC, DCS, SOS, PM, APC after ESC
 _STRING_C1 = frozenset("\x90\x98\x9d\x9e\x9f")
 _STRING_CAP = 64 * 1024
 _ESC_AS_CSI = {"7": ("", "s"), "8": ("", "u"), "M": ("", "A"), "c": ("2", "J")}  # others: nothing
 _ALT_SCREEN = frozenset({"?47", "?1047", "?1049"})
 _SPINNERS = frozenset("|/-\\◐◓◑◒◴◷◶◵▖▘▝▗◜◝◞◟◠◡◰◳◲◱✶✸✹✺✻✽·•●○◉◎⊙←↖↑↗→↘↓↙┤┘┴└├┌┬┐▁▂▃▄▅▆▇█")
-_LEAD_SPINNER = re.compile(r"( *)[\u2800-\u28ff◐◓◑◒◴◷◶◵▖▘▝▗◜◝◞◟◰◳◲◱✶✸✹✺✻✽] +")
+_LEAD_SPINNER = lazy(r"( *)[\u2800-\u28ff◐◓◑◒◴◷◶◵▖▘▝▗◜◝◞◟◰◳◲◱✶✸✹✺✻✽] +")
 _C0 = bytes([*range(9), *range(11, 32), 127])
 _LITERAL_FFFD = "\ufffd".encode()
 

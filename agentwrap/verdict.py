@@ -7,9 +7,7 @@ the program reported, because it explains the program's own exit status.
 from __future__ import annotations
 
 import re
-import shlex
 import signal
-from dataclasses import replace
 
 from agentwrap.adapter import CapturedRun, Effects, Interpretation
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
@@ -55,6 +53,8 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
             actions.append(CodeAction(
                 title="Feed the answer on standard input instead (replace <FILE>)",
                 command=("agentwrap", "--stdin", "<FILE>", "--", *argv), applicability="has_placeholders"))
+    import shlex
+
     fix = ("Use the program's non-interactive flag or variable if it has one; otherwise authorise a reply "
            f"with `agentwrap --answer 'REGEX=REPLY' -- {shlex.join(argv)[:200]}`.")
     if kind in ("password", "credential"):
@@ -106,4 +106,4 @@ def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Inter
         problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {_signame(run.signal)}")
     else:
         return None, 0
-    return replace(problem, exit_code=code), code
+    return problem._replace(exit_code=code), code

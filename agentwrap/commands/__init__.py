@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class CommandContext:
+class CommandContext(NamedTuple):
     """What the CLI edge resolved before dispatch."""
 
     request_id: str

@@ -49,7 +49,7 @@ class Writer:
             self.completed = True
         if event.get("type") == "operation_completed" and "envelope" in event:
             event = {**event, "envelope": self._project(event["envelope"])}
-        self._write(views.dumps(self.redactor.redact_obj(event)))
+        self._write(_dumps_event(self.redactor.redact_obj(event)))
 
     def _project(self, env: dict[str, Any]) -> dict[str, Any]:
         return views.by_fields(views.by_detail(env, self.opts.detail), self.opts.fields)
@@ -93,3 +93,13 @@ def _has_fd(stream: IO[str]) -> bool:
     except (OSError, ValueError, AttributeError):
         return False
     return True
+
+
+def _dumps_event(event: dict[str, Any]) -> bytes:
+    """jsonl events come many to a run: orjson's speed pays for its import here (only in jsonl mode)."""
+    import orjson
+
+    try:
+        return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # a lone surrogate (undecodable argv): the stdlib path replaces it
+        return views.dumps(event)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
-
-import orjson
 
 ALWAYS = ("schema_version", "status", "summary", "request_id", "error")
 _CONCISE_DROP = ("context", "metrics", "effects", "verification", "command")
@@ -14,7 +13,9 @@ _CONCISE_PROBLEM_KEEP = ("type", "title", "status", "detail", "code", "category"
 
 
 def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+    # stdlib json, not orjson: importing orjson costs 7-18 ms (it pulls in datetime, uuid, zoneinfo),
+    # more than it saves on an envelope of a few kilobytes. Lone surrogates (undecodable argv) become U+FFFD.
+    return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
 
 
 def _concise_problem(problem: dict[str, Any]) -> dict[str, Any]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
+
+from agentwrap.lazyre import lazy
 
 if TYPE_CHECKING:
     import psutil
@@ -24,10 +24,10 @@ _WAIT_CALLS = {
     "x86_64": {7, 23, 232, 270, 271, 281, 441},  # poll select epoll_wait pselect6 ppoll epoll_pwait(2)
     "aarch64": {22, 72, 73, 441},
 }
-_ARCH = platform.machine()
+_ARCH = os.uname().machine
 
 #: Prompt text strong enough to act on when the kernel cannot tell (the process waits in poll/select).
-STRONG_PROMPT = re.compile(
+STRONG_PROMPT = lazy(
     r"\[y/n\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|\by/n\b|are you sure|"
     r"do you want to (continue|proceed)|continue\?|proceed\?|password( for [^:]*)?:\s*$|passphrase.*:\s*$|"
     r"username( for [^:]*)?:\s*$|press (return|enter|any key)|--more--|\(end\)\s*$|\?\s*›",
@@ -44,8 +44,7 @@ _KINDS = (
 )
 
 
-@dataclass(frozen=True)
-class Waiter:
+class Waiter(NamedTuple):
     """A process found waiting for input, and how we know."""
 
     pid: int

@@ -16,8 +16,7 @@ import signal
 import termios
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import IO, Protocol
+from typing import IO, NamedTuple, Protocol
 
 from agentwrap.ids import utc_now
 from agentwrap.runner import prompts, spawn, tree
@@ -36,14 +35,12 @@ MAX_ANSWERS = 100
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     pattern: re.Pattern[str]
     reply: str
 
 
-@dataclass(frozen=True)
-class RunSpec:
+class RunSpec(NamedTuple):
     argv: list[str]
     program: str
     cwd: str
@@ -63,8 +60,7 @@ class Sink(Protocol):
     def event(self, kind: str, payload: dict[str, object]) -> None: ...
 
 
-@dataclass(frozen=True)
-class PromptInfo:
+class PromptInfo(NamedTuple):
     text: str
     input_kind: str
     detection: str
@@ -73,21 +69,20 @@ class PromptInfo:
     process: str
 
 
-@dataclass
 class RunResult:
-    returncode: int | None = None
-    signal: int | None = None
-    timed_out: bool = False
-    interrupted: int | None = None
-    prompt: PromptInfo | None = None
-    started_at: str = ""
-    duration_ms: int = 0
-    cpu_ms: int = 0
-    max_rss_bytes: int = 0
-    raw_bytes: dict[str, int] = field(default_factory=lambda: {"stdout": 0, "stderr": 0})
-    tree_ended: int = 0
-    answered: list[dict[str, object]] = field(default_factory=list)
-    requests: list[Request] = field(default_factory=list)
+    """What happened to one run (filled in by the session as it goes)."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self.signal: int | None = None
+        self.timed_out = False
+        self.interrupted: int | None = None
+        self.prompt: PromptInfo | None = None
+        self.started_at = ""
+        self.duration_ms = self.cpu_ms = self.max_rss_bytes = self.tree_ended = 0
+        self.raw_bytes = {"stdout": 0, "stderr": 0}
+        self.answered: list[dict[str, object]] = []
+        self.requests: list[Request] = []
 
 
 def _feed(source: IO[bytes], fd: int) -> None:

@@ -11,8 +11,8 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 _SHIM = """#!{python}
 import json, os, re, sys
@@ -41,8 +41,7 @@ sys.exit(1)
 """
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     kind: str  # "editor" | "askpass"
     prompt: str
     answered: str | None = None

@@ -15,24 +15,23 @@ import stat
 import struct
 import subprocess
 import termios
-from dataclasses import dataclass, field
 
 from agentwrap.errors import NotExecutable, ProgramNotFound, UsageError
 
 COLS, ROWS = 250, 50  # wide enough that tools do not wrap or truncate; rows for full-screen redraws
 
 
-@dataclass
 class Channels:
     """The parent's ends: what to read for each stream, where to write answers, what the child may wait on."""
 
-    stdout_fd: int
-    stderr_fd: int
-    answer_fd: int | None  # the terminal's master, for --answer replies
-    stdin_pipe_w: int | None  # the write end feeding --stdin data
-    wait_targets: frozenset[str]  # /proc fd targets that mean "waiting for us": tty paths, our pipe
-    tty_master: int | None
-    _child_fds: list[int] = field(default_factory=list)
+    def __init__(self, stdout_fd: int, stderr_fd: int, answer_fd: int | None, stdin_pipe_w: int | None,
+                 wait_targets: frozenset[str], tty_master: int | None, child_fds: list[int]) -> None:
+        self.stdout_fd, self.stderr_fd = stdout_fd, stderr_fd
+        self.answer_fd = answer_fd  # the terminal's master (or our stdin pipe), for --answer replies
+        self.stdin_pipe_w = stdin_pipe_w  # the write end feeding --stdin data
+        self.wait_targets = wait_targets  # /proc fd targets that mean "waiting for us": tty paths, our pipe
+        self.tty_master = tty_master
+        self._child_fds = child_fds
 
     def close_child_ends(self) -> None:
         for fd in self._child_fds:
