@@ -8,6 +8,7 @@ few passes of C-speed string functions over the text.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from agentwrap.lazyre import lazy
 
@@ -40,16 +41,34 @@ CARRY_CHARS = 1 << 16  # a line longer than this is scanned in pieces
 _MAX_HITS = 20_000  # literal hits per segment before we fall back to one regex pass
 
 
-def _hits(probe: str) -> list[int] | None:
+# Past the first FULL_SCAN_CHARS of a stream only the core literals are searched: a huge output costs
+# ~25 ms per literal per 64 MiB, and its few inline salient lines are mostly errors and failures anyway.
+FULL_SCAN_CHARS = 8 << 20
+_CORE = frozenset(("err", "fatal", "panic", "exception", "traceback", "fail", "✗", "✘", "✖"))
+_FINDERS: dict[bool, list[Any]] = {}
+
+
+def _finders(core_only: bool) -> list[Any]:
+    # The `regex` module searches a literal as fast as str.find, and with concurrent=True it releases the
+    # GIL meanwhile, so the runner's reading thread keeps draining the terminal while we scan.
+    if core_only not in _FINDERS:
+        import regex
+
+        _FINDERS[core_only] = [regex.compile(regex.escape(needle)) for needle in _NEEDLES
+                               if not core_only or needle in _CORE]
+    return _FINDERS[core_only]
+
+
+def _hits(probe: str, *, core_only: bool = False) -> list[int] | None:
     """Sorted start positions of every literal in `probe`, or None when there are too many to be worth it."""
     hits: list[int] = []
-    for needle in _NEEDLES:
-        at = probe.find(needle)
-        while at >= 0:
-            hits.append(at)
+    for finder in _finders(core_only):
+        match = finder.search(probe, concurrent=True)
+        while match is not None:
+            hits.append(match.start())
             if len(hits) > _MAX_HITS:
                 return None
-            at = probe.find(needle, at + 1)
+            match = finder.search(probe, match.start() + 1, concurrent=True)
     hits.sort()
     return hits
 
@@ -61,6 +80,7 @@ class SalientScanner:
     def __init__(self, pattern: re.Pattern[str] = SALIENT, *, limit: int = MAX_LINES) -> None:
         self.pattern = pattern
         self._prefilter = pattern is SALIENT
+        self._scanned = 0
         self.limit = limit
         self.after_line = 0
         self.first: list[tuple[int, str]] = []
@@ -85,13 +105,14 @@ class SalientScanner:
     def _scan(self, seg: str) -> None:
         line = self._line
         self._line += seg.count("\n")
+        self._scanned += len(seg)
         if self._full:
             return
         hits = None
         if self._prefilter:
             probe = seg.lower()
             if len(probe) == len(seg):  # else a case mapping changed the length: positions would drift
-                hits = _hits(probe)
+                hits = _hits(probe, core_only=self._scanned > FULL_SCAN_CHARS)
         counted, pos = 0, 0
         for start in hits if hits is not None else self._regex_hits(seg):
             if start < pos or self._full:
