@@ -54,8 +54,11 @@ def _remove_dir(path: Path) -> None:
         os.rmdir(path)
 
 
-def _shown_env(env_set: dict[str, str]) -> dict[str, str]:
-    return {k: ("[REDACTED]" if is_secret_name(k) else v) for k, v in sorted(env_set.items())}
+def _shown_env(env_set: dict[str, str], shim_root: Path) -> dict[str, str]:
+    """env_set as echoed: secret values hidden, per-run shim paths shortened (they recur ~10 times)."""
+    prefix = f"{shim_root}/"
+    return {k: "[REDACTED]" if is_secret_name(k) else v.replace(prefix, "$AGENTWRAP_SHIMS/")
+            for k, v in sorted(env_set.items())}
 
 
 def execute(argv: list[str], opts: Options, *, request_id: str,
@@ -119,7 +122,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         request_id=request_id, summary=summary[:300], error=error, problems=list(interp.problems),
         data=interp.data,
         command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": adapter.subcommand(argv)},
-        context={"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set),
+        context={"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set, shim_root),
+                 "shims_dir": str(shim_root),
                  "started_at": result.started_at,
                  "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
                  "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
