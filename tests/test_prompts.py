@@ -102,3 +102,32 @@ def test_askpass_answer_reaches_the_program(tmp_path):
     a = aw("--answer", "Password for=hunter22", str(askpass_user))
     assert a.code == 0
     assert "hunter22" not in a.stdout.decode()
+
+
+def test_raw_mode_reader_waiting_in_select_is_caught_by_terminal_mode():
+    script = ("import tty, select, sys; tty.setcbreak(0); print('Pick one: ', end='', flush=True); "
+              "select.select([0], [], [])")
+    a = aw(PY, "-c", script)
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["detection"] == "terminal-mode"
+    assert a.wall < 4
+
+
+def test_prompt_text_heuristic_when_the_kernel_cannot_tell():
+    script = ("import select, sys; print('Continue? [y/N] ', end='', flush=True); "
+              "select.select([sys.stdin], [], [])")
+    a = aw(PY, "-c", script)
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["detection"] == "heuristic"
+    assert a.error["input_kind"] == "confirmation"
+
+
+def test_jsonl_reports_the_prompt_as_an_event():
+    import json
+
+    a = aw("--format", "jsonl", PY, "-c", "input('Your name: ')", check=False)
+    events = [json.loads(line) for line in a.stdout.decode().splitlines()]
+    kinds = [e["type"] for e in events]
+    assert "prompt_detected" in kinds
+    assert kinds[-1] == "operation_completed" and events[-1]["status"] == "error"
+    assert a.code == 125
