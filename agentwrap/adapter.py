@@ -1,20 +1,22 @@
 """The adapter seam: what a per-tool adapter receives and returns (CONTRACT section 6).
 
 Adapters are pure: they read a finished, captured run and return facts. They never start a process.
-`BaseAdapter` holds the defaults, so an adapter declares only what differs for its tool.
+`BaseAdapter` holds the defaults and the declarative engine (rules, prompts, effects from a spec, see
+`agentwrap.spec`), so a TOML adapter is data only and a Python adapter adds just its parsers.
 """
 
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from agentwrap.lazyre import lazy
-from agentwrap.problem import Problem, wrapper_problem
+from agentwrap.problem import CodeAction, Problem, wrapper_problem
 
 if TYPE_CHECKING:
     from agentwrap.capture import StreamResult
+    from agentwrap.spec import Spec
 
 
 class CapturedRun(NamedTuple):
@@ -25,6 +27,21 @@ class CapturedRun(NamedTuple):
     stdout: StreamResult
     stderr: StreamResult
     duration_ms: int = 0
+    stdout_text: str = ""  # cleaned text for analysis: whole, or head and tail when `complete` is False
+    stderr_text: str = ""
+    complete: bool = True
+    subcommand: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.signal is not None or self.exit_code not in (0, None)
+
+    def text(self, stream: str = "both") -> str:
+        if stream == "stdout":
+            return self.stdout_text
+        if stream == "stderr":
+            return self.stderr_text
+        return self.stderr_text + ("\n" if self.stderr_text and self.stdout_text else "") + self.stdout_text
 
 
 class Interpretation(NamedTuple):
@@ -33,6 +50,7 @@ class Interpretation(NamedTuple):
     problems: tuple[Problem, ...] = ()
     data: Any = None
     effects: tuple[dict[str, Any], ...] = ()
+    success: bool | None = None  # None: the exit code decides; True/False: the adapter knows better
 
 
 class Effects(NamedTuple):
@@ -41,15 +59,23 @@ class Effects(NamedTuple):
     idempotent: bool | None = None
     open_world: bool | None = None
 
+    def to_dict(self) -> dict[str, bool | None]:
+        return dict(self._asdict())
+
 
 class Adapter(Protocol):
+    """What the runner and the CLI ask of an adapter. `BaseAdapter` implements all of it."""
+
     @property
     def name(self) -> str: ...
-
+    def matches(self) -> tuple[str, ...]: ...
+    def descriptor(self) -> dict[str, Any]: ...
     def environment(self, argv: list[str]) -> dict[str, str]: ...
     def subcommand(self, argv: list[str]) -> str | None: ...
     def effects(self, argv: list[str]) -> Effects: ...
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]: ...
     def interpret(self, run: CapturedRun) -> Interpretation: ...
+    def problem_codes(self) -> list[str]: ...
 
 
 def program_name(argv0: str) -> str:
@@ -57,7 +83,7 @@ def program_name(argv0: str) -> str:
 
 
 _ERROR_LINE = lazy(r"\b(error|fatal|failed|failure|exception|denied|refused|not found|cannot|panic)\b",
-                         re.IGNORECASE)
+                   flags=2)  # re.IGNORECASE
 
 
 def last_error_line(run: CapturedRun) -> str | None:
@@ -74,29 +100,110 @@ def last_error_line(run: CapturedRun) -> str | None:
     return None
 
 
-class BaseAdapter:
-    """Defaults for every adapter: no extra environment, no subcommands, the exit code decides."""
+Parser = Callable[[CapturedRun], Any]
+Diagnostics = Callable[[CapturedRun], list[Problem]]
 
-    name = "generic"
-    env: dict[str, str] = {}  # noqa: RUF012 - read-only by convention; subclasses replace it
+
+class BaseAdapter:
+    """Defaults for every adapter, driven by an optional declarative `spec`.
+
+    Subclasses (Python adapters) set `spec` (a `Spec`, usually loaded from a dict or TOML) and may add
+    `parsers` (subcommand -> function of the captured run returning `data`) and `diagnostics` (a
+    function returning located problems, e.g. compiler messages).
+    """
+
+    spec: Spec | None = None
+    parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
+    diagnostics: Diagnostics | None = None
+
+    def __init__(self, spec: Spec | None = None) -> None:
+        if spec is not None:
+            self.spec = spec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name if self.spec else "generic"
+
+    def matches(self) -> tuple[str, ...]:
+        return self.spec.matches if self.spec else ()
+
+    def descriptor(self) -> dict[str, Any]:
+        if self.spec:
+            return self.spec.describe()
+        return {
+            "name": "generic",
+            "purpose": "Any program: clean output, exit-code verdict, prompts and timeouts as problems.",
+            "use_when": "No tool-specific adapter matches the program.",
+            "do_not_use_when": "A tool-specific adapter exists (it adds parsed data and precise problems).",
+            "returns": "output streams, exit facts, wrapper problems (COMMAND_FAILED, INPUT_REQUIRED, ...)",
+            "limitations": "Facts come from the exit code and salient lines only; no parsed data.",
+        }
 
     def environment(self, argv: list[str]) -> dict[str, str]:
-        return dict(self.env)
+        return dict(self.spec.env) if self.spec else {}
 
     def subcommand(self, argv: list[str]) -> str | None:
-        return None
+        return self.spec.subcommand_of(argv) if self.spec else None
 
     def effects(self, argv: list[str]) -> Effects:
-        return Effects()
+        return self.spec.effects_of(self.subcommand(argv)) if self.spec else Effects()
+
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+        if not self.spec:
+            return None, []
+        return self.spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
+
+    def problem_codes(self) -> list[str]:
+        return self.spec.problem_codes() if self.spec else []
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        """A one-line summary of a successful run; None for the generic one."""
+        return None
+
+    def parse(self, run: CapturedRun) -> Any:
+        parser = self.parsers.get(run.subcommand or "")
+        if parser is None or run.failed:
+            return None
+        return parser(run)
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         prog = program_name(run.argv[0])
-        if run.signal is None and run.exit_code == 0:
-            lines = run.stdout.lines
-            return Interpretation(summary=f"{prog} succeeded ({lines} line{'s' * (lines != 1)} of output)")
-        if run.signal is not None:
-            return Interpretation(summary=f"{prog} was killed by signal {run.signal}")
+        data = self.parse(run)
+        problems = list(self.diagnostics(run)) if self.diagnostics else []
+        if self.spec:
+            problems.extend(self.spec.match_rules(run))
+        problems = _dedupe(problems)
+        errors = [p for p in problems if p.severity == "error"]
+        success_codes = self.spec.success_exit_codes if self.spec else (0,)
+        exited_ok = run.signal is None and run.exit_code in success_codes
+        fatal_on_success = [p for p in errors if p.extra and p.extra.get("fatal_on_success")]
+        if exited_ok and not fatal_on_success:
+            summary = self.summarize(run, data)
+            return Interpretation(summary or f"{prog} succeeded ({_lines(run)})", None, tuple(problems), data)
+        if run.signal is not None and not errors:
+            return Interpretation(f"{prog} was killed by signal {run.signal}", None, tuple(problems), data)
+        if errors:
+            error = (fatal_on_success or errors)[0]
+            return Interpretation(error.detail[:300], error, tuple(problems), data, success=False)
         reason = last_error_line(run)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)
-        return Interpretation(summary=detail[:200], error=error)
+        return Interpretation(detail[:300], error, tuple(problems), data, success=False)
+
+
+def _lines(run: CapturedRun) -> str:
+    n = run.stdout.lines
+    return f"{n} line{'s' * (n != 1)} of output"
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    """The same diagnostic printed twice (compiler, then make) is one problem; order is kept."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for p in problems:
+        loc = p.location or {}
+        key = (p.code, loc.get("file"), loc.get("line"), loc.get("column"), p.detail)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out

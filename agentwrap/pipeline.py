@@ -16,6 +16,8 @@ from agentwrap.redact import Redactor
 from agentwrap.terminal import TerminalCleaner
 
 STREAMS = ("stdout", "stderr")
+ANALYSIS_HEAD = 384 * 1024  # what adapters read: the whole text when small, else head and tail
+ANALYSIS_TAIL = 128 * 1024
 
 
 class Pipeline:
@@ -27,6 +29,11 @@ class Pipeline:
         self.redactors = {s: Redactor(secrets) for s in STREAMS}
         self.captures = {s: StreamCapture(s, max_inline_bytes=max_inline_bytes, store=store) for s in STREAMS}
         self.last_stream = "stdout"
+        self._head: dict[str, list[str]] = {s: [] for s in STREAMS}
+        self._head_size = dict.fromkeys(STREAMS, 0)
+        self._tail: dict[str, list[str]] = {s: [] for s in STREAMS}
+        self._tail_size = dict.fromkeys(STREAMS, 0)
+        self._cut = dict.fromkeys(STREAMS, False)
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -65,8 +72,30 @@ class Pipeline:
     def _commit(self, stream: str, text: str) -> None:
         text = self.redactors[stream].redact(text)
         self.captures[stream].write(text)
+        self._keep_for_analysis(stream, text)
         if self.events is not None:
             self.events.output(stream, text)
+
+    def _keep_for_analysis(self, stream: str, text: str) -> None:
+        if self._head_size[stream] < ANALYSIS_HEAD:
+            self._head[stream].append(text)
+            self._head_size[stream] += len(text)
+            return
+        self._cut[stream] = True
+        tail = self._tail[stream]
+        tail.append(text)
+        self._tail_size[stream] += len(text)
+        while self._tail_size[stream] - len(tail[0]) > ANALYSIS_TAIL:
+            self._tail_size[stream] -= len(tail.pop(0))
+
+    def analysis_text(self, stream: str) -> tuple[str, bool]:
+        """The cleaned text adapters parse, and whether it is complete (else head + tail of it)."""
+        head = "".join(self._head[stream])
+        if not self._cut[stream]:
+            return head, True
+        tail = "".join(self._tail[stream])[-ANALYSIS_TAIL:]
+        tail = tail[tail.find("\n") + 1:]  # start at a line
+        return f"{head}\n[agentwrap: middle of the output omitted from analysis]\n{tail}", False
 
     def finish(self) -> dict[str, StreamResult]:
         results = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import signal
 
-from agentwrap.adapter import CapturedRun, Effects, Interpretation
+from agentwrap.adapter import Adapter, CapturedRun, Interpretation
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
 from agentwrap.runner.prompts import classify
 from agentwrap.runner.session import PromptInfo, RunResult
@@ -80,11 +80,21 @@ def _from_request(argv: list[str], req: Request) -> Problem:
                           {"detection": f"{req.kind}-shim", "source": req.kind})
 
 
+def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Problem:
+    """Put the tool's own non-interactive alternative (`apt-get -y`, `git commit -m`) first."""
+    extra = problem.extra or {}
+    fix, actions = adapter.prompt_help(argv, str(extra.get("prompt") or ""), str(extra.get("input_kind")))
+    if not fix and not actions:
+        return problem
+    return problem._replace(suggested_fix=fix or problem.suggested_fix,
+                            code_actions=(*actions, *problem.code_actions))
+
+
 def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Interpretation,
-           effects: Effects) -> tuple[Problem | None, int]:
+           adapter: Adapter) -> tuple[Problem | None, int]:
     """The deciding problem and agentwrap's exit code; the two always agree with `status`."""
     prog = argv[0].rsplit("/", 1)[-1]
-    safe = effects.read_only is True
+    safe = adapter.effects(argv).read_only is True
     problem: Problem | None
     if run.interrupted is not None:
         code = 128 + run.interrupted
@@ -95,15 +105,20 @@ def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Inter
         problem = wrapper_problem("TIMEOUT", f"{prog} was still running after {run.duration_ms / 1000:.1f} s; "
                                   "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
-        code, problem = 125, _from_prompt(argv, run.prompt)
+        code, problem = 125, _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
     elif (pending := [r for r in run.requests if r.answered is None]) and (run.returncode or run.signal):
-        code, problem = 125, _from_request(argv, pending[-1])
+        code, problem = 125, _with_tool_help(_from_request(argv, pending[-1]), adapter, argv)
     elif interp.error is not None:
         problem = interp.error
         code = 128 + run.signal if run.signal else (run.returncode or 1)
+        if interp.success is False and code == 0:
+            code = 1
     elif run.signal is not None:
         code = 128 + run.signal
         problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {_signame(run.signal)}")
+    elif interp.success is False:
+        code = run.returncode or 1
+        problem = wrapper_problem("COMMAND_FAILED", interp.summary[:1000])
     else:
         return None, 0
     return problem._replace(exit_code=code), code

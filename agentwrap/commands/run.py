@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentwrap import envelope, prevention, registry
-from agentwrap.adapter import CapturedRun
 from agentwrap.artifacts import ArtifactStore
+from agentwrap.assemble import assemble
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
 from agentwrap.ids import new_id
@@ -21,7 +21,6 @@ from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
 from agentwrap.runner import session
 from agentwrap.runner.shims import ShimDir
-from agentwrap.verdict import decide
 
 
 def _cwd(opts: Options) -> str:
@@ -67,7 +66,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     if not argv:
         raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
     cwd = _cwd(opts)
-    adapter = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
+    adapter, adapter_warnings = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
     stdin = _stdin(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
@@ -98,44 +97,13 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
-    streams = pipeline.finish()
-    captured = CapturedRun(tuple(argv), program, result.returncode, result.signal,
-                           streams["stdout"], streams["stderr"], result.duration_ms)
-    interp = adapter.interpret(captured)
-    effects = adapter.effects(argv)
-    error, code = decide(argv, result, captured, interp, effects)
-    warnings = pipeline.warnings()
-    for name, stream in streams.items():
-        if stream.truncated:
-            where = f"; full text in artifact {stream.artifact.id}" if stream.artifact else ""
-            warnings.insert(0, {"code": "OUTPUT_TRUNCATED", "message":
-                                f"{name}: {stream.omitted_lines} of {stream.lines} lines not inline{where}"})
-    if result.tree_ended:
-        warnings.append({"code": "TREE_ENDED", "message": f"{result.tree_ended} descendants were still running "
-                         "after the program exited and were ended"})
-    if result.answered:
-        warnings.append({"code": "PROMPT_ANSWERED", "message":
-                         f"{len(result.answered)} prompts were answered by --answer rules"})
-    summary = interp.summary if error is None or error is interp.error else error.detail
-    inline = sum(len(s.text.encode()) for s in streams.values())
-    env = envelope.build(
-        request_id=request_id, summary=summary[:300], error=error, problems=list(interp.problems),
-        data=interp.data,
-        command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": adapter.subcommand(argv)},
-        context={"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set, shim_root),
-                 "shims_dir": str(shim_root),
-                 "started_at": result.started_at,
-                 "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
-                 "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
-                 "answered": result.answered},
-        exit_info={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,
-                   "duration_ms": result.duration_ms},
-        output={name: s.to_dict() for name, s in streams.items()},
-        effects=list(interp.effects), warnings=warnings,
-        artifacts=[s.artifact.to_dict() for s in streams.values() if s.artifact is not None],
-        metrics={"duration_ms": result.duration_ms, "cpu_ms": result.cpu_ms,
-                 "max_rss_bytes": result.max_rss_bytes, "raw_bytes": sum(s.bytes for s in streams.values()),
-                 "inline_bytes": inline})
+    context = {"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set, shim_root),
+               "shims_dir": str(shim_root), "started_at": result.started_at,
+               "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
+               "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
+               "answered": result.answered}
+    env, code = assemble(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
+                         pipeline=pipeline, context=context, warnings=adapter_warnings)
     if events:
         events.emit("operation_completed", status=env["status"], exit_code=code, envelope=env)
     return envelope.Outcome(env, code)

@@ -1,0 +1,211 @@
+"""The declarative form of an adapter (TOML, or the same dict in Python), validated with precise messages.
+
+One spec drives both entry points: live runs and (later) saved logs, so a tool's knowledge is written once.
+See docs/adapters.md for the format; `agentwrap adapter new NAME --toml` writes a commented example.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from agentwrap.adapter import CapturedRun, Effects
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.retry import retry_after_in
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used: the message names the file, the key and what is wrong."""
+
+
+_TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
+        "global_options_with_value", "nested_subcommands", "schema_version"}
+_DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
+_EFFECT_KEYS = set(Effects._fields)
+_ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
+_PROMPT = {"pattern", "input_kind", "subcommands", "suggested_fix", "code_actions"}
+_RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",
+         "suggested_fix", "retry_after", "docs_url", "subcommands", "severity", "on_success", "detail",
+         "code_actions", "exit_codes"}
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+class Rule(NamedTuple):
+    code: str
+    pattern: re.Pattern[str]
+    title: str
+    category: str
+    status: int
+    retryable: bool
+    safe_to_retry: bool
+    stream: str = "any"
+    suggested_fix: str | None = None
+    retry_after: float | str | None = None
+    docs_url: str | None = None
+    subcommands: frozenset[str] | None = None
+    severity: str = "error"
+    on_success: bool = False
+    detail: str | None = None
+    code_actions: tuple[dict[str, Any], ...] = ()
+    exit_codes: frozenset[int] | None = None
+
+
+class PromptRule(NamedTuple):
+    pattern: re.Pattern[str]
+    input_kind: str | None
+    subcommands: frozenset[str] | None
+    suggested_fix: str | None
+    code_actions: tuple[dict[str, Any], ...]
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def _actions(raw: tuple[dict[str, Any], ...], argv: list[str], values: dict[str, str]) -> list[CodeAction]:
+    """Code actions from templates: `{args...}` splices the original arguments, `{name}` a regex group."""
+    out = []
+    for action in raw:
+        command: list[str] | None = None
+        if "command" in action:
+            command = []
+            for word in action["command"]:
+                if word == "{argv...}":
+                    command.extend(argv)
+                elif word == "{args...}":
+                    command.extend(argv[1:])
+                else:
+                    command.append(_fill(word, values))
+        out.append(CodeAction(title=_fill(action["title"], values), kind=action.get("kind", "command"),
+                              command=tuple(command) if command is not None else None,
+                              applicability=action.get("applicability", "unspecified"),
+                              is_preferred=bool(action.get("is_preferred", False))))
+    return out
+
+
+class Spec:
+    """A validated adapter spec. Build with `Spec.from_dict(data, source)`."""
+
+    def __init__(self, data: dict[str, Any], source: str) -> None:
+        self.source = source
+        self.name: str = data["name"]
+        self.matches: tuple[str, ...] = tuple(data.get("matches", [self.name]))
+        self.descriptor: dict[str, str] = dict(data.get("descriptor", {}))
+        self.env: dict[str, str] = dict(data.get("env", {}))
+        self.success_exit_codes: tuple[int, ...] = tuple(data.get("success_exit_codes", [0]))
+        self.options_with_value = frozenset(data.get("global_options_with_value", []))
+        self.nested = frozenset(data.get("nested_subcommands", []))
+        raw_effects = data.get("effects", {})
+        self.default_effects = Effects(**raw_effects.get("default", {}))
+        self.effects = {k: self.default_effects._replace(**v) for k, v in raw_effects.items() if k != "default"}
+        self.prompts = tuple(PromptRule(re.compile(p["pattern"], re.I), p.get("input_kind"),
+                                        frozenset(p["subcommands"]) if "subcommands" in p else None,
+                                        p.get("suggested_fix"), tuple(p.get("code_actions", [])))
+                             for p in data.get("prompts", []))
+        self.rules = tuple(Rule(**{**r, "pattern": re.compile(r["pattern"], re.M),
+                                   "subcommands": frozenset(r["subcommands"]) if "subcommands" in r else None,
+                                   "exit_codes": frozenset(r["exit_codes"]) if "exit_codes" in r else None,
+                                   "code_actions": tuple(r.get("code_actions", []))})
+                           for r in data.get("rules", []))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str) -> Spec:
+        from agentwrap.spec_check import check
+
+        check(data, source)
+        return cls(data, source)
+
+    # --- invocation ---------------------------------------------------------------------------
+    def subcommand_of(self, argv: list[str]) -> str | None:
+        """The first word after global options (`git -C dir --no-pager push` -> push)."""
+        words: list[str] = []
+        skip = False
+        for arg in argv[1:]:
+            if skip:
+                skip = False
+                continue
+            if arg == "--":
+                break
+            if arg.startswith("-"):
+                skip = arg in self.options_with_value
+                continue
+            words.append(arg)
+            if len(words) == 2 or words[0] not in self.nested:
+                break
+        return " ".join(words) or None
+
+    def effects_of(self, subcommand: str | None) -> Effects:
+        if subcommand is None:
+            return self.default_effects
+        return self.effects.get(subcommand) or self.effects.get(subcommand.split()[0], self.default_effects)
+
+    def prompt_help(self, argv: list[str], subcommand: str | None, prompt: str,
+                    kind: str) -> tuple[str | None, list[CodeAction]]:
+        for rule in self.prompts:
+            if rule.subcommands is not None and (subcommand or "").split(" ")[0] not in rule.subcommands:
+                continue
+            if rule.input_kind not in (None, kind) and not rule.pattern.search(prompt):
+                continue
+            if rule.pattern.search(prompt) or (rule.input_kind == kind == "editor"):
+                values = {"prog": argv[0], "subcommand": subcommand or ""}
+                return rule.suggested_fix, _actions(rule.code_actions, argv, values)
+        return None, []
+
+    # --- outcome ------------------------------------------------------------------------------
+    def problem_codes(self) -> list[str]:
+        return sorted({r.code for r in self.rules})
+
+    def match_rules(self, run: CapturedRun) -> list[Problem]:
+        found: list[Problem] = []
+        sub = (run.subcommand or "").split(" ")[0]
+        for rule in self.rules:
+            if rule.subcommands is not None and sub not in rule.subcommands:
+                continue
+            if rule.exit_codes is not None and run.exit_code not in rule.exit_codes:
+                continue
+            if not run.failed and not rule.on_success and rule.severity == "error":
+                continue
+            for match in rule.pattern.finditer(run.text(rule.stream)):
+                found.append(self._problem(rule, match, run))
+                if len(found) >= 200:
+                    return found
+        return found
+
+    def _problem(self, rule: Rule, match: re.Match[str], run: CapturedRun) -> Problem:
+        groups = {k: v for k, v in match.groupdict().items() if v is not None}
+        values = {"prog": run.argv[0], "subcommand": run.subcommand or "", "match": match.group(0).strip(), **groups}
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        line_end = match.string.find("\n", match.end())
+        line = match.string[line_start:line_end if line_end >= 0 else len(match.string)].strip()
+        detail = _fill(rule.detail, values) if rule.detail else line[:1000]
+        retry_after: float | None = None
+        if isinstance(rule.retry_after, int | float):
+            retry_after = float(rule.retry_after)
+        elif isinstance(rule.retry_after, str) and groups.get(rule.retry_after):
+            retry_after = float(groups[rule.retry_after])
+        elif rule.category == "rate_limit":
+            retry_after = retry_after_in(run.text())
+        location = None
+        if "file" in groups:
+            location = {"file": groups["file"]}
+            for key in ("line", "column", "end_line", "end_column"):
+                if groups.get(key, "").isdigit():
+                    location[key] = int(groups[key])
+        return Problem(
+            type=f"{TYPE_PREFIX}{self.name}:{rule.code.lower().replace('_', '-')}", title=rule.title,
+            status=rule.status, detail=detail, code=rule.code, category=rule.category,
+            retryable=rule.retryable, safe_to_retry=rule.safe_to_retry, exit_code=run.exit_code,
+            retry_after=retry_after, suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,
+            docs_url=rule.docs_url, code_actions=tuple(_actions(rule.code_actions, list(run.argv), values)),
+            location=location, severity=rule.severity,
+            extra={"tool": self.name, **({"fatal_on_success": True} if rule.on_success else {})})
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name, **self.descriptor, "matches": list(self.matches), "source": self.source,
+            "effects": {"default": self.default_effects.to_dict(),
+                        **{k: v.to_dict() for k, v in sorted(self.effects.items())}},
+            "problem_codes": self.problem_codes(),
+            "prompts": [p.pattern.pattern for p in self.prompts],
+            "env": self.env,
+        }

@@ -1,0 +1,139 @@
+"""Validation of adapter specs: every mistake is reported with its file, its key and what is wrong."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from agentwrap import codes
+from agentwrap.problem import APPLICABILITY
+
+_KINDS = ("confirmation", "password", "text", "editor", "pager", "credential", "selection")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]*\Z")
+_CODE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+def _fail(source: str, where: str, what: str) -> None:
+    from agentwrap.spec import SpecError
+
+    raise SpecError(f"{source}: {where}: {what}")
+
+
+def _keys(source: str, where: str, table: Any, allowed: set[str], required: tuple[str, ...] = ()) -> None:
+    if not isinstance(table, dict):
+        _fail(source, where, f"expected a table, got {type(table).__name__}")
+    for key in table:
+        if key not in allowed:
+            near = difflib.get_close_matches(key, sorted(allowed), n=1)
+            _fail(source, where, f"unknown key {key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    for key in required:
+        if key not in table:
+            _fail(source, where, f"missing required key {key!r}")
+
+
+def _type(source: str, where: str, value: Any, kind: type | tuple[type, ...], label: str) -> None:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        _fail(source, where, f"{label} must be {getattr(kind, '__name__', kind)}, got {value!r}")
+
+
+def _regex(source: str, where: str, pattern: Any) -> None:
+    _type(source, where, pattern, str, "pattern")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        _fail(source, where, f"invalid regular expression {pattern!r}: {exc}")
+
+
+def _strings(source: str, where: str, value: Any, label: str) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        _fail(source, where, f"{label} must be a list of strings, got {value!r}")
+
+
+def _actions(source: str, where: str, actions: Any) -> None:
+    from agentwrap.spec import _ACTION
+
+    if not isinstance(actions, list):
+        _fail(source, where, "code_actions must be a list of tables")
+    for i, action in enumerate(actions, 1):
+        at = f"{where}.code_actions[{i}]"
+        _keys(source, at, action, _ACTION, ("title",))
+        if "command" in action:
+            _strings(source, at, action["command"], "command")
+        if action.get("applicability", "unspecified") not in APPLICABILITY:
+            _fail(source, at, f"applicability must be one of {', '.join(APPLICABILITY)}")
+        if action.get("kind", "command") not in ("quickfix", "command", "edit"):
+            _fail(source, at, "kind must be quickfix, command or edit")
+
+
+def check(data: Any, source: str) -> None:
+    """Raise SpecError naming the first problem in `data`, an adapter spec read from `source`."""
+    from agentwrap.spec import _DESCRIPTOR, _EFFECT_KEYS, _PROMPT, _RULE, _TOP
+
+    _keys(source, "top level", data, _TOP, ("name",))
+    if not isinstance(data["name"], str) or not _NAME.match(data["name"]):
+        _fail(source, "name", f"must be a lower-case word (letters, digits, . _ + -), got {data['name']!r}")
+    for key in ("matches", "global_options_with_value", "nested_subcommands"):
+        if key in data:
+            _strings(source, key, data[key], key)
+    _keys(source, "descriptor", data.get("descriptor", {}), _DESCRIPTOR)
+    for key, value in data.get("descriptor", {}).items():
+        _type(source, f"descriptor.{key}", value, str, key)
+    env = data.get("env", {})
+    _keys(source, "env", env, set(env))
+    for key, value in env.items():
+        _type(source, f"env.{key}", value, str, "an environment value")
+    exits = data.get("success_exit_codes", [0])
+    if not (isinstance(exits, list) and all(isinstance(c, int) for c in exits)):
+        _fail(source, "success_exit_codes", "must be a list of integers")
+    effects = data.get("effects", {})
+    _keys(source, "effects", effects, set(effects))
+    for sub, table in effects.items():
+        _keys(source, f"effects.{sub}", table, _EFFECT_KEYS)
+        for key, value in table.items():
+            _type(source, f"effects.{sub}.{key}", value, bool, key)
+    for i, prompt in enumerate(_list(source, "prompts", data.get("prompts", [])), 1):
+        where = f"prompts[{i}]"
+        _keys(source, where, prompt, _PROMPT, ("pattern",))
+        _regex(source, where, prompt["pattern"])
+        if prompt.get("input_kind", "text") not in _KINDS:
+            _fail(source, where, f"input_kind must be one of {', '.join(_KINDS)}")
+        _actions(source, where, prompt.get("code_actions", []))
+    for i, rule in enumerate(_list(source, "rules", data.get("rules", [])), 1):
+        _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, _RULE)
+
+
+def _list(source: str, where: str, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        _fail(source, where, "must be a list of tables ([[...]] in TOML)")
+    return list(value)
+
+
+def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
+    _keys(source, where, rule, allowed, ("code", "pattern", "title", "category", "status", "retryable",
+                                         "safe_to_retry"))
+    if not isinstance(rule["code"], str) or not _CODE.match(rule["code"]):
+        _fail(source, where, f"code must be UPPER_SNAKE_CASE, got {rule['code']!r}")
+    _regex(source, where, rule["pattern"])
+    if rule["category"] not in codes.CATEGORIES:
+        _fail(source, where, f"category {rule['category']!r} is not one of {', '.join(codes.CATEGORIES)}")
+    _type(source, where, rule["status"], int, "status")
+    if not 400 <= rule["status"] <= 599:
+        _fail(source, where, "status must be an HTTP-like 4xx (caller) or 5xx (environment) number")
+    for key in ("retryable", "safe_to_retry", "on_success"):
+        if key in rule:
+            _type(source, where, rule[key], bool, key)
+    if rule.get("stream", "any") not in ("any", "stdout", "stderr"):
+        _fail(source, where, "stream must be any, stdout or stderr")
+    if rule.get("severity", "error") not in ("error", "warning", "note"):
+        _fail(source, where, "severity must be error, warning or note")
+    if "retry_after" in rule and not isinstance(rule["retry_after"], int | float | str):
+        _fail(source, where, "retry_after must be seconds or the name of a regex group")
+    if isinstance(rule.get("retry_after"), str) and rule["retry_after"] not in re.compile(rule["pattern"]).groupindex:
+        _fail(source, where, f"retry_after names group {rule['retry_after']!r}, which the pattern does not define")
+    for key in ("subcommands",):
+        if key in rule:
+            _strings(source, where, rule[key], key)
+    if "exit_codes" in rule and not all(isinstance(c, int) for c in rule["exit_codes"]):
+        _fail(source, where, "exit_codes must be a list of integers")
+    _actions(source, where, rule.get("code_actions", []))
