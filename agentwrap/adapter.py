@@ -161,7 +161,7 @@ class BaseAdapter:
         return None
 
     def parse(self, run: CapturedRun) -> Any:
-        parser = self.parsers.get(run.subcommand or "")
+        parser = self.parsers.get(run.subcommand or "") or self.parsers.get("*")
         if parser is None or run.failed:
             return None
         return parser(run)

@@ -18,6 +18,8 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap run [OPTIONS] [--] PROGRAM [ARGS...]
        agentwrap capabilities | describe NAME | schema KIND | explain [CODE]
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
+       agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
+       agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
@@ -36,7 +38,7 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe")}
+                                                             "describe", "adapter", "capture")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:

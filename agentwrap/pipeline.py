@@ -22,8 +22,9 @@ ANALYSIS_TAIL = 128 * 1024
 
 class Pipeline:
     def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
-                 events: EventStream | None = None) -> None:
+                 events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None) -> None:
         self.events = events
+        self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
         self.progress = ProgressTracker() if events is not None else None
         self.cleaners = {s: TerminalCleaner(on_transient=self._transient_handler(s)) for s in STREAMS}
         self.redactors = {s: Redactor(secrets) for s in STREAMS}
@@ -49,6 +50,8 @@ class Pipeline:
 
     # --- the runner's Sink ------------------------------------------------------------------
     def output(self, stream: str, data: bytes) -> None:
+        if self.tee is not None:
+            self.tee(stream, data)
         self.captures[stream].add_raw_bytes(len(data))
         text = self.cleaners[stream].feed(data)
         if text:

@@ -19,7 +19,7 @@ class SpecError(ValueError):
 
 
 _TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
-        "global_options_with_value", "nested_subcommands", "schema_version"}
+        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version"}
 _DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 _EFFECT_KEYS = set(Effects._fields)
 _ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
@@ -95,6 +95,7 @@ class Spec:
         self.success_exit_codes: tuple[int, ...] = tuple(data.get("success_exit_codes", [0]))
         self.options_with_value = frozenset(data.get("global_options_with_value", []))
         self.nested = frozenset(data.get("nested_subcommands", []))
+        self.has_subcommands = bool(data.get("has_subcommands", True))
         raw_effects = data.get("effects", {})
         self.default_effects = Effects(**raw_effects.get("default", {}))
         self.effects = {k: self.default_effects._replace(**v) for k, v in raw_effects.items() if k != "default"}
@@ -118,6 +119,8 @@ class Spec:
     # --- invocation ---------------------------------------------------------------------------
     def subcommand_of(self, argv: list[str]) -> str | None:
         """The first word after global options (`git -C dir --no-pager push` -> push)."""
+        if not self.has_subcommands:
+            return None
         words: list[str] = []
         skip = False
         for arg in argv[1:]:

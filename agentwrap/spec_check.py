@@ -76,6 +76,8 @@ def check(data: Any, source: str) -> None:
     for key in ("matches", "global_options_with_value", "nested_subcommands"):
         if key in data:
             _strings(source, key, data[key], key)
+    if "has_subcommands" in data:
+        _type(source, "has_subcommands", data["has_subcommands"], bool, "has_subcommands")
     _keys(source, "descriptor", data.get("descriptor", {}), _DESCRIPTOR)
     for key, value in data.get("descriptor", {}).items():
         _type(source, f"descriptor.{key}", value, str, key)

@@ -4,4 +4,6 @@ INDEX maps every program name an adapter matches to its file stem, so the regist
 without importing or parsing the others; tests check it against each adapter's own `matches`.
 """
 
-INDEX: dict[str, str] = {}
+INDEX: dict[str, str] = {
+    "make": "make", "gmake": "make",
+}

@@ -18,13 +18,19 @@ FEATURES = {
     "formats": "json, jsonl (events), problem (RFC 9457), pretty",
     "explain": "agentwrap explain CODE: meaning and fixes of every problem code, offline",
     "schema": "agentwrap schema result|problem|event: the JSON Schemas of every answer",
+    "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
+    "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
 }
-NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp", "normalize", "adapter", "capture")
+NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp", "normalize")
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     Parser(prog="agentwrap capabilities", description="List what agentwrap can do.").parse_args(list(args))
-    adapters = [{"name": name, "purpose": registry.describe(name)["purpose"]} for name in registry.names()]
+    adapters = []
+    for name in registry.names():
+        descriptor = registry.describe(name)
+        adapters.append({"name": name, "purpose": descriptor.get("purpose", ""),
+                         "matches": descriptor.get("matches", ["*"])})
     data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET)}
     return Outcome(envelope.build(request_id=ctx.request_id, data=data,
                                   summary=f"agentwrap {__version__}: {len(FEATURES)} features, "

@@ -14,7 +14,6 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     parser = Parser(prog="agentwrap describe", description="Describe one adapter.")
     parser.add_argument("name", metavar="NAME", help="an adapter name (see `agentwrap capabilities`)")
     ns = parser.parse_args(list(args))
-    registry.find("", forced=ns.name)  # an unknown name is a USAGE problem naming the close ones
-    data = registry.describe(ns.name)
+    data = registry.describe(ns.name)  # an unknown name is a USAGE problem naming the close ones
     return Outcome(envelope.build(request_id=ctx.request_id, data=data,
                                   summary=f"{ns.name}: {data['purpose']}"), 0)

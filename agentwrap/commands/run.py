@@ -61,8 +61,10 @@ def _shown_env(env_set: dict[str, str], shim_root: Path) -> dict[str, str]:
 
 
 def execute(argv: list[str], opts: Options, *, request_id: str,
-            emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
-    """Run `argv` under `opts`. `emit` receives jsonl events as they happen (--format jsonl)."""
+            emit: Callable[[dict[str, Any]], None] | None = None,
+            tee: Callable[[str, bytes], None] | None = None) -> envelope.Outcome:
+    """Run `argv` under `opts`. `emit` receives jsonl events as they happen (--format jsonl);
+    `tee` receives the raw bytes of each stream (agentwrap capture)."""
     if not argv:
         raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
     cwd = _cwd(opts)
@@ -84,7 +86,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
-        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events)
+        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
+                            tee=tee)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace,

@@ -1,0 +1,106 @@
+"""`agentwrap adapter new NAME [--toml]`: a commented starting point that loads and passes validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentwrap import envelope, registry
+from agentwrap.commands import CommandContext
+from agentwrap.errors import UsageError
+from agentwrap.spec_check import _NAME
+
+TOML = '''# agentwrap adapter for {name}: data only. Reference: docs/adapters.md
+name = "{name}"
+matches = ["{name}"]                      # program names (paths and version suffixes are stripped)
+global_options_with_value = []            # options before the subcommand that take a value, e.g. "-C"
+
+[descriptor]
+purpose = "What {name} does, in one line."
+use_when = "When an agent should pick it."
+do_not_use_when = "When it should not."
+returns = "What the envelope's data and problems hold."
+limitations = "What this adapter does not know."
+
+[env]                                     # prompt prevention: variables that make {name} refuse, not agree
+# {upper}_NONINTERACTIVE = "1"
+
+[effects.default]                         # per subcommand: [effects.SUBCOMMAND]
+read_only = true
+destructive = false
+idempotent = true
+open_world = false
+
+[[prompts]]                               # a prompt {name} may show, and its own non-interactive way
+pattern = "(?i)are you sure"
+input_kind = "confirmation"
+suggested_fix = "Pass {name}'s own --yes flag when the change is intended."
+[[prompts.code_actions]]
+title = "Re-run with --yes"
+command = ["{name}", "{{args...}}", "--yes"]
+applicability = "maybe_incorrect"
+
+[[rules]]                                 # a failure pattern and what an agent should do about it
+code = "{upper}_NOT_FOUND"
+pattern = "(?i)^error: (?P<what>.+) not found"
+title = "{name}: something was not found"
+category = "not_found"
+status = 404
+retryable = false
+safe_to_retry = true
+suggested_fix = "Check that {{what}} exists."
+'''
+
+PYTHON = '''"""agentwrap adapter for {name}: declarations as data, plus a parser. See docs/adapters.md."""
+
+from agentwrap.adapter import BaseAdapter, CapturedRun
+from agentwrap.spec import Spec
+
+SPEC = {{
+    "name": "{name}",
+    "matches": ["{name}"],
+    "has_subcommands": False,  # True when {name} has subcommands (`{name} build`): parsers are then per subcommand
+    "descriptor": {{"purpose": "What {name} does, in one line.", "use_when": "...", "do_not_use_when": "...",
+                    "returns": "...", "limitations": "..."}},
+    "effects": {{"default": {{"read_only": True, "destructive": False, "idempotent": True, "open_world": False}}}},
+    "rules": [
+        {{"code": "{upper}_NOT_FOUND", "pattern": r"(?i)^error: (?P<what>.+) not found", "title": "{name}: not found",
+          "category": "not_found", "status": 404, "retryable": False, "safe_to_retry": True,
+          "suggested_fix": "Check that {{what}} exists."}},
+    ],
+}}
+
+
+def parse_default(run: CapturedRun) -> dict[str, object]:
+    """Turn the output of a successful run into facts (this is what `data` holds)."""
+    lines = [line for line in run.stdout_text.splitlines() if line.strip()]
+    return {{"lines": len(lines)}}
+
+
+class Adapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+    parsers = {{"*": parse_default}}  # subcommand -> parser; "*" for any
+
+
+ADAPTER = Adapter()
+'''
+
+
+def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None) -> envelope.Outcome:
+    if not _NAME.match(name):
+        raise UsageError(f"adapter new: {name!r}: use a lower-case program name (letters, digits, . _ + -)")
+    target_dir = Path(folder) if folder else registry.user_dir()
+    path = target_dir / f"{name}.{'toml' if toml else 'py'}"
+    if path.exists():
+        raise UsageError(f"adapter new: {path} exists; edit it or remove it first")
+    text = (TOML if toml else PYTHON).format(name=name, upper=name.upper().replace("-", "_").replace(".", "_"))
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        (target_dir / "fixtures" / name).mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as exc:
+        raise UsageError(f"adapter new: cannot write {path}: {exc.strerror}") from None
+    registry.load_file(path)  # what we wrote must load; a failure here is our bug, reported as INTERNAL
+    next_steps = [f"agentwrap capture --dir {target_dir / 'fixtures'} --name first -- {name} ...",
+                  f"agentwrap adapter test {path}"]
+    data = {"path": str(path), "fixtures": str(target_dir / "fixtures" / name), "next": next_steps}
+    return envelope.Outcome(envelope.build(request_id=ctx.request_id, summary=f"wrote {path}", data=data), 0)
