@@ -78,6 +78,22 @@ class Adapter(Protocol):
     def problem_codes(self) -> list[str]: ...
 
 
+_GENERIC: list[Spec] = []
+
+
+def generic_spec() -> Spec:
+    """Rules for any program (adapters/generic.toml), loaded the first time a run needs them."""
+    if not _GENERIC:
+        import tomllib
+        from pathlib import Path
+
+        from agentwrap.spec import Spec
+
+        path = Path(__file__).parent / "adapters" / "generic.toml"
+        _GENERIC.append(Spec.from_dict(tomllib.loads(path.read_text()), str(path)))
+    return _GENERIC[0]
+
+
 def program_name(argv0: str) -> str:
     return os.path.basename(argv0)
 
@@ -128,16 +144,9 @@ class BaseAdapter:
         return self.spec.matches if self.spec else ()
 
     def descriptor(self) -> dict[str, Any]:
-        if self.spec:
-            return self.spec.describe()
-        return {
-            "name": "generic",
-            "purpose": "Any program: clean output, exit-code verdict, prompts and timeouts as problems.",
-            "use_when": "No tool-specific adapter matches the program.",
-            "do_not_use_when": "A tool-specific adapter exists (it adds parsed data and precise problems).",
-            "returns": "output streams, exit facts, wrapper problems (COMMAND_FAILED, INPUT_REQUIRED, ...)",
-            "limitations": "Facts come from the exit code and salient lines only; no parsed data.",
-        }
+        described = (self.spec or generic_spec()).describe()
+        described["problem_codes"] = self.problem_codes()
+        return described
 
     def environment(self, argv: list[str]) -> dict[str, str]:
         return dict(self.spec.env) if self.spec else {}
@@ -154,7 +163,7 @@ class BaseAdapter:
         return self.spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
 
     def problem_codes(self) -> list[str]:
-        return self.spec.problem_codes() if self.spec else []
+        return sorted({*(self.spec.problem_codes() if self.spec else []), *generic_spec().problem_codes()})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         """A one-line summary of a successful run; None for the generic one."""
@@ -172,6 +181,8 @@ class BaseAdapter:
         problems = list(self.diagnostics(run)) if self.diagnostics else []
         if self.spec:
             problems.extend(self.spec.match_rules(run))
+        if run.failed and not any(p.severity == "error" for p in problems):
+            problems.extend(generic_spec().match_rules(run))  # common failures of any program
         problems = _dedupe(problems)
         errors = [p for p in problems if p.severity == "error"]
         success_codes = self.spec.success_exit_codes if self.spec else (0,)

@@ -5,5 +5,19 @@ without importing or parsing the others; tests check it against each adapter's o
 """
 
 INDEX: dict[str, str] = {
+    "git": "git",
+    "python": "python",
+    "pytest": "pytest", "py.test": "pytest",
+    "pip": "pip",
+    "npm": "npm", "npx": "npm",
+    "node": "node",
+    "cargo": "cargo", "rustc": "cargo",
+    "gcc": "gcc", "g++": "gcc", "cc": "gcc", "c++": "gcc", "clang": "gcc", "clang++": "gcc",
     "make": "make", "gmake": "make",
+    "curl": "curl",
+    "ssh": "ssh", "scp": "ssh",
+    "apt": "apt", "apt-get": "apt", "dpkg": "apt",
+    "docker": "docker",
+    "kubectl": "kubectl",
+    "terraform": "terraform", "tofu": "terraform",
 }

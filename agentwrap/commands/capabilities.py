@@ -26,12 +26,16 @@ NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp", "normali
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     Parser(prog="agentwrap capabilities", description="List what agentwrap can do.").parse_args(list(args))
-    adapters = []
+    adapters, warnings = [], []
     for name in registry.names():
-        descriptor = registry.describe(name)
+        try:
+            descriptor = registry.describe(name)
+        except Exception as exc:  # noqa: BLE001 - one broken adapter must not hide the inventory
+            warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"{name}: {exc}"[:300]})
+            continue
         adapters.append({"name": name, "purpose": descriptor.get("purpose", ""),
-                         "matches": descriptor.get("matches", ["*"])})
+                         "matches": descriptor.get("matches") or ["*"]})
     data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET)}
-    return Outcome(envelope.build(request_id=ctx.request_id, data=data,
+    return Outcome(envelope.build(request_id=ctx.request_id, data=data, warnings=warnings,
                                   summary=f"agentwrap {__version__}: {len(FEATURES)} features, "
                                           f"{len(adapters)} adapters"), 0)
