@@ -47,7 +47,8 @@ def cases(root: Path, adapter: str | None = None) -> list[Case]:
     return found
 
 
-def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay") -> tuple[dict[str, Any], int]:
+def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay",
+           context: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
     """The envelope the adapter produces for a captured case, exactly as for the live run."""
     meta = case.meta()
     pipeline = Pipeline(max_inline_bytes=REPLAY_INLINE_BYTES, store=None, secrets=[])
@@ -62,7 +63,7 @@ def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay") -> t
     result.duration_ms = int(meta.get("duration_ms", 0))
     argv = [str(a) for a in meta["argv"]]
     return assemble(request_id=request_id, argv=argv, program=str(meta.get("program", argv[0])),
-                    adapter=adapter, result=result, pipeline=pipeline, context=None)
+                    adapter=adapter, result=result, pipeline=pipeline, context=context)
 
 
 def expectation(env: dict[str, Any]) -> dict[str, Any]:
