@@ -117,7 +117,6 @@ def last_error_line(run: CapturedRun) -> str | None:
 
 
 Parser = Callable[[CapturedRun], Any]
-Diagnostics = Callable[[CapturedRun], list[Problem]]
 
 
 class BaseAdapter:
@@ -130,7 +129,6 @@ class BaseAdapter:
 
     spec: Spec | None = None
     parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
-    diagnostics: Diagnostics | None = None
 
     def __init__(self, spec: Spec | None = None) -> None:
         if spec is not None:
@@ -165,6 +163,10 @@ class BaseAdapter:
     def problem_codes(self) -> list[str]:
         return sorted({*(self.spec.problem_codes() if self.spec else []), *generic_spec().problem_codes()})
 
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        """Located problems a parser finds (compiler messages, failed tests); override in Python adapters."""
+        return []
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         """A one-line summary of a successful run; None for the generic one."""
         return None
@@ -175,12 +177,17 @@ class BaseAdapter:
             return None
         return parser(run)
 
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        """Every diagnostic this adapter recognises in the run's text (live runs and saved logs alike)."""
+        problems = list(self.diagnostics(run))
+        if self.spec:
+            problems.extend(self.spec.match_rules(run))
+        return problems
+
     def interpret(self, run: CapturedRun) -> Interpretation:
         prog = program_name(run.argv[0])
         data = self.parse(run)
-        problems = list(self.diagnostics(run)) if self.diagnostics else []
-        if self.spec:
-            problems.extend(self.spec.match_rules(run))
+        problems = self.find_problems(run)
         if run.failed and not any(p.severity == "error" for p in problems):
             problems.extend(generic_spec().match_rules(run))  # common failures of any program
         problems = _dedupe(problems)
