@@ -21,10 +21,12 @@ def empty_stream() -> dict[str, Any]:
 class Outcome:
     """What a command hands back to the CLI edge: the envelope and agentwrap's exit code."""
 
-    def __init__(self, envelope: dict[str, Any], exit_code: int, raw_text: str | None = None) -> None:
+    def __init__(self, envelope: dict[str, Any], exit_code: int, raw_text: str | None = None,
+                 raw_output: str | None = None) -> None:
         self.envelope = envelope
         self.exit_code = exit_code
         self.raw_text = raw_text  # what a person should see instead (help text), in pretty format
+        self.raw_output = raw_output  # printed as is in every format (SARIF, workflow commands), redacted
 
 
 def build(

@@ -11,7 +11,6 @@ envelopes are at most 20% of the raw bytes in aggregate, with every expected fac
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path

@@ -20,4 +20,8 @@ INDEX: dict[str, str] = {
     "docker": "docker",
     "kubectl": "kubectl",
     "terraform": "terraform", "tofu": "terraform",
+    "mypy": "mypy", "dmypy": "mypy",
+    "ruff": "ruff",
+    "tsc": "tsc",
+    "eslint": "eslint",
 }

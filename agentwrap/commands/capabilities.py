@@ -20,8 +20,9 @@ FEATURES = {
     "schema": "agentwrap schema result|problem|event: the JSON Schemas of every answer",
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
     "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
+    "normalize": "agentwrap normalize LOG: a saved CI log as problems (json, jsonl, SARIF 2.1.0, GitHub annotations)",
 }
-NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp", "normalize")
+NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp")
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:

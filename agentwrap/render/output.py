@@ -55,6 +55,9 @@ class Writer:
         return views.by_fields(views.by_detail(env, self.opts.detail), self.opts.fields)
 
     def finish(self, outcome: Outcome) -> None:
+        if outcome.raw_output is not None:
+            self._write(self.redactor.redact(outcome.raw_output).encode("utf-8", "replace"))
+            return
         env = self.redactor.redact_obj(outcome.envelope)
         if self.format == "jsonl":
             if not self.completed:

@@ -1,0 +1,143 @@
+"""Pure helpers for the curl adapter: what an invocation will do (method, local writes) and the HTTP
+response heads curl printed (`-i`, `-I`, `-D -`, `-v`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+# Short options that take a value (curl 7.x/8.x); the value may be glued on (`-XPOST`, `-sSX POST`).
+_SHORT_WITH_VALUE = frozenset("AbcCdDeEFHKmoPQrtTuUwxXyYz")
+_LONG_WITH_VALUE = frozenset({
+    "--request", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--json",
+    "--form", "--form-string", "--upload-file", "--output", "--output-dir", "--dump-header", "--cookie",
+    "--cookie-jar", "--header", "--proxy-header", "--user", "--proxy-user", "--user-agent", "--referer",
+    "--url", "--max-time", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time", "--config",
+    "--proxy", "--resolve", "--connect-to", "--cacert", "--capath", "--cert", "--key", "--write-out",
+    "--limit-rate", "--max-redirs", "--range", "--interface", "--netrc-file", "--oauth2-bearer", "--stderr",
+    "--trace", "--trace-ascii", "--continue-at", "--time-cond", "--max-filesize", "--variable", "--expand-url",
+})
+_BODY = frozenset({"--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "--form",
+                   "--form-string"})
+_LOCAL_WRITE = frozenset({"--output", "--remote-name", "--remote-name-all", "--cookie-jar", "--output-dir",
+                          "--create-dirs", "--remote-header-name"})
+_SHORT_LONG = {"X": "--request", "d": "--data", "F": "--form", "T": "--upload-file", "o": "--output",
+               "O": "--remote-name", "c": "--cookie-jar", "D": "--dump-header", "I": "--head", "G": "--get",
+               "i": "--include", "v": "--verbose", "u": "--user", "J": "--remote-header-name"}
+
+
+class Invocation(NamedTuple):
+    method: str  # the HTTP method curl will use (GET unless -X, -d, -F, -T or -I say otherwise)
+    writes_local: bool  # -o, -O, -c, -D FILE: files on this machine are created or overwritten
+    shows_headers: bool  # -i, -I, -D -: the response head is in stdout
+    user: str | None  # the value of -u/--user
+    user_index: int | None  # where that value is in argv (to build a fixed command line)
+
+
+def options(argv: list[str] | tuple[str, ...]) -> list[tuple[str, str | None, int | None]]:
+    """(long option name, value, index of the value in argv) for each option, short forms translated."""
+    out: list[tuple[str, str | None, int | None]] = []
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            name, eq, glued = arg.partition("=")
+            if eq:
+                out.append((name, glued, None))
+            elif name in _LONG_WITH_VALUE and i + 1 < len(args):
+                out.append((name, args[i + 1], i + 2))
+                i += 1
+            else:
+                out.append((name, None, None))
+        elif arg.startswith("-") and len(arg) > 1:
+            for j, flag in enumerate(arg[1:], 1):
+                long = _SHORT_LONG.get(flag, f"-{flag}")
+                if flag in _SHORT_WITH_VALUE:
+                    if j + 1 < len(arg):
+                        out.append((long, arg[j + 1:], None))
+                    elif i + 1 < len(args):
+                        out.append((long, args[i + 1], i + 2))
+                        i += 1
+                    break
+                out.append((long, None, None))
+        i += 1
+    return out
+
+
+def invocation(argv: list[str] | tuple[str, ...]) -> Invocation:
+    method: str | None = None
+    body = upload = head = get = writes = shows = False
+    user: str | None = None
+    user_index: int | None = None
+    for name, value, index in options(argv):
+        if name == "--request" and value:
+            method = value.upper()
+        elif name in _BODY:
+            body = True
+        elif name == "--upload-file":
+            upload = True
+        elif name == "--head":
+            head = shows = True
+        elif name == "--get":
+            get = True
+        elif name == "--include":
+            shows = True
+        elif name == "--dump-header":
+            shows = shows or value == "-"
+            writes = writes or value != "-"
+        elif name in _LOCAL_WRITE:
+            writes = True
+        elif name == "--user":
+            user, user_index = value, index
+    if method is None:
+        method = "HEAD" if head else "PUT" if upload else "POST" if body and not get else "GET"
+    return Invocation(method, writes, shows, user, user_index)
+
+
+_STATUS = re.compile(r"^(?:< )?HTTP/(?P<version>\d(?:\.\d)?) (?P<status>\d{3})(?: (?P<reason>.*))?$")
+_HEADER = re.compile(r"^(?:< )?(?P<name>[A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(?P<value>.*)$")
+_SECRET_HEADERS = frozenset({"set-cookie", "authorization", "proxy-authorization", "cookie", "x-api-key"})
+
+
+def response_heads(text: str, *, verbose: bool = False) -> list[dict[str, Any]]:
+    """Each response head in `text`: curl's -i/-I output (heads first, then the body) or -v (`< ` lines)."""
+    heads: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if verbose and not line.startswith("<"):
+            continue
+        status = _STATUS.match(line)
+        if status:
+            current = {"http_version": status["version"], "http_status": int(status["status"]),
+                       "reason": (status["reason"] or "").strip(), "headers": {}}
+            heads.append(current)
+            continue
+        if current is None:
+            if not verbose:
+                break  # -i output starts with a head; anything else is a body
+            continue
+        if line in ("", "<"):
+            current = None  # the head ended; with -i the body (or the next head) follows
+            continue
+        header = _HEADER.match(line)
+        if header:
+            name = header["name"].lower()
+            value = "[REDACTED]" if name in _SECRET_HEADERS else header["value"].strip()
+            previous = current["headers"].get(name)
+            current["headers"][name] = f"{previous}, {value}" if previous else value
+    return heads
+
+
+def response(stdout: str, stderr: str) -> dict[str, Any] | None:
+    """The final response's facts, and the statuses before it (redirects, 100 Continue)."""
+    heads = response_heads(stdout) or response_heads(stderr, verbose=True)
+    if not heads:
+        return None
+    final = dict(heads[-1])
+    if len(heads) > 1:
+        final["previous_statuses"] = [h["http_status"] for h in heads[:-1]]
+    return final

@@ -1,0 +1,236 @@
+"""Parsers for git's history and change commands: `log` (medium/full/fuller, --oneline, --graph),
+`diff` (--stat, --numstat, --shortstat, plain patches) and `show` (a commit plus its changes).
+
+Pure functions of the captured run's cleaned text; custom `--format` output is not guessed at (data null).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from agentwrap.adapter import CapturedRun
+from agentwrap.adapters._git_parse import unquote
+
+_GRAPH = r"[*|\\/_. -]*?"
+_COMMIT = re.compile(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
+                     r"(?: \((?P<refs>.*)\))?$")
+_ONELINE = re.compile(rf"^{_GRAPH}(?P<sha>[0-9a-f]{{7,64}})(?: \((?P<refs>[^)]*)\))?(?: (?P<subject>.*))?$")
+_GRAPH_ONLY = re.compile(r"^[*|\\/_. -]+$")
+_HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z]*): +(?P<value>.*)$")
+_PERSON = re.compile(r"^(?P<name>.*?) <(?P<email>[^>]*)>$")
+_DATE_FORMATS = ("%a %b %d %H:%M:%S %Y %z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%dT%H:%M:%S%z", "%a, %d %b %Y %H:%M:%S %z")
+
+
+def iso_date(text: str) -> str:
+    """git's date as RFC 3339 UTC (`2024-05-01T10:00:00Z`); other formats (relative, custom) unchanged."""
+    for fmt in _DATE_FORMATS:
+        try:
+            return datetime.strptime(text.strip(), fmt).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            continue
+    return text.strip()
+
+
+def _refs(text: str | None) -> list[str]:
+    return [r.strip() for r in text.split(",") if r.strip()] if text else []
+
+
+def _person(commit: dict[str, Any], role: str, value: str) -> None:
+    m = _PERSON.match(value.strip())
+    commit[role] = m.group("name") if m else value.strip()
+    if m:
+        commit[f"{role}_email"] = m.group("email")
+
+
+def _medium(lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Commits in git's default (medium/full/fuller) format, and the lines after the last message."""
+    commits: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    message: list[str] = []
+    width = 0
+    in_message = False
+    rest: list[str] = []
+
+    def close() -> None:
+        if current is not None:
+            while message and not message[-1]:
+                message.pop()
+            current["subject"] = message[0] if message else ""
+            body = "\n".join(message[1:]).strip("\n")
+            if body:
+                current["body"] = body
+
+    for line in lines:
+        m = _COMMIT.match(line)
+        if m:
+            close()
+            current = {"sha": m.group("sha"), "refs": _refs(m.group("refs"))}
+            commits.append(current)
+            message, width, in_message, rest = [], len(m.group("graph")), False, []
+            continue
+        if current is None:
+            continue
+        body = line[width:] if len(line) >= width and not line[:width].strip("*|\\/_. -") else line
+        if not in_message:
+            h = _HEADER.match(body)
+            if h:
+                key, value = h.group("key"), h.group("value")
+                if key in ("Author", "Commit"):
+                    _person(current, key.lower() if key == "Author" else "committer", value)
+                elif key in ("Date", "AuthorDate"):
+                    current["date"] = iso_date(value)
+                elif key == "CommitDate":
+                    current["commit_date"] = iso_date(value)
+                elif key == "Merge":
+                    current["merge_parents"] = value.split()
+            elif not body.strip():
+                in_message = True
+            continue
+        if body.startswith("    ") or not body.strip():
+            if rest:
+                rest.append(body)
+            else:
+                message.append(body[4:])
+        else:
+            rest.append(body)
+    close()
+    return commits, rest
+
+
+def parse_log(run: CapturedRun) -> dict[str, Any] | None:
+    lines = run.stdout_text.splitlines()
+    if not any(line.strip() for line in lines):
+        return {"commits": [], "count": 0}
+    commits, _ = _medium(lines)
+    if not commits:
+        for line in lines:
+            if not line.strip() or _GRAPH_ONLY.match(line):
+                continue
+            m = _ONELINE.match(line)
+            if not m:
+                return None  # a custom --format: not guessed at
+            commits.append({"sha": m.group("sha"), "refs": _refs(m.group("refs")), "subject": m.group("subject") or ""})
+    return {"commits": commits, "count": len(commits)}
+
+
+# --- diff ----------------------------------------------------------------------------------------
+_STAT = re.compile(r"^ (?P<path>.+?)\s+\|\s+(?:(?P<n>\d+)(?: (?P<graph>[+-]*))?|Bin(?: (?P<a>\d+) -> (?P<b>\d+) bytes)?"
+                   r"|(?P<unmerged>Unmerged))$")
+_TOTAL = re.compile(r"^ ?(?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
+                    r"(?:, (?P<dels>\d+) deletions?\(-\))?$")
+_NUMSTAT = re.compile(r"^(?P<ins>\d+|-)\t(?P<dels>\d+|-)\t(?P<path>.+)$")
+_DIFF_GIT = re.compile(r"^diff --git (?P<a>\"?a/.+?\"?) (?P<b>\"?b/.+?\"?)$")
+_RENAME = re.compile(r"^(?P<pre>.*?)\{(?P<old>[^{}]*) => (?P<new>[^{}]*)\}(?P<post>.*)$")
+
+
+def _rename(path: str) -> tuple[str, str | None]:
+    """`dir/{a => b}/f` or `a => b` (stat and numstat) as (new path, old path)."""
+    m = _RENAME.match(path)
+    if m:
+        old = (m.group("pre") + m.group("old") + m.group("post")).replace("//", "/")
+        new = (m.group("pre") + m.group("new") + m.group("post")).replace("//", "/")
+        return unquote(new), unquote(old)
+    if " => " in path:
+        old, new = path.split(" => ", 1)
+        return unquote(new), unquote(old)
+    return unquote(path), None
+
+
+def _file(path: str) -> dict[str, Any]:
+    new, old = _rename(path.strip())
+    entry: dict[str, Any] = {"path": new}
+    if old is not None:
+        entry["from"] = old
+    return entry
+
+
+def _stat_line(m: re.Match[str]) -> dict[str, Any]:
+    entry = _file(m.group("path"))
+    if m.group("unmerged"):
+        entry["unmerged"] = True
+    elif m.group("n") is None:
+        entry.update(binary=True, insertions=None, deletions=None)
+        if m.group("a") is not None:
+            entry.update(bytes_before=int(m.group("a")), bytes_after=int(m.group("b")))
+    else:
+        n, graph = int(m.group("n")), m.group("graph") or ""
+        entry["changes"] = n
+        exact = len(graph) == n  # git scales the +/- graph on wide changes: the split is then unknown
+        entry["insertions"] = graph.count("+") if exact else None
+        entry["deletions"] = graph.count("-") if exact else None
+    return entry
+
+
+def _patch(lines: list[str]) -> list[dict[str, Any]]:
+    files: list[dict[str, Any]] = []
+    entry: dict[str, Any] | None = None
+    in_hunk = False
+    for line in lines:
+        if m := _DIFF_GIT.match(line):
+            entry = {"path": unquote(m.group("b"))[2:], "insertions": 0, "deletions": 0}
+            files.append(entry)
+            in_hunk = False
+        elif entry is None:
+            continue
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif not in_hunk:
+            if line.startswith("rename from "):
+                entry["from"] = unquote(line[len("rename from "):])
+            elif line.startswith("new file mode"):
+                entry["status"] = "added"
+            elif line.startswith("deleted file mode"):
+                entry["status"] = "deleted"
+            elif line.startswith("Binary files "):
+                entry.update(binary=True, insertions=None, deletions=None)
+        elif line.startswith("+"):
+            entry["insertions"] += 1
+        elif line.startswith("-"):
+            entry["deletions"] += 1
+    return files
+
+
+def _diff_data(lines: list[str]) -> dict[str, Any] | None:
+    files: list[dict[str, Any]] = []
+    totals: dict[str, int] | None = None
+    for line in lines:
+        if m := _STAT.match(line):
+            files.append(_stat_line(m))
+        elif m := _NUMSTAT.match(line):
+            entry = _file(m.group("path"))
+            binary = m.group("ins") == "-"
+            entry.update(insertions=None if binary else int(m.group("ins")),
+                         deletions=None if binary else int(m.group("dels")), **({"binary": True} if binary else {}))
+            files.append(entry)
+        elif m := _TOTAL.match(line):
+            totals = {"files_changed": int(m.group("files")), "insertions": int(m.group("ins") or 0),
+                      "deletions": int(m.group("dels") or 0)}
+    if not files and not totals:
+        files = _patch(lines)
+    if not files and not totals:
+        return None
+    if totals is None:
+        totals = {"files_changed": len(files), "insertions": sum(f.get("insertions") or 0 for f in files),
+                  "deletions": sum(f.get("deletions") or 0 for f in files)}
+    return {"files": files, **totals}
+
+
+def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
+    lines = run.stdout_text.splitlines()
+    if not any(line.strip() for line in lines):
+        return {"files": [], "files_changed": 0, "insertions": 0, "deletions": 0}
+    return _diff_data(lines)
+
+
+def parse_show(run: CapturedRun) -> dict[str, Any] | None:
+    lines = run.stdout_text.splitlines()
+    commits, rest = _medium(lines)
+    if not commits:
+        return None  # a blob or tree (`git show HEAD:file`): content, not facts
+    out: dict[str, Any] = {"commit": commits[0]}
+    changes = _diff_data(rest)
+    if changes:
+        out.update(changes)
+    return out

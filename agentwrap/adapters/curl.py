@@ -1,0 +1,124 @@
+"""agentwrap adapter for curl: curl's exit codes and HTTP statuses as problems, the response head as data.
+
+Python rather than TOML because curl has no subcommands: what a run does depends on -X/-d/-T/-o (effects),
+`curl -s` prints nothing on failure (the exit code alone must name the problem), whether a failed call is
+safe to repeat depends on the HTTP method, and the response head (-i/-I/-v) is parsed into `data`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
+from agentwrap.adapters import _curl_parse as cp
+from agentwrap.adapters._curl_rules import RULES
+from agentwrap.problem import CodeAction, Problem
+from agentwrap.retry import retry_after_in
+from agentwrap.spec import Spec
+
+SPEC: dict[str, Any] = {
+    "name": "curl",
+    "matches": ["curl"],
+    "has_subcommands": False,
+    "descriptor": {
+        "purpose": "Transfer data with URLs (HTTP APIs, downloads); failures become network, TLS and HTTP problems.",
+        "use_when": "Calling an HTTP endpoint or downloading a file; add -sS -i --fail-with-body for the best facts.",
+        "do_not_use_when": "A dedicated client exists for the service (gh, aws, kubectl) or you need a browser.",
+        "returns": "data: the final response's http_status, reason, http_version and headers (with -i, -I or -v).",
+        "limitations": "Without --fail an HTTP 4xx/5xx is a success (a warning problem says so); "
+                       "with -s and no -i the exact HTTP status is unknown.",
+    },
+    # curl never prompts except for a password (-u USER without ':'); there is no variable that stops it.
+    "effects": {"default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}},
+    "prompts": [
+        {"pattern": r"Enter (?:host|proxy) password for user", "input_kind": "password",
+         "suggested_fix": "Give curl the credentials without a prompt: a netrc file (`--netrc-file FILE`), or "
+                          "`-u USER:PASSWORD` (visible in the process list), or a token header.",
+         "code_actions": [{"title": "Read the credentials from a netrc file (replace <NETRC_FILE>)",
+                           "command": ["curl", "--netrc-file", "<NETRC_FILE>", "{args...}"],
+                           "applicability": "has_placeholders", "is_preferred": True}]},
+    ],
+    "rules": RULES,
+}
+
+#: Failures after which the server may have acted on the request: repeating it is safe only for idempotent methods.
+_AMBIGUOUS = frozenset({"CURL_TIMEOUT", "CURL_EMPTY_REPLY", "CURL_SEND_ERROR", "CURL_RECV_ERROR", "CURL_PARTIAL_FILE",
+                        "CURL_HTTP_SERVER_ERROR", "CURL_HTTP_ERROR", "CURL_HTTP_TIMEOUT"})
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+#: When curl was silent (-s without -S), the exit code alone names the problem.
+_FALLBACK = {22: "CURL_HTTP_ERROR"}
+_CURL_MESSAGE = re.compile(r"^curl: (?:\(\d+\)|option|try)", re.M)
+
+
+def _effects(inv: cp.Invocation) -> Effects:
+    if inv.method in _SAFE_METHODS:
+        return Effects(read_only=not inv.writes_local, destructive=False, idempotent=True, open_world=True)
+    if inv.method in ("PUT", "DELETE"):  # replace or remove the remote resource: repeatable, not undoable
+        return Effects(read_only=False, destructive=True, idempotent=True, open_world=True)
+    if inv.method in ("POST", "PATCH"):
+        return Effects(read_only=False, destructive=False, idempotent=False, open_world=True)
+    return Effects(read_only=False, destructive=None, idempotent=None, open_world=True)
+
+
+class CurlAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def effects(self, argv: list[str]) -> Effects:
+        return _effects(cp.invocation(argv))
+
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+        fix, actions = super().prompt_help(argv, prompt, input_kind)
+        inv = cp.invocation(argv)
+        if inv.user is not None and inv.user_index is not None and ":" not in inv.user:
+            fixed = list(argv)
+            fixed[inv.user_index] = f"{inv.user}:<PASSWORD>"
+            actions.append(CodeAction(title="Pass the password with the user name (replace <PASSWORD>)",
+                                      command=tuple(fixed), applicability="has_placeholders"))
+        return fix, actions
+
+    def parse(self, run: CapturedRun) -> Any:
+        # The response head is a fact on failure too (a 429's Retry-After, a 401's WWW-Authenticate).
+        return cp.response(run.stdout_text, run.stderr_text)
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        kind = data["headers"].get("content-type")
+        return f"HTTP {data['http_status']} {data['reason']}".rstrip() + (f" ({kind})" if kind else "")
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        problems = super().find_problems(run)
+        if run.failed and run.exit_code is not None and not any(p.severity == "error" for p in problems):
+            silent = self._from_exit_code(run)
+            if silent is not None:
+                problems.append(silent)
+        method = cp.invocation(run.argv).method
+        header_wait = retry_after_in(run.stdout_text + "\n" + run.stderr_text)
+        out = []
+        for p in problems:
+            if p.code in _AMBIGUOUS and method not in _IDEMPOTENT:
+                p = p._replace(safe_to_retry=False)
+            if p.retryable and p.retry_after is None and header_wait is not None:
+                p = p._replace(retry_after=header_wait)
+            out.append(p)
+        return out
+
+    def _from_exit_code(self, run: CapturedRun) -> Problem | None:
+        """A problem from curl's exit code when it printed no message of its own (`curl -s`)."""
+        assert self.spec is not None
+        if _CURL_MESSAGE.search(run.text()):
+            return None  # curl explained itself and no rule knew the message: the generic answer is honest
+        code = _FALLBACK.get(run.exit_code or 0)
+        for rule in self.spec.rules:
+            if (code is None and rule.exit_codes and run.exit_code in rule.exit_codes) or rule.code == code:
+                empty = re.compile("").match("")
+                assert empty is not None
+                problem = self.spec._problem(rule, empty, run)  # noqa: SLF001 - the engine's own Problem builder
+                detail = f"curl exited with status {run.exit_code} ({rule.title.removeprefix('curl: ')})"
+                return problem._replace(detail=detail)
+        return None
+
+
+ADAPTER = CurlAdapter()

@@ -1,0 +1,1 @@
+"""Saved CI logs to diagnostics (agentwrap normalize)."""

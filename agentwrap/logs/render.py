@@ -1,0 +1,125 @@
+"""Problems as SARIF 2.1.0, as GitHub workflow commands, and with paths relative to a root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agentwrap import __version__
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_LEVEL = {"error": "error", "warning": "warning"}
+
+
+def relative(path: str, root: Path | None) -> str:
+    """`path` relative to `root` when it lies inside it (absolute CI paths become repository paths)."""
+    if root is None or not os.path.isabs(path):
+        return path
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve()))
+    except ValueError:
+        return path
+
+
+def _uri(path: str) -> dict[str, str]:
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": path.replace(os.sep, "/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(loc: dict[str, Any]) -> dict[str, int]:
+    region = {"startLine": int(loc["line"])}
+    for key, name in (("column", "startColumn"), ("end_line", "endLine"), ("end_column", "endColumn")):
+        if isinstance(loc.get(key), int) and loc[key] >= 1:
+            region[name] = loc[key]
+    return region
+
+
+def _fixes(problem: dict[str, Any], root: Path | None) -> list[dict[str, Any]]:
+    """SARIF fixes from machine-applicable edit code actions (file, line, column[, end_*], text)."""
+    fixes = []
+    for action in problem.get("code_actions") or []:
+        edit = action.get("edit")
+        if action.get("applicability") != "machine_applicable" or not isinstance(edit, dict):
+            continue
+        if not isinstance(edit.get("file"), str) or not isinstance(edit.get("line"), int):
+            continue
+        text = next((edit[k] for k in ("text", "insert", "replacement") if isinstance(edit.get(k), str)), "")
+        deleted = _region(edit)
+        if "end_column" not in edit and "column" in edit:
+            deleted["endColumn"] = deleted["startColumn"]  # an insertion deletes nothing
+        fixes.append({"description": {"text": action.get("title", "fix")},
+                      "artifactChanges": [{"artifactLocation": _uri(relative(edit["file"], root)),
+                                           "replacements": [{"deletedRegion": deleted,
+                                                             "insertedContent": {"text": text}}]}]})
+    return fixes
+
+
+def sarif(problems: list[dict[str, Any]], root: Path | None) -> dict[str, Any]:
+    rules: dict[str, dict[str, Any]] = {}
+    results = []
+    for p in problems:
+        code = p["code"]
+        if code not in rules:
+            rule: dict[str, Any] = {"id": code, "name": code.title().replace("_", ""),
+                                    "shortDescription": {"text": p.get("title") or code},
+                                    "properties": {"category": p.get("category"), "tool": p.get("tool")}}
+            if p.get("docs_url"):
+                rule["helpUri"] = p["docs_url"]
+            if p.get("suggested_fix"):
+                rule["help"] = {"text": p["suggested_fix"]}
+            rules[code] = rule
+        result: dict[str, Any] = {"ruleId": code, "ruleIndex": list(rules).index(code),
+                                  "level": _LEVEL.get(p.get("severity", "error"), "note"),
+                                  "message": {"text": p.get("detail") or p.get("title") or code}}
+        loc = p.get("location")
+        if isinstance(loc, dict) and isinstance(loc.get("file"), str):
+            physical: dict[str, Any] = {"artifactLocation": _uri(relative(loc["file"], root))}
+            if isinstance(loc.get("line"), int) and loc["line"] >= 1:
+                physical["region"] = _region(loc)
+            result["locations"] = [{"physicalLocation": physical}]
+        if fixes := _fixes(p, root):
+            result["fixes"] = fixes
+        props = {k: p[k] for k in ("step", "tool", "category") if p.get(k)}
+        if props:
+            result["properties"] = props
+        results.append(result)
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "agentwrap", "version": __version__,
+                            "informationUri": "https://github.com/agentwrap/agentwrap", "rules": list(rules.values())}},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    if root is not None:
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(problems: list[dict[str, Any]], root: Path | None) -> str:
+    """GitHub Actions workflow commands (`::error file=…,line=…::message`), escaped per GitHub's rules."""
+    lines = []
+    for p in problems:
+        level = {"error": "error", "warning": "warning"}.get(p.get("severity", "error"), "notice")
+        props = []
+        loc = p.get("location") or {}
+        if isinstance(loc.get("file"), str):
+            props.append(f"file={_escape_property(relative(loc['file'], root))}")
+            for key, name in (("line", "line"), ("end_line", "endLine"), ("column", "col"),
+                              ("end_column", "endColumn")):
+                if isinstance(loc.get(key), int):
+                    props.append(f"{name}={loc[key]}")
+        props.append(f"title={_escape_property(p.get('title') or p['code'])}")
+        message = p.get("detail") or p.get("title") or p["code"]
+        if p.get("suggested_fix"):
+            message += f"\n{p['suggested_fix']}"
+        lines.append(f"::{level} {','.join(props)}::{_escape_data(message)}")
+    return "\n".join(lines) + ("\n" if lines else "")
