@@ -52,7 +52,9 @@ def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter
     if result.answered:
         all_warnings.append({"code": "PROMPT_ANSWERED", "message":
                              f"{len(result.answered)} prompts were answered by --answer rules"})
-    summary = interp.summary if error is None or error is interp.error else error.detail
+    own = interp.error is not None and error is not None and (error.code, error.detail) == (
+        interp.error.code, interp.error.detail)
+    summary = interp.summary if error is None or own else error.detail
     inline = sum(len(s.text.encode()) for s in streams.values())
     env = envelope.build(
         request_id=request_id, summary=summary[:300], error=error, problems=list(interp.problems),

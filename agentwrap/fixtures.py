@@ -61,6 +61,19 @@ def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay",
     result = RunResult()
     result.returncode, result.signal = meta.get("exit_code"), meta.get("signal")
     result.duration_ms = int(meta.get("duration_ms", 0))
+    prompt = meta.get("prompt")
+    if isinstance(prompt, dict):
+        from agentwrap.runner.session import PromptInfo
+
+        detection = str(prompt.get("detection") or "kernel")
+        if detection.endswith("-shim"):  # an editor or askpass request, recorded by the shim
+            from agentwrap.runner.shims import Request
+
+            kind = "editor" if prompt.get("input_kind") == "editor" else "askpass"
+            result.requests = [Request(kind, str(prompt.get("prompt") or ""))]
+        else:
+            result.prompt = PromptInfo(str(prompt.get("prompt") or ""), str(prompt.get("input_kind") or "text"),
+                                       detection, str(prompt.get("source") or "terminal"), 0, "")
     argv = [str(a) for a in meta["argv"]]
     return assemble(request_id=request_id, argv=argv, program=str(meta.get("program", argv[0])),
                     adapter=adapter, result=result, pipeline=pipeline, context=context)

@@ -58,6 +58,12 @@ class PromptRule(NamedTuple):
     code_actions: tuple[dict[str, Any], ...]
 
 
+def _slug(code: str, adapter: str) -> str:
+    """GIT_PUSH_REJECTED in the git adapter -> push-rejected (the type URI already names the tool)."""
+    prefix = adapter.upper().replace("-", "_") + "_"
+    return (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
+
+
 def _fill(template: str, values: dict[str, str]) -> str:
     return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
@@ -76,6 +82,8 @@ def _actions(raw: tuple[dict[str, Any], ...], argv: list[str], values: dict[str,
                     command.extend(argv[1:])
                 else:
                     command.append(_fill(word, values))
+        if command is not None and any(_FIELD.search(word) for word in command):
+            continue  # it names a regex group that did not match: no honest command to offer
         out.append(CodeAction(title=_fill(action["title"], values), kind=action.get("kind", "command"),
                               command=tuple(command) if command is not None else None,
                               applicability=action.get("applicability", "unspecified"),
@@ -144,15 +152,17 @@ class Spec:
 
     def prompt_help(self, argv: list[str], subcommand: str | None, prompt: str,
                     kind: str) -> tuple[str | None, list[CodeAction]]:
-        for rule in self.prompts:
-            if rule.subcommands is not None and (subcommand or "").split(" ")[0] not in rule.subcommands:
-                continue
-            if rule.input_kind not in (None, kind) and not rule.pattern.search(prompt):
-                continue
-            if rule.pattern.search(prompt) or (rule.input_kind == kind == "editor"):
-                values = {"prog": argv[0], "subcommand": subcommand or ""}
-                return rule.suggested_fix, _actions(rule.code_actions, argv, values)
-        return None, []
+        """The tool's own way past a prompt: an entry whose pattern matches the prompt wins; else an
+        entry for this input kind (an editor request has no prompt text to match)."""
+        first = (subcommand or "").split(" ")[0]
+        usable = [r for r in self.prompts if r.subcommands is None or first in r.subcommands]
+        chosen = next((r for r in usable if r.input_kind in (None, kind) and r.pattern.search(prompt)), None)
+        if chosen is None and kind == "editor":
+            chosen = next((r for r in usable if r.input_kind == "editor"), None)
+        if chosen is None:
+            return None, []
+        values = {"prog": argv[0], "subcommand": subcommand or ""}
+        return chosen.suggested_fix, _actions(chosen.code_actions, argv, values)
 
     # --- outcome ------------------------------------------------------------------------------
     def problem_codes(self) -> list[str]:
@@ -195,7 +205,7 @@ class Spec:
                 if groups.get(key, "").isdigit():
                     location[key] = int(groups[key])
         return Problem(
-            type=f"{TYPE_PREFIX}{self.name}:{rule.code.lower().replace('_', '-')}", title=rule.title,
+            type=f"{TYPE_PREFIX}{self.name}:{_slug(rule.code, self.name)}", title=rule.title,
             status=rule.status, detail=detail, code=rule.code, category=rule.category,
             retryable=rule.retryable, safe_to_retry=rule.safe_to_retry, exit_code=run.exit_code,
             retry_after=retry_after, suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,

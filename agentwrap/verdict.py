@@ -107,7 +107,8 @@ def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Inter
     elif run.prompt is not None:
         code, problem = 125, _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
     elif (pending := [r for r in run.requests if r.answered is None]) and (run.returncode or run.signal):
-        code, problem = 125, _with_tool_help(_from_request(argv, pending[-1]), adapter, argv)
+        # The first request is the cause: a password prompt after a refused passphrase is a symptom.
+        code, problem = 125, _with_tool_help(_from_request(argv, pending[0]), adapter, argv)
     elif interp.error is not None:
         problem = interp.error
         code = 128 + run.signal if run.signal else (run.returncode or 1)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import aw
 
 from agentwrap.logs import ci
-from conftest import aw
 
 PY = sys.executable
 
@@ -53,7 +53,7 @@ def gitlab_log(steps: dict[str, str]) -> str:
 
 
 def test_ci_decorations_are_removed():
-    text = ci.strip("2024-05-01T10:00:00.1234567Z hello\n[2024-05-01T10:00:00.123Z] jenkins\n"
+    text = ci.undecorate("2024-05-01T10:00:00.1234567Z hello\n[2024-05-01T10:00:00.123Z] jenkins\n"
                     "##[group]Build\n::error file=a.c,line=3::boom\n::add-mask::x\n12:00:01.123 plain\n")
     assert text == f"hello\njenkins\n{ci.MARK}step Build\nboom\n\nplain\n"
 

@@ -36,7 +36,6 @@ PY = sys.executable
     (["--idempotency-key", "k1", "echo"], "not available"),
     (["op", "status", "x"], "not available"),
     (["mcp"], "not available"),
-    (["normalize", "x.log"], "not available"),
 ])
 def test_usage_problems(args, needle):
     a = aw(*args)

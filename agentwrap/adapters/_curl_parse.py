@@ -30,49 +30,57 @@ class Invocation(NamedTuple):
     method: str  # the HTTP method curl will use (GET unless -X, -d, -F, -T or -I say otherwise)
     writes_local: bool  # -o, -O, -c, -D FILE: files on this machine are created or overwritten
     shows_headers: bool  # -i, -I, -D -: the response head is in stdout
-    user: str | None  # the value of -u/--user
-    user_index: int | None  # where that value is in argv (to build a fixed command line)
 
 
-def options(argv: list[str] | tuple[str, ...]) -> list[tuple[str, str | None, int | None]]:
-    """(long option name, value, index of the value in argv) for each option, short forms translated."""
-    out: list[tuple[str, str | None, int | None]] = []
-    args = list(argv[1:])
-    i = 0
-    while i < len(args):
-        arg = args[i]
+def options(argv: list[str] | tuple[str, ...]) -> list[tuple[str, str | None, slice]]:
+    """(long option name, value, the argv slice holding the option and its value), short forms translated."""
+    out: list[tuple[str, str | None, slice]] = []
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
         if arg == "--":
             break
         if arg.startswith("--"):
             name, eq, glued = arg.partition("=")
             if eq:
-                out.append((name, glued, None))
-            elif name in _LONG_WITH_VALUE and i + 1 < len(args):
-                out.append((name, args[i + 1], i + 2))
+                out.append((name, glued, slice(i, i + 1)))
+            elif name in _LONG_WITH_VALUE and i + 1 < len(argv):
+                out.append((name, argv[i + 1], slice(i, i + 2)))
                 i += 1
             else:
-                out.append((name, None, None))
+                out.append((name, None, slice(i, i + 1)))
         elif arg.startswith("-") and len(arg) > 1:
             for j, flag in enumerate(arg[1:], 1):
                 long = _SHORT_LONG.get(flag, f"-{flag}")
                 if flag in _SHORT_WITH_VALUE:
                     if j + 1 < len(arg):
-                        out.append((long, arg[j + 1:], None))
-                    elif i + 1 < len(args):
-                        out.append((long, args[i + 1], i + 2))
+                        out.append((long, arg[j + 1:], slice(i, i + 1)))
+                    elif i + 1 < len(argv):
+                        out.append((long, argv[i + 1], slice(i, i + 2)))
                         i += 1
                     break
-                out.append((long, None, None))
+                out.append((long, None, slice(i, i + 1)))
         i += 1
     return out
+
+
+def without_user(argv: list[str]) -> tuple[list[str], str] | None:
+    """argv without its -u/--user option, and that option's value; None when there is none to take out.
+
+    Only an option that stands alone (`-u bob`, `--user=bob`) is taken out, not one glued to other flags.
+    """
+    for name, value, where in options(argv):
+        if name == "--user" and value is not None:
+            words = argv[where]
+            if words[0] in ("-u", "--user") or (words[0].startswith(("--user=", "-u")) and len(words) == 1):
+                return argv[:where.start] + argv[where.stop:], value
+    return None
 
 
 def invocation(argv: list[str] | tuple[str, ...]) -> Invocation:
     method: str | None = None
     body = upload = head = get = writes = shows = False
-    user: str | None = None
-    user_index: int | None = None
-    for name, value, index in options(argv):
+    for name, value, _ in options(argv):
         if name == "--request" and value:
             method = value.upper()
         elif name in _BODY:
@@ -90,11 +98,9 @@ def invocation(argv: list[str] | tuple[str, ...]) -> Invocation:
             writes = writes or value != "-"
         elif name in _LOCAL_WRITE:
             writes = True
-        elif name == "--user":
-            user, user_index = value, index
     if method is None:
         method = "HEAD" if head else "PUT" if upload else "POST" if body and not get else "GET"
-    return Invocation(method, writes, shows, user, user_index)
+    return Invocation(method, writes, shows)
 
 
 _STATUS = re.compile(r"^(?:< )?HTTP/(?P<version>\d(?:\.\d)?) (?P<status>\d{3})(?: (?P<reason>.*))?$")

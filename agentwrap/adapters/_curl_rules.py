@@ -1,9 +1,10 @@
 """curl's problem rules (data): one per exit code that agents meet, and one per HTTP status class under --fail.
 
-Every rule filters on curl's exit code (`exit_codes`), so a body that happens to contain curl's words never
-decides a run. HTTP rules read the status from curl's own line (`curl: (22) The requested URL returned
-error: 429`, shown with -S) or from the response head (`HTTP/1.1 429 Too Many Requests`, shown with -i or -v);
-the fixed `detail` makes both sightings one problem.
+Rules read curl's own message (`curl: (6) Could not resolve host: x`), which names the exit code, so they
+also work on saved logs. HTTP rules read the status from curl's line (`curl: (22) The requested URL returned
+error: 429`, shown with -S) or, only when curl exited 22, from the response head (`HTTP/1.1 429 Too Many
+Requests`, shown with -i or -v); the fixed `detail` makes both sightings one problem. `EXIT_CODE_RULES`
+names the rule for each exit code, for runs where curl printed nothing (`curl -s`).
 """
 
 from __future__ import annotations
@@ -12,23 +13,28 @@ from typing import Any
 
 EXIT_DOCS = "https://everything.curl.dev/cmdline/exitcode"
 _MDN = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/"
-# Where an HTTP status shows: curl's (22) line, or a status line of the response head (stdout -i, stderr -v).
-_HTTP = r"^(?:curl: \(22\) The requested URL returned error: |(?:< )?HTTP/\d(?:\.\d)? )"
+
+
+EXIT_CODE_RULES: dict[int, str] = {22: "CURL_HTTP_ERROR"}
 
 
 def _exit(code: str, exit_code: int, message: str, title: str, category: str, status: int, retryable: bool,
           safe: bool, fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": rf"^curl: \({exit_code}\) (?P<message>{message}.*)", "exit_codes": [exit_code],
+    EXIT_CODE_RULES.setdefault(exit_code, code)
+    return {"code": code, "pattern": rf"^curl: \({exit_code}\) (?P<message>{message}.*)",
             "title": title, "category": category, "status": status, "retryable": retryable, "safe_to_retry": safe,
             "suggested_fix": fix, "docs_url": EXIT_DOCS, **more}
 
 
 def _http(code: str, statuses: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": rf"{_HTTP}(?P<http_status>{statuses})\b", "exit_codes": [22],
-            "title": title, "category": category, "status": status, "retryable": retryable, "safe_to_retry": safe,
-            "detail": "the server answered HTTP {http_status} (curl --fail exit 22)", "suggested_fix": fix,
-            "docs_url": _MDN + statuses[:3] if statuses[:3].isdigit() else _MDN.rstrip("/"), **more}
+          fix: str, **more: Any) -> list[dict[str, Any]]:
+    rule = {"code": code, "title": title, "category": category, "status": status, "retryable": retryable,
+            "safe_to_retry": safe, "detail": "the server answered HTTP {http_status} (curl --fail exit 22)",
+            "suggested_fix": fix, "docs_url": _MDN + statuses[:3] if statuses[:3].isdigit() else _MDN.rstrip("/"),
+            **more}
+    said = rf"^curl: \(22\) The requested URL returned error: (?P<http_status>{statuses})\b"
+    shown = rf"^(?:< )?HTTP/\d(?:\.\d)? (?P<http_status>{statuses})\b"
+    return [{**rule, "pattern": said}, {**rule, "pattern": shown, "exit_codes": [22]}]
 
 
 _RETRY_ACTION = {"title": "Retry the same request later (after retry_after seconds when given)",
@@ -36,47 +42,50 @@ _RETRY_ACTION = {"title": "Retry the same request later (after retry_after secon
 
 RULES: list[dict[str, Any]] = [
     # --- HTTP errors under --fail / --fail-with-body (exit 22), most specific first -----------------------------
-    _http("CURL_HTTP_RATE_LIMITED", "429", "curl: HTTP 429 Too Many Requests", "rate_limit", 429, True, True,
+    *_http("CURL_HTTP_RATE_LIMITED", "429", "curl: HTTP 429 Too Many Requests", "rate_limit", 429, True, True,
           "Wait retry_after seconds (the Retry-After header) before repeating the request; slow down.",
           code_actions=[_RETRY_ACTION]),
-    _http("CURL_HTTP_NOT_FOUND", "404|410", "curl: HTTP 404 Not Found", "not_found", 404, False, True,
+    *_http("CURL_HTTP_NOT_FOUND", "404|410", "curl: HTTP 404 Not Found", "not_found", 404, False, True,
           "Check the URL path, the resource id and the API version; the server has nothing at this address."),
-    _http("CURL_HTTP_UNAUTHORIZED", "401", "curl: HTTP 401 Unauthorized", "authentication", 401, False, True,
+    *_http("CURL_HTTP_UNAUTHORIZED", "401", "curl: HTTP 401 Unauthorized", "authentication", 401, False, True,
           "Send credentials: `-H 'Authorization: Bearer $TOKEN'`, `-u USER:PASSWORD` or `--netrc-file FILE`; "
           "the WWW-Authenticate header (with -i) names the scheme."),
-    _http("CURL_HTTP_FORBIDDEN", "403", "curl: HTTP 403 Forbidden", "authorization", 403, False, True,
+    *_http("CURL_HTTP_FORBIDDEN", "403", "curl: HTTP 403 Forbidden", "authorization", 403, False, True,
           "The credentials are valid but lack permission for this resource; use an account or token with access."),
-    _http("CURL_HTTP_CONFLICT", "409", "curl: HTTP 409 Conflict", "conflict", 409, False, True,
+    *_http("CURL_HTTP_CONFLICT", "409", "curl: HTTP 409 Conflict", "conflict", 409, False, True,
           "The resource changed or already exists: fetch its current state, reconcile, then send the request again."),
-    _http("CURL_HTTP_PRECONDITION_FAILED", "412|428", "curl: HTTP precondition failed", "precondition", 412, False,
+    *_http("CURL_HTTP_PRECONDITION_FAILED", "412|428", "curl: HTTP precondition failed", "precondition", 412, False,
           True, "Refresh the ETag / If-Match value from a fresh GET and send the request again."),
-    _http("CURL_HTTP_TIMEOUT", "408", "curl: HTTP 408 Request Timeout", "timeout", 408, True, True,
+    *_http("CURL_HTTP_TIMEOUT", "408", "curl: HTTP 408 Request Timeout", "timeout", 408, True, True,
           "The server gave up waiting for the request; send it again, faster or smaller."),
-    _http("CURL_HTTP_CLIENT_ERROR", r"4(?!0[13489]|1[02]|2[89])\d\d", "curl: HTTP 4xx client error", "validation",
+    *_http("CURL_HTTP_CLIENT_ERROR", r"4(?!0[13489]|1[02]|2[89])\d\d", "curl: HTTP 4xx client error", "validation",
           400, False, True, "The server rejected the request itself (method, headers, body); read the response body "
           "(use --fail-with-body) and fix the request."),
-    _http("CURL_HTTP_SERVER_ERROR", r"5\d\d", "curl: HTTP 5xx server error", "dependency", 502, True, True,
+    *_http("CURL_HTTP_SERVER_ERROR", r"5\d\d", "curl: HTTP 5xx server error", "dependency", 502, True, True,
           "The server failed; retry with backoff (`--retry 3` retries 5xx and timeouts for you). "
           "A non-idempotent request (POST) may already have taken effect.", code_actions=[
               {"title": "Let curl retry transient failures itself", "command": ["curl", "--retry", "3", "{args...}"],
                "applicability": "maybe_incorrect"}]),
     {"code": "CURL_HTTP_ERROR", "pattern": r"^curl: \(22\) (?!The requested URL returned error: \d)(?P<message>.+)",
-     "exit_codes": [22], "title": "curl: HTTP error (status not shown)", "category": "dependency", "status": 502,
+     "title": "curl: HTTP error (status not shown)", "category": "dependency", "status": 502,
      "retryable": False, "safe_to_retry": True, "docs_url": EXIT_DOCS,
      "suggested_fix": "The server answered HTTP 400 or above; run with `-sS -i` to see the status and headers.",
-     "code_actions": [{"title": "Show the status and headers", "command": ["curl", "-S", "-i", "{args...}"],
-                       "applicability": "machine_applicable"}]},
-    {"code": "CURL_HTTP_STATUS_IGNORED", "pattern": rf"{_HTTP}(?P<http_status>[45]\d\d)\b", "exit_codes": [0],
+     "code_actions": [{"title": "Send the request again showing the status and headers",
+                       "command": ["curl", "-S", "-i", "{args...}"], "applicability": "maybe_incorrect"}]},
+    {"code": "CURL_HTTP_STATUS_IGNORED", "pattern": r"^(?:< )?HTTP/\d(?:\.\d)? (?P<http_status>[45]\d\d)\b",
+     "exit_codes": [0],
      "severity": "warning", "title": "curl: the server answered an HTTP error but curl exited 0",
      "category": "dependency", "status": 502, "retryable": False, "safe_to_retry": True,
      "detail": "the server answered HTTP {http_status}; curl exits 0 for it without --fail",
-     "suggested_fix": "Add --fail-with-body so an HTTP error is a failure and its body is still shown."},
+     "suggested_fix": "Add --fail-with-body so an HTTP error is a failure and its body is still shown.",
+     "code_actions": [{"title": "Make HTTP errors fail (and keep the body)",
+                       "command": ["curl", "--fail-with-body", "{args...}"], "applicability": "maybe_incorrect"}]},
     # --- curl's own failures --------------------------------------------------------------------------------
     _exit("CURL_UNSUPPORTED_PROTOCOL", 1, "", "curl: unsupported protocol (misspelled URL scheme)", "validation",
           400, False, True, "Check the URL's scheme (`https://`, not `htps://` or ` http://`)."),
     _exit("CURL_BAD_OPTION", 2, "", "curl: failed to initialise or bad option", "usage", 400, False, True,
           "Check the options against `curl --help all`; this curl may be older than the option."),
-    {"code": "CURL_UNKNOWN_OPTION", "pattern": r"^curl: (?P<message>option \S+: .+)", "exit_codes": [2],
+    {"code": "CURL_UNKNOWN_OPTION", "pattern": r"^curl: (?P<message>option \S+: .+)",
      "title": "curl: unknown or misused option", "category": "usage", "status": 400, "retryable": False,
      "safe_to_retry": True, "suggested_fix": "Fix the option named in detail; `curl --help all` lists them.",
      "docs_url": "https://curl.se/docs/manpage.html"},

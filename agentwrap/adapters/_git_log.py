@@ -55,10 +55,11 @@ def _medium(lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
 
     def close() -> None:
         if current is not None:
-            while message and not message[-1]:
+            while message and not message[-1].strip():
                 message.pop()
-            current["subject"] = message[0] if message else ""
-            body = "\n".join(message[1:]).strip("\n")
+            end = next((i for i, text in enumerate(message) if not text.strip()), len(message))
+            current["subject"] = " ".join(text.strip() for text in message[:end])  # git's %s: the first paragraph
+            body = "\n".join(message[end:]).strip("\n")
             if body:
                 current["body"] = body
 
@@ -192,7 +193,7 @@ def _patch(lines: list[str]) -> list[dict[str, Any]]:
     return files
 
 
-def _diff_data(lines: list[str]) -> dict[str, Any] | None:
+def diff_data(lines: list[str]) -> dict[str, Any] | None:
     files: list[dict[str, Any]] = []
     totals: dict[str, int] | None = None
     for line in lines:
@@ -221,7 +222,7 @@ def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
     lines = run.stdout_text.splitlines()
     if not any(line.strip() for line in lines):
         return {"files": [], "files_changed": 0, "insertions": 0, "deletions": 0}
-    return _diff_data(lines)
+    return diff_data(lines)
 
 
 def parse_show(run: CapturedRun) -> dict[str, Any] | None:
@@ -230,7 +231,7 @@ def parse_show(run: CapturedRun) -> dict[str, Any] | None:
     if not commits:
         return None  # a blob or tree (`git show HEAD:file`): content, not facts
     out: dict[str, Any] = {"commit": commits[0]}
-    changes = _diff_data(rest)
+    changes = diff_data(rest)
     if changes:
         out.update(changes)
     return out

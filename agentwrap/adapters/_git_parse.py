@@ -1,4 +1,4 @@
-"""Parsers for git's working-tree commands: `status` (long, short and porcelain v1/v2), `branch`, `remote`.
+"""Parsers for git's working-tree commands: `status` (long, short and porcelain v1/v2) and `branch`.
 
 Pure functions of the captured run's cleaned text: they never start git. Paths keep git's spelling,
 with C-style quoting ("a b.txt", "\\303\\251") undone.
@@ -32,7 +32,8 @@ _GONE = re.compile(r"Your branch is based on '(?P<up>[^']+)', but the upstream i
 _SHORT_HEAD = re.compile(r"^## (?:No commits yet on |Initial commit on )?(?P<branch>.+?)"
                          r"(?:\.\.\.(?P<up>\S+))?(?: \[(?P<track>[^\]]+)\])?$")
 _SHORT_ENTRY = re.compile(r"^(?P<xy>[ MTADRCU?!]{2}) (?P<path>.+)$")
-_V2_ENTRY = re.compile(r"^(?P<kind>[12u]) (?P<xy>\S\S) (?:\S+ ){5,9}(?P<path>[^\t]+)(?:\t(?P<orig>.+))?$")
+_V2_ENTRY = re.compile(r"^(?:1 (?P<xy1>\S\S)(?: \S+){6}|2 (?P<xy2>\S\S)(?: \S+){7}|u (?P<xyu>\S\S)(?: \S+){8}) "
+                       r"(?P<path>[^\t]+)(?:\t(?P<orig>.+))?$")
 
 
 def unquote(path: str) -> str:
@@ -138,12 +139,14 @@ def _status_v2(lines: list[str]) -> dict[str, Any]:
             _xy(data, line[0] * 2, line[2:])
         elif m := _V2_ENTRY.match(line):
             path = m.group("path") if not m.group("orig") else f"{m.group('orig')} -> {m.group('path')}"
-            _xy(data, m.group("xy").replace(".", " "), path)
+            xy = m.group("xy1") or m.group("xy2") or m.group("xyu")
+            _xy(data, xy.replace(".", " "), path)
     return _finish(data)
 
 
 def _status_long(text: str) -> dict[str, Any]:
     data = _empty_status()
+    data["format"] = "long"
     for marker, state in _IN_PROGRESS:
         if marker in text:
             data["in_progress"] = state
@@ -161,6 +164,9 @@ def _status_long(text: str) -> dict[str, Any]:
             elif rx is _GONE:
                 data["upstream_gone"] = True
             break
+    if rebasing := re.search(r"You are currently (?:rebasing|editing a commit while rebasing|splitting a commit "
+                             r"while rebasing) branch '(?P<branch>[^']+)'", text):
+        data["detached"], data["rebasing_branch"] = True, rebasing.group("branch")
     section = None
     for line in text.splitlines():
         if line.startswith("On branch "):
@@ -202,7 +208,8 @@ def parse_status(run: CapturedRun) -> dict[str, Any] | None:
     text = run.stdout_text
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
-        return None
+        short = {"-s", "--short", "--porcelain"} & {a.split("=", 1)[0] for a in args_after(run, "status")}
+        return {**_empty_status(), "format": "short"} if short else None  # short and clean prints nothing
     if any(line.startswith("# branch.") or _V2_ENTRY.match(line) for line in lines[:5]):
         return _status_v2(lines)
     if all(line.startswith("## ") or _SHORT_ENTRY.match(line) for line in lines):
@@ -257,7 +264,7 @@ def _branch_tracking(entry: dict[str, Any], inner: str, very_verbose: bool) -> b
 
 
 def parse_branch(run: CapturedRun) -> dict[str, Any] | None:
-    args = _args_after(run, "branch")
+    args = args_after(run, "branch")
     flags, positional = _branch_args(args)
     if "--show-current" in flags:
         name = run.stdout_text.strip()
@@ -294,27 +301,10 @@ def parse_branch(run: CapturedRun) -> dict[str, Any] | None:
     return {"current": current, "branches": branches}
 
 
-def _args_after(run: CapturedRun, word: str) -> list[str]:
+def args_after(run: CapturedRun, word: str) -> list[str]:
     """The arguments after the subcommand word (global options before it are skipped)."""
     argv = list(run.argv)
     for i, arg in enumerate(argv[1:], 1):
         if arg == word:
             return argv[i + 1:]
     return []
-
-
-# --- remote --------------------------------------------------------------------------------------
-_REMOTE_LINE = re.compile(r"^(?P<name>\S+)\t(?P<url>\S+) \((?P<dir>fetch|push)\)$")
-
-
-def parse_remote(run: CapturedRun) -> dict[str, Any] | None:
-    args = _args_after(run, "remote")
-    if args and args[0] not in ("-v", "--verbose"):
-        return None
-    remotes: dict[str, dict[str, Any]] = {}
-    for line in run.stdout_text.splitlines():
-        if m := _REMOTE_LINE.match(line.strip()):
-            remotes.setdefault(m.group("name"), {"name": m.group("name")})[m.group("dir")] = m.group("url")
-        elif line.strip() and not args:
-            remotes.setdefault(line.strip(), {"name": line.strip()})
-    return {"remotes": list(remotes.values())}

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _curl_parse as cp
-from agentwrap.adapters._curl_rules import RULES
+from agentwrap.adapters._curl_rules import EXIT_CODE_RULES, RULES
 from agentwrap.problem import CodeAction, Problem
 from agentwrap.retry import retry_after_in
 from agentwrap.spec import Spec
@@ -34,10 +34,7 @@ SPEC: dict[str, Any] = {
     "prompts": [
         {"pattern": r"Enter (?:host|proxy) password for user", "input_kind": "password",
          "suggested_fix": "Give curl the credentials without a prompt: a netrc file (`--netrc-file FILE`), or "
-                          "`-u USER:PASSWORD` (visible in the process list), or a token header.",
-         "code_actions": [{"title": "Read the credentials from a netrc file (replace <NETRC_FILE>)",
-                           "command": ["curl", "--netrc-file", "<NETRC_FILE>", "{args...}"],
-                           "applicability": "has_placeholders", "is_preferred": True}]},
+                          "`-u USER:PASSWORD` (visible in the process list), or a token header."},
     ],
     "rules": RULES,
 }
@@ -47,8 +44,6 @@ _AMBIGUOUS = frozenset({"CURL_TIMEOUT", "CURL_EMPTY_REPLY", "CURL_SEND_ERROR", "
                         "CURL_HTTP_SERVER_ERROR", "CURL_HTTP_ERROR", "CURL_HTTP_TIMEOUT"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-#: When curl was silent (-s without -S), the exit code alone names the problem.
-_FALLBACK = {22: "CURL_HTTP_ERROR"}
 _CURL_MESSAGE = re.compile(r"^curl: (?:\(\d+\)|option|try)", re.M)
 
 
@@ -70,12 +65,16 @@ class CurlAdapter(BaseAdapter):
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
-        inv = cp.invocation(argv)
-        if inv.user is not None and inv.user_index is not None and ":" not in inv.user:
-            fixed = list(argv)
-            fixed[inv.user_index] = f"{inv.user}:<PASSWORD>"
-            actions.append(CodeAction(title="Pass the password with the user name (replace <PASSWORD>)",
-                                      command=tuple(fixed), applicability="has_placeholders"))
+        found = cp.without_user(list(argv)) if "host password" in prompt else None
+        if found is not None:  # the host password prompt: -u USER without ':PASSWORD'
+            rest, user = found
+            actions.append(CodeAction(
+                title=f"Read the credentials for {user} from a netrc file (replace <NETRC_FILE>)",
+                command=(rest[0], "--netrc-file", "<NETRC_FILE>", *rest[1:]), applicability="has_placeholders",
+                is_preferred=True))
+            actions.append(CodeAction(
+                title="Pass the password with the user name (replace <PASSWORD>)",
+                command=(rest[0], "-u", f"{user}:<PASSWORD>", *rest[1:]), applicability="has_placeholders"))
         return fix, actions
 
     def parse(self, run: CapturedRun) -> Any:
@@ -108,15 +107,16 @@ class CurlAdapter(BaseAdapter):
     def _from_exit_code(self, run: CapturedRun) -> Problem | None:
         """A problem from curl's exit code when it printed no message of its own (`curl -s`)."""
         assert self.spec is not None
-        if _CURL_MESSAGE.search(run.text()):
-            return None  # curl explained itself and no rule knew the message: the generic answer is honest
-        code = _FALLBACK.get(run.exit_code or 0)
+        if len(run.argv) < 2 or _CURL_MESSAGE.search(run.text()):
+            # a saved log (no real argv or exit code), or curl explained itself and no rule knew the message
+            return None
+        code = EXIT_CODE_RULES.get(run.exit_code or 0)
         for rule in self.spec.rules:
-            if (code is None and rule.exit_codes and run.exit_code in rule.exit_codes) or rule.code == code:
+            if rule.code == code:
                 empty = re.compile("").match("")
                 assert empty is not None
                 problem = self.spec._problem(rule, empty, run)  # noqa: SLF001 - the engine's own Problem builder
-                detail = f"curl exited with status {run.exit_code} ({rule.title.removeprefix('curl: ')})"
+                detail = f"curl exited with status {run.exit_code}: {rule.title.removeprefix('curl: ')}"
                 return problem._replace(detail=detail)
         return None
 

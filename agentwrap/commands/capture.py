@@ -83,6 +83,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
             "tool_version": _version(env["command"]["program"], opts), "captured_at": utc_now(),
             "agentwrap_version": __version__, "pty": not opts.no_pty, "adapter": adapter.name,
             "cwd": os.path.basename(env["context"]["cwd"])}
+    if env["error"] and env["error"]["code"] == "INPUT_REQUIRED":  # replays must see the prompt too
+        meta["prompt"] = {k: env["error"].get(k) for k in ("prompt", "input_kind", "detection", "source")}
     case.path(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     replayed, _ = fixtures.replay(adapter, case)
     wrote = not case.path(".expected.json").exists()

@@ -35,7 +35,7 @@ _OTHER_COMMAND = lazy(r"^::(?:add-mask|set-output|save-state|stop-commands|add-m
                       r"add-path|set-env)[^\n]*$", 8)
 
 
-def strip(chunk: str) -> str:
+def undecorate(chunk: str) -> str:
     """Remove CI decorations from a chunk of whole lines, turning step boundaries into sentinel lines."""
     if "\ufeff" in chunk[:1]:
         chunk = chunk[1:]

@@ -49,11 +49,11 @@ def _lines(stream: IO[bytes], result: LogResult) -> Iterator[str]:
             carry = data
             continue
         carry, data = (data[cut:], data[:cut]) if cut else (b"", data)
-        text = ci.strip(data.decode("utf-8", "replace"))
+        text = ci.undecorate(data.decode("utf-8", "replace"))
         result.invalid_utf8 += text.count("\ufffd")
         yield cleaner.feed(text.encode("utf-8", "surrogatepass"))
     if carry:
-        yield cleaner.feed(ci.strip(carry.decode("utf-8", "replace")).encode("utf-8", "surrogatepass"))
+        yield cleaner.feed(ci.undecorate(carry.decode("utf-8", "replace")).encode("utf-8", "surrogatepass"))
     yield cleaner.finish()
 
 

@@ -1,0 +1,168 @@
+"""What git's changing commands report: `commit` and `push` results as data and effects, merge conflicts
+(from merge, pull, rebase, cherry-pick, revert, stash, am) as one located problem per file; and `remote -v`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentwrap.adapter import CapturedRun
+from agentwrap.adapters._git_log import diff_data
+from agentwrap.adapters._git_parse import args_after
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+
+_COMMIT = re.compile(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)
+_TOTAL = re.compile(r"^ (?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
+                    r"(?:, (?P<dels>\d+) deletions?\(-\))?$", re.M)
+_PUSH_TO = re.compile(r"^To (?P<url>\S+)$", re.M)
+_PUSH_REF = re.compile(r"^ (?P<flag>[ *+=!-]) (?:\[(?P<what>[^\]]+)\]|(?P<old>[0-9a-f]+)\.\.\.?(?P<new>[0-9a-f]+))"
+                       r"\s+(?P<src>\S+)(?: -> (?P<dst>\S+))?(?: \((?P<note>[^)]+)\))?\s*$", re.M)
+_TRACK = re.compile(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch )?'(?P<up>[^']+)'", re.M)
+
+
+def parse_commit(run: CapturedRun) -> dict[str, Any] | None:
+    m = _COMMIT.search(run.stdout_text)
+    if not m:
+        return None
+    branch = m.group("branch")
+    data: dict[str, Any] = {"sha": m.group("sha"), "branch": None if branch == "detached HEAD" else branch,
+                            "detached": branch == "detached HEAD", "subject": m.group("subject"),
+                            "root_commit": "(root-commit)" in m.group(0)}
+    if t := _TOTAL.search(run.stdout_text):
+        data.update(files_changed=int(t.group("files")), insertions=int(t.group("ins") or 0),
+                    deletions=int(t.group("dels") or 0))
+    return data
+
+
+_UPDATING = re.compile(r"^Updating (?P<old>[0-9a-f]+)\.\.(?P<new>[0-9a-f]+)$", re.M)
+_STRATEGY = re.compile(r"^Merge made by the '(?P<strategy>[^']+)' strategy\.$", re.M)
+
+
+def parse_merge(run: CapturedRun) -> dict[str, Any] | None:
+    """`git merge` and `git pull` (merge mode): up to date, fast-forward, or a merge commit, with the changes."""
+    text = run.stdout_text
+    data: dict[str, Any] = {"up_to_date": bool(re.search(r"^Already up[ -]to[ -]date", text, re.M)),
+                            "fast_forward": bool(re.search(r"^Fast-forward$", text, re.M))}
+    if m := _UPDATING.search(text):
+        data.update(old=m.group("old"), new=m.group("new"))
+    if m := _STRATEGY.search(text):
+        data["merge_commit"], data["strategy"] = True, m.group("strategy")
+    changes = diff_data(text.splitlines())
+    if changes:
+        data.update(changes)
+    return data
+
+
+def _ref_status(m: re.Match[str]) -> str:
+    flag, what = m.group("flag"), m.group("what") or ""
+    if flag == "!":
+        return "rejected"
+    if flag == "-":
+        return "deleted"
+    if flag == "=":
+        return "up-to-date"
+    if flag == "*":
+        return "created"
+    return "forced" if flag == "+" else "updated" if m.group("new") else what or "updated"
+
+
+def parse_push(run: CapturedRun) -> dict[str, Any] | None:
+    text = run.text()
+    to = _PUSH_TO.search(text)
+    refs = []
+    for m in _PUSH_REF.finditer(text):
+        ref: dict[str, Any] = {"src": m.group("src"), "dst": m.group("dst") or m.group("src"), "status": _ref_status(m)}
+        if m.group("new"):
+            ref.update(old=m.group("old"), new=m.group("new"))
+        if m.group("note"):
+            ref["note"] = m.group("note")
+        refs.append(ref)
+    if not to and not refs and "Everything up-to-date" not in text:
+        return None
+    data: dict[str, Any] = {"remote": to.group("url") if to else None, "refs": refs,
+                            "up_to_date": "Everything up-to-date" in text}
+    if t := _TRACK.search(text):
+        data["upstream_set"] = {"branch": t.group("branch"), "upstream": t.group("up")}
+    return data
+
+
+def effects(sub: str | None, data: Any) -> tuple[dict[str, Any], ...]:
+    """The changes a successful commit or push made, for the envelope's `effects`."""
+    if not isinstance(data, dict):
+        return ()
+    if sub == "commit" and data.get("sha"):
+        return ({"resource": f"git:commit/{data['sha']}", "action": "create", "branch": data.get("branch")},)
+    if sub == "push":
+        action = {"created": "create", "deleted": "delete", "forced": "replace", "updated": "update"}
+        return tuple({"resource": f"git:{data.get('remote')}#{r['dst']}", "action": action[r["status"]],
+                      **({"old": r["old"], "new": r["new"]} if "new" in r else {})}
+                     for r in data.get("refs", []) if r["status"] in action)
+    return ()
+
+
+# --- conflicts -----------------------------------------------------------------------------------
+_CONFLICT = re.compile(r"^CONFLICT \((?P<kind>[^)]+)\): "
+                       r"(?:Merge conflict in (?P<file>.+?)|(?P<first>\S+) (?P<rest>.*))$", re.M)
+_FLOW: dict[str, tuple[list[str] | None, list[str] | None]] = {
+    # subcommand -> (how to conclude once every file is resolved, how to give up)
+    "merge": (["git", "commit", "--no-edit"], ["git", "merge", "--abort"]),
+    "pull": (["git", "commit", "--no-edit"], ["git", "merge", "--abort"]),
+    "rebase": (["agentwrap", "--env", "GIT_EDITOR=true", "--", "git", "rebase", "--continue"],
+               ["git", "rebase", "--abort"]),
+    "cherry-pick": (["agentwrap", "--env", "GIT_EDITOR=true", "--", "git", "cherry-pick", "--continue"],
+                    ["git", "cherry-pick", "--abort"]),
+    "revert": (["agentwrap", "--env", "GIT_EDITOR=true", "--", "git", "revert", "--continue"],
+               ["git", "revert", "--abort"]),
+    "am": (["git", "am", "--continue"], ["git", "am", "--abort"]),
+    "stash": (["git", "stash", "drop"], None),
+}
+
+
+def conflicts(run: CapturedRun) -> list[Problem]:
+    """One problem per conflicted file, located at the file, with the resolve / continue / abort steps."""
+    sub = (run.subcommand or "").split(" ")[0]
+    rebasing = sub == "rebase" or (sub == "pull" and any(a in ("-r", "--rebase") or a.startswith("--rebase=")
+                                                         for a in run.argv))
+    conclude, abort = _FLOW["rebase" if rebasing else sub] if (rebasing or sub in _FLOW) else (None, None)
+    op = "rebase" if rebasing else sub or "merge"
+    found = []
+    matches = list(_CONFLICT.finditer(run.text()))
+    for n, m in enumerate(matches, 1):
+        path = (m.group("file") or m.group("first")).strip()
+        actions = [CodeAction(f"After removing the conflict markers from {path}, mark it resolved",
+                              command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
+        if conclude:
+            title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
+                     else f"Conclude the {op} once every file is resolved")
+            actions.append(CodeAction(title, command=tuple(conclude), applicability="maybe_incorrect"))
+        if abort:
+            actions.append(CodeAction(f"Or abandon the {op} and restore the state before it", command=tuple(abort),
+                                      applicability="maybe_incorrect"))
+        fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
+               + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
+                                                                                else "."))
+        found.append(Problem(
+            type=f"{TYPE_PREFIX}git:git-merge-conflict", title="Merge conflict", status=409,
+            detail=f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
+                   + (f": {m.group('rest')}" if m.group("rest") else ""),
+            code="GIT_MERGE_CONFLICT", category="conflict", retryable=False, safe_to_retry=True,
+            exit_code=run.exit_code, suggested_fix=fix, docs_url="https://git-scm.com/docs/git-merge#_how_to_resolve_conflicts",
+            code_actions=tuple(actions), location={"file": path}, extra={"tool": "git", "conflict": m.group("kind")}))
+    return found
+
+
+# --- remote --------------------------------------------------------------------------------------
+_REMOTE_LINE = re.compile(r"^(?P<name>\S+)\t(?P<url>\S+) \((?P<dir>fetch|push)\)$")
+
+
+def parse_remote(run: CapturedRun) -> dict[str, Any] | None:
+    args = args_after(run, "remote")
+    if args and args[0] not in ("-v", "--verbose"):
+        return None
+    remotes: dict[str, dict[str, Any]] = {}
+    for line in run.stdout_text.splitlines():
+        if m := _REMOTE_LINE.match(line.strip()):
+            remotes.setdefault(m.group("name"), {"name": m.group("name")})[m.group("dir")] = m.group("url")
+        elif line.strip() and not args:
+            remotes.setdefault(line.strip(), {"name": line.strip()})
+    return {"remotes": list(remotes.values())}

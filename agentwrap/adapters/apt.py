@@ -1,0 +1,147 @@
+"""agentwrap adapter for Debian's package tools: apt, apt-get and dpkg.
+
+Python rather than TOML for three reasons: dpkg's "subcommand" is an action option (`dpkg -i`, `dpkg -l`),
+`-s`/`--simulate` makes any apt-get command read-only, and package lists, plans and results become `data`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, program_name
+from agentwrap.adapters import _apt_parse as parse
+from agentwrap.adapters._apt_rules import PROMPTS, RULES
+from agentwrap.spec import Spec
+
+_READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
+_INSTALL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
+_REMOVE = {"read_only": False, "destructive": True, "idempotent": True, "open_world": False}
+_LOCAL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}
+
+SPEC: dict[str, Any] = {
+    "name": "apt",
+    "matches": ["apt", "apt-get", "dpkg"],
+    "global_options_with_value": ["-o", "--option", "-c", "--config-file", "-t", "--target-release",
+                                  "--default-release", "-a", "--host-architecture"],
+    "descriptor": {
+        "purpose": "Install, remove, upgrade and inspect Debian/Ubuntu packages (apt, apt-get, dpkg).",
+        "use_when": "Managing system packages; simulate first with `apt-get -s install PKG` (read-only, no root).",
+        "do_not_use_when": "Installing language packages (pip, npm, cargo) or on a system you must not change.",
+        "returns": "data: packages (apt list, dpkg -l/-s, apt policy), the plan (-s) or result of install/remove, "
+                   "update counts.",
+        "limitations": "Changes need root; a confirmation prompt stops the run (use -y after reviewing the plan); "
+                       "dpkg -l truncates long names to the terminal width.",
+    },
+    # Refuse prompts, never answer them: apt-listchanges and needrestart list instead of asking.
+    "env": {"DEBIAN_FRONTEND": "noninteractive", "APT_LISTCHANGES_FRONTEND": "none", "APT_LISTBUGS_FRONTEND": "none",
+            "NEEDRESTART_MODE": "l"},
+    "effects": {
+        **dict.fromkeys(("install", "reinstall", "upgrade", "build-dep", "satisfy"), _INSTALL),
+        **dict.fromkeys(("dist-upgrade", "full-upgrade"), {**_INSTALL, "destructive": True}),
+        **dict.fromkeys(("remove", "purge", "autoremove", "autopurge"), _REMOVE),
+        "update": {**_INSTALL},
+        **dict.fromkeys(("clean", "autoclean", "configure", "unpack", "set-selections", "add-architecture",
+                         "mark"), _LOCAL),
+        **dict.fromkeys(("download", "source"), {**_LOCAL, "open_world": True}),
+        "changelog": {**_READ, "open_world": True},
+        **dict.fromkeys(("list", "show", "search", "policy", "depends", "rdepends", "showsrc", "madison", "check",
+                         "showpkg", "listfiles", "status", "print-avail", "get-selections", "audit",
+                         "print-architecture", "compare-versions", "verify"), _READ),
+    },
+    "prompts": PROMPTS,
+    "rules": RULES,
+}
+
+#: dpkg's action options, named like apt's subcommands so effects and parsers share one table.
+_DPKG_ACTIONS = {
+    "-i": "install", "--install": "install", "--unpack": "unpack", "--configure": "configure",
+    "-r": "remove", "--remove": "remove", "-P": "purge", "--purge": "purge", "-l": "list", "--list": "list",
+    "-L": "listfiles", "--listfiles": "listfiles", "-s": "status", "--status": "status", "-S": "search",
+    "--search": "search", "-p": "print-avail", "--print-avail": "print-avail", "--get-selections": "get-selections",
+    "--set-selections": "set-selections", "-C": "audit", "--audit": "audit", "--verify": "verify", "-V": "verify",
+    "--print-architecture": "print-architecture", "--compare-versions": "compare-versions",
+    "--add-architecture": "add-architecture",
+}
+_SIMULATE = frozenset({"--simulate", "--just-print", "--dry-run", "--recon", "--no-act"})
+_CHANGES = frozenset({"install", "reinstall", "remove", "purge", "autoremove", "autopurge", "upgrade",
+                      "dist-upgrade", "full-upgrade", "build-dep", "satisfy"})
+
+
+def _simulated(argv: list[str] | tuple[str, ...]) -> bool:
+    """-s, --simulate and friends (apt/apt-get), --dry-run/--no-act (dpkg): nothing is changed."""
+    is_dpkg = program_name(argv[0]) == "dpkg"
+    for arg in argv[1:]:
+        if arg == "--":
+            break
+        if arg in _SIMULATE:
+            return True
+        if not is_dpkg and arg.startswith("-") and not arg.startswith("--") and arg[1:2] not in "octa" \
+                and "s" in arg[1:]:
+            return True
+    return False
+
+
+class AptAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def subcommand(self, argv: list[str]) -> str | None:
+        if program_name(argv[0]) == "dpkg":
+            for arg in argv[1:]:
+                action = _DPKG_ACTIONS.get(arg.split("=", 1)[0])
+                if action:
+                    return action
+            return None
+        return super().subcommand(argv)
+
+    def effects(self, argv: list[str]) -> Effects:
+        effects = super().effects(argv)
+        if _simulated(argv):
+            return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+        if program_name(argv[0]) == "dpkg" and effects.open_world:
+            return effects._replace(open_world=False)  # dpkg works on local files only
+        return effects
+
+    def parse(self, run: CapturedRun) -> Any:
+        sub = (run.subcommand or "").split(" ")[0]
+        text = run.stdout_text
+        if sub == "list":
+            data = parse.dpkg_list(text) if program_name(run.argv[0]) == "dpkg" else parse.apt_list(text)
+            return data if data["count"] or not run.failed else None
+        if sub in _CHANGES:  # a failed install's partial result is still a fact
+            changes = parse.changes(text)
+            return changes if changes["install"] or changes["remove"] or len(changes) > 3 else None
+        if sub == "update":  # counts are facts whether or not apt called the run a failure
+            return parse.update(text)
+        if run.failed:
+            return None
+        if sub == "policy":
+            return parse.policy(text)
+        if sub == "status" and program_name(run.argv[0]) == "dpkg":
+            return parse.dpkg_status(text)
+        return None
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not isinstance(data, dict):
+            return None
+        if "count" in data:
+            return f"{data['count']} package{'s' * (data['count'] != 1)} listed"
+        if "install" in data:
+            counts = data.get("counts") or {}
+            verb = "would change" if data["simulated"] else "changed"
+            parts = [f"{len(data['install'])} to install/upgrade" if data["simulated"] else
+                     f"{len(data['install'])} set up", f"{len(data['remove'])} removed"]
+            held = f", {counts['held']} not upgraded" if counts.get("held") else ""
+            return f"apt {verb}: " + ", ".join(parts) + held
+        packages = data.get("packages") or []
+        if packages and "candidate" in packages[0]:  # apt policy
+            return "; ".join(f"{p['name']}: installed {p['installed'] or '(none)'}, "
+                             f"candidate {p['candidate'] or '(none)'}" for p in packages)[:300]
+        if packages:  # dpkg -s
+            return "; ".join(f"{p['name']} {p.get('version', '')}: {p.get('status', '')}" for p in packages)[:300]
+        if "downloaded" in data:
+            return (f"package lists: {data['downloaded']} downloaded, {data['unchanged']} unchanged, "
+                    f"{data['failed']} failed")
+        return None
+
+
+ADAPTER = AptAdapter()

@@ -1,0 +1,255 @@
+"""agentwrap adapter for git: the spec (_git_spec) plus per-invocation effects, the editor prompts' own
+non-interactive forms spliced into the user's arguments, conflict problems, and parsers for read commands."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
+from agentwrap.adapters import _git_write
+from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
+from agentwrap.adapters._git_parse import parse_branch, parse_status
+from agentwrap.adapters._git_spec import SPEC
+from agentwrap.problem import CodeAction, Problem
+from agentwrap.spec import Spec
+
+_WITH_VALUE = frozenset(SPEC["global_options_with_value"])
+_EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
+_EDITOR_FAILED = re.compile(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
+_FORCES_EDITOR = {"-e", "--edit", "-i", "--interactive"}
+_INFO = {"--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"}
+
+
+def split(argv: list[str] | tuple[str, ...]) -> tuple[list[str], str | None, list[str]]:
+    """(global options, subcommand word, the arguments after it): `git -C d push -u o` -> (['-C','d'], push, [...])."""
+    skip = False
+    for i, arg in enumerate(argv[1:], 1):
+        if skip:
+            skip = False
+        elif arg == "--":
+            break
+        elif arg.startswith("-"):
+            skip = arg in _WITH_VALUE
+        else:
+            return list(argv[1:i]), arg, list(argv[i + 1:])
+    return list(argv[1:]), None, []
+
+
+def _flags(args: list[str]) -> set[str]:
+    return {a.split("=", 1)[0] for a in args if a.startswith("-") and a != "--"}
+
+
+def _positional(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-")]
+
+
+_RO = Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+_LOCAL = Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
+
+
+def _refine(sub: str, args: list[str], base: Effects) -> Effects:
+    """Effects that depend on the arguments, not only the subcommand (reset --hard, push --force, branch -D...)."""
+    flags, pos = _flags(args), _positional(args)
+    dry_run = "--dry-run" in flags or ("-n" in flags and sub in ("clean", "add", "rm", "mv"))  # commit -n: no-verify
+    if flags & {"-h", "--help"} or (dry_run and sub in ("clean", "commit", "add", "rm", "mv")):
+        return _RO
+    if sub == "reset":
+        return base._replace(destructive=bool(flags & {"--hard", "--merge"}),
+                             idempotent=not any(re.search(r"[~^@]", p) for p in pos))
+    if sub == "push":
+        forced = flags & {"-f", "--force", "--force-with-lease", "--force-if-includes", "-d", "--delete", "--mirror",
+                          "--prune"} or any(p.startswith(("+", ":")) for p in pos[1:])
+        dry = bool(flags & {"-n", "--dry-run"})
+        return base._replace(read_only=dry, destructive=bool(forced) and not dry)
+    if sub == "checkout":
+        if flags & {"-f", "--force", "-p", "--patch", "-B"} or "--" in args or "." in pos or len(pos) > 1:
+            return base._replace(destructive=True)
+        return base._replace(destructive=None if pos and not flags & {"-b", "--orphan", "--detach"} else False)
+    if sub == "switch":
+        return base._replace(destructive=bool(flags & {"-f", "--force", "--discard-changes", "-C", "--force-create"}))
+    if sub == "restore" and flags & {"-S", "--staged"} and not flags & {"-W", "--worktree"}:
+        return base._replace(destructive=False)
+    if sub == "rm" and "--cached" in flags:
+        return base._replace(destructive=False)
+    if sub == "gc" and any(a.startswith("--prune") for a in args):
+        return base._replace(destructive=True)
+    if sub == "branch":
+        if flags & {"-D", "-d", "--delete", "-M", "-C", "-f", "--force"}:
+            return _LOCAL._replace(destructive=True)
+        listing = flags & {"-a", "--all", "-r", "--remotes", "-l", "--list", "--merged", "--no-merged", "--contains",
+                           "--no-contains", "--points-at", "--show-current"}
+        mutating = flags & {"-m", "-c", "--move", "--copy", "-u", "--set-upstream-to", "--unset-upstream",
+                            "--edit-description", "-t", "--track"}
+        return _LOCAL if mutating or (pos and not listing) else _RO
+    if sub == "tag":
+        if flags & {"-d", "--delete", "-f", "--force"}:
+            return _LOCAL._replace(destructive=True)
+        listing = flags & {"-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged",
+                           "--points-at", "-v", "--verify"}
+        return _LOCAL if pos and not listing else _RO
+    if sub == "config":
+        if pos and pos[0] in ("set", "unset", "rename-section", "remove-section", "edit"):
+            return _LOCAL
+        if (pos and pos[0] in ("get", "list")) or flags & {"--get", "--get-all", "--get-regexp", "-l", "--list",
+                                                           "--get-urlmatch", "--get-color", "--get-colorbool"}:
+            return _RO
+        writes = flags & {"--unset", "--unset-all", "--add", "--replace-all", "-e", "--edit", "--rename-section",
+                          "--remove-section"}
+        return _LOCAL if writes or len(pos) >= 2 else _RO
+    if sub == "remote" and pos and pos[0] not in ("show", "get-url", "-v", "--verbose"):
+        return base if base.read_only is False else _LOCAL
+    if sub == "stash" and not pos:
+        return _LOCAL._replace(idempotent=False)  # bare `git stash` is `git stash push`
+    return base
+
+
+class GitAdapter(BaseAdapter):
+    parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
+               "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
+               "push": _git_write.parse_push, "merge": _git_write.parse_merge, "pull": _git_write.parse_merge}
+
+    def __init__(self) -> None:
+        super().__init__(Spec.from_dict(SPEC, __file__))
+
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        return _git_write.conflicts(run)
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), "GIT_MERGE_CONFLICT"})
+
+    def effects(self, argv: list[str]) -> Effects:
+        _, word, args = split(argv)
+        if word is None:
+            return _RO if set(argv[1:]) & _INFO else super().effects(argv)
+        return _refine(word, args, super().effects(argv))
+
+    def parse(self, run: CapturedRun) -> Any:
+        sub = (run.subcommand or "").split(" ")[0]
+        parser = self.parsers.get(sub)
+        if parser is None or run.failed:
+            return None
+        return parser(run)
+
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+        """The spec's prompt catalog, trying entries whose pattern names the prompt's file first, with the
+        user's own arguments spliced in (`{rest...}`) and their global options (-C DIR) kept."""
+        assert self.spec is not None
+        spec = copy.copy(self.spec)
+        spec.prompts = tuple(sorted(self.spec.prompts, key=lambda p: not p.pattern.search(prompt or "\0")))
+        fix, actions = spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
+        globals_, word, args = split(argv)
+        rest = [a for a in args if a not in _FORCES_EDITOR and not a.startswith("--edit=")]
+        out = [a for a in (_expand(action, globals_, rest) for action in actions) if a is not None]
+        if word == "commit" and "--amend" in args:  # amending: keeping the message is the natural choice
+            out.sort(key=lambda a: "--no-edit" not in (a.command or ()))
+            out = [a._replace(is_preferred=i == 0) for i, a in enumerate(out)]
+        return fix, out
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        globals_, word, rest = split(run.argv)
+        editor = _EDITOR_SHIM.search(run.text())
+        if run.failed and (editor or _EDITOR_FAILED.search(run.text())):
+            return self._editor_required(run, editor.group("file").strip() if editor else "")
+        interp = super().interpret(run)
+        problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
+        error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
+        effects = _git_write.effects(word, interp.data) if interp.error is None else ()
+        return interp._replace(problems=problems, error=error, effects=interp.effects + effects)
+
+    def _editor_required(self, run: CapturedRun, file: str) -> Interpretation:
+        """git stopped because the editor shim (or a missing editor) refused: the same INPUT_REQUIRED a live
+        run reports, so a replayed log and the live run agree."""
+        from agentwrap.verdict import input_required
+
+        argv = list(run.argv)
+        problem = input_required(argv, file, "editor", {"detection": "editor-error", "source": "editor"})
+        fix, actions = self.prompt_help(argv, file, "editor")
+        problem = problem._replace(suggested_fix=fix or problem.suggested_fix, exit_code=run.exit_code,
+                                   code_actions=(*actions, *problem.code_actions))
+        return Interpretation(problem.detail[:300], problem, (problem,), None, success=False)
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not isinstance(data, dict):
+            return None
+        sub = (run.subcommand or "").split(" ")[0]
+        return _summary(sub, data)
+
+
+_UNFILLED = re.compile(r"\{\w+\}")
+
+
+def _expand(action: CodeAction, globals_: list[str], rest: list[str]) -> CodeAction | None:
+    """A code action made concrete: `{rest...}` becomes the user's arguments after the subcommand, the user's
+    global options (`git -C DIR`) are kept so the fix runs where the command ran, and an action whose
+    template names a group the match did not fill is dropped."""
+    cmd = action.command
+    if cmd is None:
+        return action
+    if "{rest...}" in cmd:
+        i = cmd.index("{rest...}")
+        cmd = (*cmd[:i], *rest, *cmd[i + 1:])
+    if any(_UNFILLED.search(word) for word in cmd):
+        return None
+    if globals_ and cmd and cmd[0] == "git" and list(cmd[1:1 + len(globals_)]) != globals_:
+        cmd = (cmd[0], *globals_, *cmd[1:])
+    return action._replace(command=cmd)
+
+
+def _localize(problem: Problem, globals_: list[str], rest: list[str]) -> Problem:
+    if not problem.code_actions:
+        return problem
+    actions = (_expand(a, globals_, rest) for a in problem.code_actions)
+    return problem._replace(code_actions=tuple(a for a in actions if a is not None))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith("ch") else "s")
+
+
+def _summary(sub: str, data: dict[str, Any]) -> str | None:
+    if sub == "status" and "staged" in data:
+        where = f"on {data['branch']}" if data.get("branch") else "detached HEAD" if data.get("detached") else "status"
+        if data.get("upstream"):
+            where += f" ({data['upstream']}: ahead {data['ahead']}, behind {data['behind']})"
+        if data.get("in_progress"):
+            of = f" of {data['rebasing_branch']}" if data.get("rebasing_branch") else ""
+            where += f", {data['in_progress']}{of} in progress"
+        if data["clean"]:
+            return f"{where}: working tree clean"
+        counts = [f"{len(data[k])} {k}" for k in ("conflicted", "staged", "unstaged", "untracked") if data[k]]
+        return f"{where}: {', '.join(counts)}"
+    if sub == "log":
+        commits = data["commits"]
+        if not commits:
+            return "no commits"
+        newest = commits[0]
+        return f"{_plural(len(commits), 'commit')}; newest {newest['sha'][:12]} {newest.get('subject', '')}".strip()
+    if sub == "show" and "commit" in data and "files_changed" not in data:
+        return f"commit {data['commit']['sha'][:12]} {data['commit'].get('subject', '')}"[:300]
+    if sub in ("diff", "show") and "files_changed" in data:
+        head = f"commit {data['commit']['sha'][:12]}: " if "commit" in data else ""
+        return f"{head}{_plural(data['files_changed'], 'file')} changed, +{data['insertions']} -{data['deletions']}"
+    if sub == "branch" and "branches" in data:
+        current = f"; current {data['current']}" if data["current"] else ""
+        return f"{_plural(len(data['branches']), 'branch')}{current}"
+    if sub == "commit" and data.get("sha"):
+        return f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}: {data['subject']}"[:300]
+    if sub == "push":
+        if data.get("up_to_date") and not data["refs"]:
+            return "push: everything up-to-date"
+        moved = ", ".join(f"{r['src']} -> {r['dst']} ({r['status']})" for r in data["refs"])
+        return f"pushed to {data['remote']}: {moved}"[:300]
+    if sub in ("merge", "pull") and "up_to_date" in data:
+        if data["up_to_date"]:
+            return "already up to date"
+        how = "fast-forward" if data["fast_forward"] else "merge commit" if data.get("merge_commit") else "merged"
+        changed = f": {_plural(data['files_changed'], 'file')} changed" if "files_changed" in data else ""
+        return f"{sub} ({how}){changed}"
+    if sub == "remote" and "remotes" in data:
+        return f"{_plural(len(data['remotes']), 'remote')}: {', '.join(r['name'] for r in data['remotes'])}"[:300]
+    return None
+
+
+ADAPTER = GitAdapter()

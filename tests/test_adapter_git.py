@@ -1,0 +1,267 @@
+"""The git adapter end to end: real git in scratch repositories, run through agentwrap.
+
+Proves the issue's Done-when items for git: `git push` without a remote names the problem an expert
+would (no remote configured) with fixes an agent can apply, and `git commit` without -m stops at once
+with INPUT_REQUIRED whose first code action is git's own `-m` form. Parsed data is checked against
+git's own machine-readable output (porcelain v2, --format=%H, --numstat).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import aw
+
+from agentwrap import registry
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture
+def genv(tmp_path: Path) -> dict[str, str]:
+    """An identity and an empty global config, so the user's git settings cannot change the outcome."""
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("")
+    return {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada",
+            "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_CONFIG_GLOBAL": str(cfg), "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(genv: dict[str, str], cwd: Path, *args: str) -> str:
+    import os
+
+    done = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **genv}, capture_output=True, text=True,
+                          check=True, stdin=subprocess.DEVNULL)
+    return done.stdout
+
+
+def repo(genv: dict[str, str], path: Path, files: dict[str, str] | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(genv, path, "init", "-q", "-b", "main")
+    for name, text in (files or {"a.txt": "a\n"}).items():
+        (path / name).write_text(text)
+    git(genv, path, "add", ".")
+    git(genv, path, "commit", "-qm", "first")
+    return path
+
+
+def run(genv: dict[str, str], cwd: Path, *argv: str):
+    return aw("--cwd", str(cwd), *argv, env=genv)
+
+
+def apply(action: dict, **values: str) -> list[str]:
+    """A code action's command with its <PLACEHOLDERS> filled, as an agent would."""
+    return [values.get(word.strip("<>"), word) for word in action["command"]]
+
+
+def test_push_without_remote_names_the_missing_remote_and_the_fix_works(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    answer = run(genv, work, "git", "push")
+    assert answer.code == 128
+    assert answer.env["command"]["adapter"] == "git"
+    err = answer.error
+    assert err["code"] == "GIT_NO_REMOTE"
+    assert err["category"] == "precondition" and err["status"] == 412
+    assert err["retryable"] is False and err["safe_to_retry"] is True
+    assert "git remote add origin" in err["suggested_fix"]
+    add, push = err["code_actions"]
+    assert add["command"] == ["git", "remote", "add", "origin", "<URL>"]
+    assert add["applicability"] == "has_placeholders" and add["is_preferred"]
+    # the agent applies the fixes: a (local, bare) remote, then the push that publishes the branch
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", str(bare))
+    assert run(genv, work, *apply(add, URL=str(bare))).code == 0
+    pushed = run(genv, work, *apply(push))
+    assert pushed.code == 0, pushed.env["error"]
+    assert pushed.env["data"]["refs"][0]["status"] == "created"
+    assert git(genv, bare, "rev-parse", "main") == git(genv, work, "rev-parse", "HEAD")
+
+
+def test_commit_without_message_is_input_required_with_the_m_form_first(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    (work / "a.txt").write_text("changed\n")
+    answer = run(genv, work, "git", "commit", "-a")
+    assert answer.code == 125 and answer.wall < 30
+    err = answer.error
+    assert err["code"] == "INPUT_REQUIRED" and err["input_kind"] == "editor"
+    first = err["code_actions"][0]
+    assert first["command"] == ["git", "commit", "-m", "<MESSAGE>", "-a"]  # the user's -a is kept
+    assert first["applicability"] == "has_placeholders" and first["is_preferred"]
+    done = run(genv, work, *apply(first, MESSAGE="second"))
+    assert done.code == 0
+    assert done.env["data"]["subject"] == "second"
+    assert done.env["effects"][0]["action"] == "create"
+
+
+def test_editor_fixes_keep_global_options(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "tag", "v0")
+    answer = run(genv, tmp_path, "git", "-C", str(work), "tag", "-a", "v1")
+    assert answer.error["code"] == "INPUT_REQUIRED"
+    assert answer.error["code_actions"][0]["command"] == ["git", "-C", str(work), "tag", "-m", "<MESSAGE>", "-a", "v1"]
+
+
+def test_push_without_upstream_offers_gits_own_command(tmp_path, genv):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "switch", "-q", "-c", "topic")
+    answer = run(genv, work, "git", "push")
+    err = answer.error
+    assert err["code"] == "GIT_NO_UPSTREAM"
+    action = err["code_actions"][0]
+    assert action["command"] == ["git", "push", "--set-upstream", "origin", "topic"]
+    assert action["applicability"] == "machine_applicable"
+    done = run(genv, work, *action["command"])
+    assert done.code == 0
+    assert done.env["data"]["upstream_set"] == {"branch": "topic", "upstream": "origin/topic"}
+
+
+def test_push_rejected_then_pull_rebase_then_push(tmp_path, genv):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    one = repo(genv, tmp_path / "one")
+    git(genv, one, "remote", "add", "origin", str(bare))
+    git(genv, one, "push", "-q", "-u", "origin", "main")
+    git(genv, tmp_path, "clone", "-q", str(bare), "two")
+    two = tmp_path / "two"
+    (one / "b.txt").write_text("b\n")
+    git(genv, one, "add", "b.txt")
+    git(genv, one, "commit", "-qm", "from one")
+    git(genv, one, "push", "-q")
+    (two / "c.txt").write_text("c\n")
+    git(genv, two, "add", "c.txt")
+    git(genv, two, "commit", "-qm", "from two")
+    answer = run(genv, two, "git", "push")
+    err = answer.error
+    assert err["code"] == "GIT_PUSH_REJECTED" and err["category"] == "conflict"
+    assert err["retryable"] is True and err["safe_to_retry"] is True
+    commands = [a["command"] for a in err["code_actions"]]
+    assert commands == [["git", "pull", "--rebase"], ["git", "push"]]
+    for command in commands:
+        assert run(genv, two, *command).code == 0
+
+
+def test_merge_conflict_lists_each_file_with_its_location(tmp_path, genv):
+    work = repo(genv, tmp_path / "work", {"a.txt": "1\n2\n", "b.txt": "x\n"})
+    git(genv, work, "switch", "-q", "-c", "other")
+    (work / "a.txt").write_text("1\nOTHER\n")
+    (work / "b.txt").write_text("y\n")
+    git(genv, work, "commit", "-qam", "other")
+    git(genv, work, "switch", "-q", "main")
+    (work / "a.txt").write_text("1\nMAIN\n")
+    (work / "b.txt").write_text("z\n")
+    git(genv, work, "commit", "-qam", "main")
+    answer = run(genv, work, "git", "merge", "other")
+    problems = [p for p in answer.env["problems"] if p["code"] == "GIT_MERGE_CONFLICT"]
+    porcelain = git(genv, work, "status", "--porcelain")
+    assert [p["location"]["file"] for p in problems] == [line[3:] for line in porcelain.splitlines()]
+    assert answer.error["code"] == "GIT_MERGE_CONFLICT"
+    status = run(genv, work, "git", "status").env["data"]
+    assert status["in_progress"] == "merge"
+    assert [c["path"] for c in status["conflicted"]] == ["a.txt", "b.txt"]
+    # resolve, mark resolved, conclude as the actions say
+    for p in problems:
+        (work / p["location"]["file"]).write_text("resolved\n")
+        assert run(genv, work, *p["code_actions"][0]["command"]).code == 0
+    assert run(genv, work, *answer.error["code_actions"][1]["command"]).code == 0
+    assert run(genv, work, "git", "status").env["data"]["clean"] is True
+
+
+def test_status_log_diff_data_agree_with_gits_machine_output(tmp_path, genv):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work", {"a.txt": "a\n", "gone.txt": "g\n", "old.txt": "o\n"})
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "push", "-q", "-u", "origin", "main")
+    (work / "a.txt").write_text("a\nmore\n")
+    git(genv, work, "commit", "-qam", "ahead by one")
+    (work / "a.txt").write_text("a\nmore\nunstaged\n")
+    (work / "new file.txt").write_text("n\n")
+    git(genv, work, "add", "new file.txt")
+    git(genv, work, "rm", "-q", "gone.txt")
+    git(genv, work, "mv", "old.txt", "renamed.txt")
+    (work / "loose.txt").write_text("?\n")
+    human = run(genv, work, "git", "status").env["data"]
+    v2 = run(genv, work, "git", "status", "--porcelain=v2", "--branch").env["data"]
+    short = run(genv, work, "git", "status", "-sb").env["data"]
+    for data in (human, v2, short):
+        assert data["branch"] == "main" and data["upstream"] == "origin/main"
+        assert (data["ahead"], data["behind"]) == (1, 0)
+        assert sorted(e["path"] for e in data["staged"]) == ["gone.txt", "new file.txt", "renamed.txt"]
+        assert [e["path"] for e in data["unstaged"]] == ["a.txt"]
+        assert data["untracked"] == ["loose.txt"]
+        assert {"path": "renamed.txt", "status": "renamed", "from": "old.txt"} in data["staged"]
+    log = run(genv, work, "git", "log").env["data"]
+    assert [c["sha"] for c in log["commits"]] == git(genv, work, "log", "--format=%H").split()
+    assert log["commits"][0]["subject"] == "ahead by one" and log["commits"][0]["author"] == "Ada"
+    oneline = run(genv, work, "git", "log", "--oneline").env["data"]
+    assert [c["subject"] for c in oneline["commits"]] == ["ahead by one", "first"]
+    stat = run(genv, work, "git", "diff", "--stat", "HEAD").env["data"]
+    numstat = run(genv, work, "git", "diff", "--numstat", "HEAD").env["data"]
+    assert (stat["files_changed"], stat["insertions"], stat["deletions"]) == \
+        (numstat["files_changed"], numstat["insertions"], numstat["deletions"])
+    branches = run(genv, work, "git", "branch", "-vv").env["data"]
+    assert branches["current"] == "main"
+    assert branches["branches"][0]["upstream"] == "origin/main" and branches["branches"][0]["ahead"] == 1
+
+
+def test_not_a_repository(tmp_path, genv):
+    answer = run(genv, tmp_path, "git", "log")
+    assert answer.error["code"] == "GIT_NOT_A_REPOSITORY"
+    assert answer.error["code_actions"][0]["command"] == ["git", "-C", "<REPO_DIR>", "log"]
+
+
+def test_credentials_are_never_prompted_for(tmp_path, genv):
+    class Deny(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="x"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Deny)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        answer = run(genv, tmp_path, "git", "clone", f"http://127.0.0.1:{server.server_port}/r.git", "r")
+    finally:
+        server.shutdown()
+    assert answer.wall < 30
+    assert answer.error["code"] == "INPUT_REQUIRED" and answer.error["input_kind"] in ("credential", "password")
+    assert answer.error["code_actions"][0]["command"][:3] == ["git", "config", "--global"]
+    assert "GIT_AUTH_REQUIRED" in [p["code"] for p in answer.env["problems"]]
+
+
+@pytest.mark.parametrize(("argv", "read_only", "destructive"), [
+    (["git", "status"], True, False),
+    (["git", "-C", "x", "log", "-5"], True, False),
+    (["git", "branch"], True, False),
+    (["git", "branch", "-D", "topic"], False, True),
+    (["git", "reset", "--hard", "origin/main"], False, True),
+    (["git", "reset", "HEAD~1"], False, False),
+    (["git", "push"], False, False),
+    (["git", "push", "--force-with-lease"], False, True),
+    (["git", "clean", "-fd"], False, True),
+    (["git", "clean", "-n"], True, False),
+    (["git", "config", "user.name"], True, False),
+    (["git", "config", "user.name", "Ada"], False, False),
+    (["git", "stash", "list"], True, False),
+    (["git", "stash", "drop"], False, True),
+])
+def test_effects_per_invocation(argv, read_only, destructive):
+    effects = registry.builtin("git").effects(argv)
+    assert (effects.read_only, effects.destructive) == (read_only, destructive)
+
+
+def test_network_subcommands_are_open_world():
+    adapter = registry.builtin("git")
+    assert all(adapter.effects(["git", sub]).open_world for sub in ("push", "pull", "fetch", "clone", "ls-remote"))
+    assert adapter.effects(["git", "reset", "HEAD~1"]).idempotent is False

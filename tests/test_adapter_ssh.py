@@ -1,0 +1,157 @@
+"""ssh and scp through agentwrap against a scratch sshd on 127.0.0.1 (a free port, keys made for the test).
+
+The real ~/.ssh is never read or written: every run uses `-F CONFIG` with its own known_hosts file.
+Needs the OpenSSH server binary (`apt-get install -y openssh-server`) and root (sshd's privilege separation).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from conftest import aw
+
+SSHD = "/usr/sbin/sshd"
+pytestmark = pytest.mark.skipif(not (os.path.exists(SSHD) and shutil.which("ssh") and os.geteuid() == 0),
+                                reason="needs ssh, /usr/sbin/sshd (openssh-server) and root")
+
+
+class Server(NamedTuple):
+    port: int
+    dir: Path
+
+    def config(self, known_hosts: str) -> str:
+        path = self.dir / f"config-{known_hosts}"
+        path.write_text(f"Host *\n  UserKnownHostsFile {self.dir / known_hosts}\n  GlobalKnownHostsFile /dev/null\n"
+                        "  IdentitiesOnly yes\n  UpdateHostKeys no\n")
+        return str(path)
+
+    def ssh(self, known_hosts: str, *args: str) -> list[str]:
+        return ["ssh", "-F", self.config(known_hosts), "-p", str(self.port), *args]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _keygen(path: Path, passphrase: str = "") -> None:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-f", str(path), "-N", passphrase, "-C", path.name],
+                   check=True)
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    d = tmp_path_factory.mktemp("sshd")
+    for name, phrase in (("hostkey", ""), ("client", ""), ("client_enc", "not-typed-by-anyone"), ("other", "")):
+        _keygen(d / name, phrase)
+    (d / "authorized_keys").write_text((d / "client.pub").read_text() + (d / "client_enc.pub").read_text())
+    (d / "authorized_keys").chmod(0o600)
+    port = _free_port()
+    (d / "sshd_config").write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d / 'hostkey'}\nPidFile {d / 'sshd.pid'}\n"
+        f"AuthorizedKeysFile {d / 'authorized_keys'}\nStrictModes no\nPermitRootLogin prohibit-password\n"
+        "PasswordAuthentication yes\nKbdInteractiveAuthentication no\nUsePAM no\n"
+        "Subsystem sftp /usr/lib/openssh/sftp-server\nLogLevel ERROR\n")
+    os.makedirs("/run/sshd", exist_ok=True)
+    proc = subprocess.Popen([SSHD, "-D", "-f", str(d / "sshd_config"), "-E", str(d / "sshd.log")])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    (d / "known_hosts").write_text(f"[127.0.0.1]:{port} {(d / 'hostkey.pub').read_text()}")
+    (d / "changed_hosts").write_text(f"[127.0.0.1]:{port} {(d / 'other.pub').read_text()}")
+    (d / "empty_hosts").write_text("")
+    try:
+        yield Server(port, d)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_unknown_host_key_stops_at_the_confirmation_and_names_accept_new(sshd):
+    argv = sshd.ssh("empty_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1", "true")
+    r = aw("--timeout", "20", *argv)
+    assert r.code == 125
+    err = r.error
+    assert err["code"] == "INPUT_REQUIRED" and err["input_kind"] == "confirmation"
+    assert "continue connecting" in err["prompt"]
+    first = err["code_actions"][0]
+    assert first["command"][:3] == ["ssh", "-o", "StrictHostKeyChecking=accept-new"]
+    assert first["applicability"] == "maybe_incorrect" and first["is_preferred"] is True
+    assert (sshd.dir / "empty_hosts").read_text() == ""  # nothing was accepted for us
+
+    applied = aw("--timeout", "20", *first["command"])  # the fix an agent can apply works
+    assert applied.code == 0, applied.env["error"]
+    assert "[127.0.0.1]" in (sshd.dir / "empty_hosts").read_text()
+
+
+def test_password_prompt_names_batch_mode_which_then_fails_fast_as_authentication(sshd):
+    argv = sshd.ssh("known_hosts", "-o", "PubkeyAuthentication=no", "root@127.0.0.1", "true")
+    r = aw("--timeout", "20", *argv)
+    assert r.error["code"] == "INPUT_REQUIRED" and r.error["input_kind"] == "password"
+    batch = r.error["code_actions"][0]
+    assert batch["command"][:3] == ["ssh", "-o", "BatchMode=yes"]
+    denied = aw("--timeout", "20", *batch["command"])
+    assert denied.code == 255
+    assert denied.error["code"] == "SSH_PERMISSION_DENIED"
+    assert denied.error["category"] == "authentication" and denied.error["retryable"] is False
+
+
+def test_key_passphrase_prompt_is_a_password_request(sshd):
+    argv = sshd.ssh("known_hosts", "-o", "PreferredAuthentications=publickey", "-i", str(sshd.dir / "client_enc"),
+                    "root@127.0.0.1", "true")
+    r = aw("--timeout", "20", *argv)
+    assert r.error["code"] == "INPUT_REQUIRED" and r.error["input_kind"] == "password"
+    assert "passphrase" in r.error["prompt"]
+    assert r.error["code_actions"][0]["command"][0] == "ssh-add"
+
+
+def test_changed_host_key_is_a_conflict_and_never_machine_applicable(sshd):
+    r = aw("--timeout", "20", *sshd.ssh("changed_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1", "true"))
+    assert r.code == 255
+    err = r.error
+    assert err["code"] == "SSH_HOST_KEY_CHANGED" and err["category"] == "conflict"
+    assert "SHA256:" in err["detail"]
+    assert all(a["applicability"] != "machine_applicable" for a in err["code_actions"])
+    assert err["code_actions"][0]["command"][:2] == ["ssh-keygen", "-f"]
+
+
+def test_success_and_remote_exit_status(sshd):
+    ok = aw("--timeout", "20", *sshd.ssh("known_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1",
+                                         "echo", "hello"))
+    assert ok.code == 0 and ok.text().strip() == "hello"
+    failed = aw("--timeout", "20", *sshd.ssh("known_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1",
+                                             "exit 3"))
+    assert failed.code == 3  # the remote command's status, passed through
+    assert failed.error["code"] == "COMMAND_FAILED" and failed.error["safe_to_retry"] is False
+
+
+def test_scp_missing_remote_file_is_not_found(sshd, tmp_path):
+    argv = ["scp", "-F", sshd.config("known_hosts"), "-i", str(sshd.dir / "client"), "-P", str(sshd.port),
+            "root@127.0.0.1:/nonexistent/file.txt", str(tmp_path)]
+    r = aw("--timeout", "20", *argv)
+    assert r.code == 1
+    assert r.error["code"] == "SCP_NO_SUCH_FILE" and r.error["category"] == "not_found"
+
+
+def test_refused_connection_is_retryable_network():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = aw("--timeout", "20", "ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-p", str(port), "root@127.0.0.1",
+           "true")
+    assert r.code == 255
+    assert r.error["code"] == "SSH_CONNECTION_REFUSED"
+    assert r.error["category"] == "network" and r.error["retryable"] is True
