@@ -1,0 +1,219 @@
+"""rustc's human diagnostics as located problems, with suggestions as edits; cargo test results and build summaries.
+
+Locations are the primary span rustc prints after `-->`, the same line and column as the first primary span of
+`--message-format=json`. Suggested code is reconstructed from the rendered suggestion (inline `help: ...: `x``,
+`+++` insertion markers, `-`/`+` line diffs). The human output does not say how certain rustc is, so an edit is
+`machine_applicable` only for the help messages rustc marks MachineApplicable (listed below), else `maybe_incorrect`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from agentwrap.adapters._node_parse import make_problem
+from agentwrap.problem import CodeAction, Problem
+
+_HEADER = re.compile(r"^(?P<level>error|warning)(?:\[(?P<code>[A-Za-z0-9_]+)\])?: (?P<msg>.+)$")
+_ARROW = re.compile(r"^ *--> (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
+_SRC = re.compile(r"^(?P<gutter> *(?P<n>\d+) *)(?P<sep>[|+-])(?: (?P<src>.*))?$")
+_BAR = re.compile(r"^(?P<gutter> *)\|(?: (?P<marks>.*))?$")
+_NOTE = re.compile(r"^ *= (?P<kind>note|help): (?P<text>.+)$")
+_HELP = re.compile(r"^(?P<kind>help|note): (?P<text>.+)$")
+_LINT = re.compile(r"#\[(?:warn|deny|forbid)\((?P<lint>[\w:]+)\)\]")
+_INLINE = re.compile(r"help: (?P<msg>.+): `(?P<repl>[^`]*)`$")
+_END = re.compile(r"^(?:error|warning): (?:could not compile|`[^`]+` \(.+\) generated|aborting due|build failed)"
+                  r"|^(?:Some errors have|For more information about)")
+#: help messages whose suggestions rustc marks MachineApplicable (checked against --message-format=json)
+MACHINE = re.compile(r"^(?:if this is intentional, prefix it with an underscore|remove this `mut`|consider borrowing"
+                     r" here|you can convert an? `\w+` to an? `\w+` and panic if the converted value doesn't fit|"
+                     r"remove these parentheses|remove the unnecessary)")
+RUSTC_DOCS = "https://doc.rust-lang.org/error_codes/{code}.html"
+LINT_DOCS = "https://doc.rust-lang.org/rustc/lints/listing/index.html"
+
+
+class Edit(NamedTuple):
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.file, "line": self.line, "column": self.column}
+        if (self.end_line, self.end_column) == (self.line, self.column):
+            out["insert"] = self.text
+        else:
+            out.update(end_line=self.end_line, end_column=self.end_column, replace=self.text)
+        return out
+
+
+def _end_column(block: list[str], line: int, column: int) -> int | None:
+    """Where the primary span's `^^^` run ends (exclusive), when it starts exactly at the arrow's column."""
+    for i, text in enumerate(block[:-1]):
+        src, bar = _SRC.match(text), _BAR.match(block[i + 1])
+        if src and src.group("sep") == "|" and int(src.group("n")) == line and bar:
+            marks = block[i + 1][len(src.group("gutter")) + 2:]
+            if len(marks) >= column and marks[column - 1] == "^" and (column == 1 or marks[column - 2] != "^"):
+                n = len(marks[column - 1:]) - len(marks[column - 1:].lstrip("^"))
+                if n > 1:
+                    return column + n
+                # one caret is also how rustc draws an empty span: certain only past the end of the line
+                return column if column > len(src.group("src") or "") else None
+            return None
+    return None
+
+
+def _inline_edits(block: list[str], file: str) -> list[tuple[str, Edit]]:
+    """`^^^^ help: prefix it with an underscore: `_x``: the replacement for the span the label sits on."""
+    out = []
+    for i, text in enumerate(block[:-1]):
+        src = _SRC.match(text)
+        if not src or src.group("sep") != "|":
+            continue
+        for follow in block[i + 1:i + 4]:
+            bar = _BAR.match(follow)
+            if not bar:
+                break
+            marks = follow[len(src.group("gutter")) + 2:]
+            m = re.match(r"^(?P<pad> *)(?P<run>[\^-]+) (?P<label>help: .+)$", marks)
+            label = _INLINE.match(m.group("label")) if m else None
+            if m and label:
+                col = len(m.group("pad")) + 1
+                end = col + len(m.group("run"))
+                if end == col + 1:  # one caret: an empty span or one character? Only past the line's end is sure
+                    if col <= len(src.group("src") or ""):
+                        continue
+                    end = col
+                out.append((label.group("msg"), Edit(file, int(src.group("n")), col, int(src.group("n")), end,
+                                                     label.group("repl"))))
+    return out
+
+
+def _diff_edit(chunk: list[str], file: str) -> Edit | None:
+    """One rendered suggestion: `N |` new line + `+++` markers, or `N -` old / `N +` new lines."""
+    rows = [(m, chunk[i + 1] if i + 1 < len(chunk) else "") for i, line in enumerate(chunk) if (m := _SRC.match(line))]
+    if not rows:
+        return None
+    old = [(int(m.group("n")), m.group("src") or "") for m, _ in rows if m.group("sep") == "-"]
+    new = [(int(m.group("n")), m.group("src") or "") for m, _ in rows if m.group("sep") == "+"]
+    if not old and not new:
+        if len(rows) != 1:
+            return None
+        m, marker = rows[0]
+        marks = marker[len(m.group("gutter")) + 2:] if _BAR.match(marker) else ""
+        runs = list(re.finditer(r"\++", marks))
+        if len(runs) != 1:
+            return None
+        start, stop = runs[0].span()
+        n = int(m.group("n"))
+        return Edit(file, n, start + 1, n, start + 1, (m.group("src") or "")[start:stop])
+    if old and [n for n, _ in old] != list(range(old[0][0], old[0][0] + len(old))):
+        return None
+    if new and [n for n, _ in new] != list(range(new[0][0], new[0][0] + len(new))):
+        return None
+    if not old:  # whole new lines inserted before line N
+        return Edit(file, new[0][0], 1, new[0][0], 1, "".join(t + "\n" for _, t in new))
+    a, b = "\n".join(t for _, t in old), "\n".join(t for _, t in new)
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < min(len(a), len(b)) - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
+        s += 1
+    if not new:  # whole lines removed
+        return Edit(file, old[0][0], 1, old[-1][0] + 1, 1, "")
+    (line, col), (end_line, end_col) = _pos(a, p, old[0][0]), _pos(a, len(a) - s, old[0][0])
+    return Edit(file, line, col, end_line, end_col, b[p:len(b) - s])
+
+
+def _pos(text: str, offset: int, first_line: int) -> tuple[int, int]:
+    before = text[:offset]
+    return first_line + before.count("\n"), offset - (before.rfind("\n") + 1) + 1
+
+
+def _suggestions(block: list[str], file: str) -> list[tuple[str, Edit]]:
+    out = _inline_edits(block, file)
+    i = 0
+    while i < len(block):
+        m = _HELP.match(block[i])
+        if m and m.group("kind") == "help" and i + 1 < len(block) and _BAR.match(block[i + 1]):
+            j = i + 2
+            while j < len(block) and (_SRC.match(block[j]) or _BAR.match(block[j])) and not _HELP.match(block[j]):
+                j += 1
+            edit = _diff_edit(block[i + 2:j], file)
+            if edit:
+                out.append((m.group("text").rstrip(":"), edit))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def rustc_diagnostics(text: str, tool: str, exit_code: int | None) -> list[Problem]:
+    lines = text.splitlines()
+    starts = [i for i, ln in enumerate(lines) if _HEADER.match(ln) or _END.match(ln)]
+    found: list[Problem] = []
+    lint_seen: dict[str, str] = {}
+    for k, start in enumerate(starts):
+        head = _HEADER.match(lines[start])
+        arrow = _ARROW.match(lines[start + 1]) if head and start + 1 < len(lines) else None
+        if not head or not arrow or _END.match(lines[start]):
+            continue
+        block = lines[start + 1:starts[k + 1] if k + 1 < len(starts) else len(lines)]
+        found.append(_problem(head, arrow, block, tool, exit_code, lint_seen))
+        if len(found) >= 200:
+            break
+    return found
+
+
+def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: str, exit_code: int | None,
+             lint_seen: dict[str, str]) -> Problem:
+    level, code, msg = head.group("level"), head.group("code"), head.group("msg")
+    file, line, column = arrow.group("file"), int(arrow.group("line")), int(arrow.group("column"))
+    location: dict[str, Any] = {"file": file, "line": line, "column": column}
+    end = _end_column(block, line, column)
+    if end is not None:
+        location.update(end_line=line, end_column=end)
+    notes = [m.group("kind") + ": " + m.group("text") for ln in block if (m := _NOTE.match(ln) or _HELP.match(ln))]
+    lint = next((m.group("lint") for n in notes if (m := _LINT.search(n))), None) or lint_seen.get(msg.split(":")[0])
+    if lint:
+        lint_seen[msg.split(":")[0]] = lint
+    label = _primary_label(block, line, column)
+    detail = f"{msg}: {label}" if label and label not in msg else msg
+    actions = tuple(CodeAction(title=title, kind="edit", edit=edit.to_dict(), is_preferred=i == 0,
+                               applicability="machine_applicable" if MACHINE.match(title) else "maybe_incorrect")
+                    for i, (title, edit) in enumerate(_suggestions(block, file)))
+    helps = [n[len("help: "):] for n in notes if n.startswith("help: ")]
+    extra: dict[str, Any] = {"notes": notes[:10]} if notes else {}
+    if code and code.startswith("E"):
+        extra["rustc_code"] = code
+    if lint or (code and not code.startswith("E")):
+        extra["lint"] = lint or code
+    if file.endswith("Cargo.toml"):
+        pcode, title, category, fix = ("CARGO_MANIFEST_INVALID", "Invalid Cargo.toml", "validation",
+                                       "Fix Cargo.toml at the location shown (TOML syntax or a manifest key).")
+    elif level == "warning":
+        pcode, title, category, fix = ("RUSTC_WARNING", "rustc warning", "validation",
+                                       helps[0] if helps else "Fix the code, or allow the lint if intended.")
+    else:
+        pcode = code if code and code.startswith("E") else "RUSTC_ERROR"
+        title, category = "rustc error", "validation"
+        fix = helps[0] if helps else (f"Run `rustc --explain {code}` for the rule and examples."
+                                      if pcode != "RUSTC_ERROR" else "Fix the code at the location shown.")
+    docs = (RUSTC_DOCS.format(code=code) if code and code.startswith("E") else LINT_DOCS if lint else None)
+    return make_problem(tool, pcode, detail, title=title, category=category, status=422, retryable=False,
+                        safe_to_retry=True, exit_code=exit_code, location=location, suggested_fix=fix,
+                        docs_url=docs, code_actions=actions, severity="warning" if level == "warning" else "error",
+                        extra=extra)
+
+
+def _primary_label(block: list[str], line: int, column: int) -> str | None:
+    for i, text in enumerate(block[:-1]):
+        src = _SRC.match(text)
+        if src and src.group("sep") == "|" and int(src.group("n")) == line:
+            marks = block[i + 1][len(src.group("gutter")) + 2:]
+            m = re.match(r"^\^+ +(?P<label>(?!help:)[^\s^|-].*)$", marks[column - 1:] if len(marks) >= column else "")
+            return m.group("label").strip() if m else None
+    return None

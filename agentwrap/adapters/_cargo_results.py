@@ -1,0 +1,119 @@
+"""cargo's run, test and build results as facts: panics and failed tests as located problems, test totals and
+the build summary (crates compiled, profile, duration, warnings, failed crates) as data."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentwrap.adapters._node_parse import make_problem
+from agentwrap.problem import CodeAction, Problem
+
+# --- panics and tests -------------------------------------------------------------------------------------------
+_PANIC = re.compile(r"^thread '(?P<thread>[^']+)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?"
+                    r"(?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+):?$", re.M)
+_TEST_LINE = re.compile(r"^test (?P<name>\S.*?) \.\.\. (?P<result>ok|FAILED|ignored.*|bench:.*)$", re.M)
+_RESULT = re.compile(r"^test result: (?P<status>ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; "
+                     r"(?P<ignored>\d+) ignored; (?P<measured>\d+) measured; (?P<filtered>\d+) filtered out"
+                     r"(?:; finished in (?P<secs>[\d.]+)s)?", re.M)
+_SUITE = re.compile(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-tests (?P<doc>\S+))$", re.M)
+_RERUN = re.compile(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
+
+
+def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Problem]:
+    """`thread 'x' panicked at file:line:col:` + message: one problem each (a failed test's, when testing)."""
+    out = []
+    for m in _PANIC.finditer(text):
+        message = m.group("old") or next((ln for ln in text[m.end():].splitlines()[1:3] if ln.strip()), "")
+        loc = {"file": m.group("file"), "line": int(m.group("line")), "column": int(m.group("column"))}
+        thread = m.group("thread")
+        if tests and thread != "main":
+            sel = _RERUN.search(text)
+            cmd = ("cargo", "test", *(sel.group("sel").split() if sel else ()), thread, "--", "--exact")
+            out.append(make_problem(
+                tool, "CARGO_TEST_FAILED", f"test {thread} failed: {message.strip()}", title="Test failed",
+                category="validation", status=422, retryable=False, safe_to_retry=True, exit_code=exit_code,
+                location=loc, suggested_fix="Fix the code or the test so the assertion holds; re-run just this test "
+                                            "with the command in code_actions.",
+                code_actions=(CodeAction(f"Re-run only {thread}", "command", cmd, "machine_applicable", True),),
+                extra={"test": thread}))
+        else:
+            out.append(make_problem(
+                tool, "RUST_PANIC", f"thread '{thread}' panicked: {message.strip()}", title="Rust program panicked",
+                category="internal", status=500, retryable=False, safe_to_retry=False, exit_code=exit_code,
+                location=loc, suggested_fix="Fix the panic at the location shown; RUST_BACKTRACE=1 prints the "
+                                            "calling frames.", extra={"thread": thread}))
+    return out
+
+
+def failed_test_names(text: str) -> set[str]:
+    return {m.group("name") for m in _TEST_LINE.finditer(text) if m.group("result") == "FAILED"}
+
+
+def failed_tests_without_panic(text: str, tool: str, exit_code: int | None, named: set[str]) -> list[Problem]:
+    """Tests reported FAILED whose output had no panic location (e.g. should_panic that did not, doc-tests)."""
+    out = []
+    for m in _TEST_LINE.finditer(text):
+        name = m.group("name")
+        if m.group("result") != "FAILED" or name in named:
+            continue
+        doc = re.match(r"^(?P<file>\S+) - .*\(line (?P<line>\d+)\)$", name)
+        out.append(make_problem(
+            tool, "CARGO_TEST_FAILED", f"test {name} failed", title="Test failed", category="validation", status=422,
+            retryable=False, safe_to_retry=True, exit_code=exit_code,
+            location={"file": doc.group("file"), "line": int(doc.group("line"))} if doc else None,
+            suggested_fix="Read the test's captured output (`---- NAME stdout ----`) and fix the code or the test.",
+            extra={"test": name}))
+    return out
+
+
+def tests_summary(text: str, progress: str) -> dict[str, Any] | None:
+    """Totals over every `test result:` line of stdout; suite names from cargo's `Running` lines (stderr)."""
+    results = list(_RESULT.finditer(text))
+    if not results:
+        return None
+    suites = [m.group("doc") and f"doc-tests {m.group('doc')}" or m.group("what")
+              for m in _SUITE.finditer(progress or text)]
+    totals = {k: sum(int(r.group(k)) for r in results) for k in ("passed", "failed", "ignored", "measured")}
+    totals["filtered_out"] = sum(int(r.group("filtered")) for r in results)
+    failed = [m.group("name") for m in _TEST_LINE.finditer(text) if m.group("result") == "FAILED"]
+    out: dict[str, Any] = {**totals, "suites": len(results), "failed_tests": failed}
+    if len(suites) >= len(results):
+        out["suite_names"] = suites[:len(results)]
+    sel = _RERUN.search(text)
+    if sel:
+        out["rerun"] = sel.group("sel")
+    return out
+
+
+# --- build summary ----------------------------------------------------------------------------------------------
+_COMPILING = re.compile(r"^\s*Compiling (?P<name>\S+) v(?P<version>\S+)(?: \((?P<path>[^)]+)\))?$", re.M)
+_FINISHED = re.compile(r"^\s*Finished `(?P<profile>[^`]+)` profile \[(?P<opt>[^\]]+)\] target\(s\) in "
+                       r"(?P<secs>[\d.]+)(?P<unit>m?s)$", re.M)
+_GENERATED = re.compile(r"^warning: `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) generated (?P<n>\d+) warnings?"
+                        r"(?: \(.*?run `(?P<fix>cargo fix[^`]*)` to apply (?P<fixable>\d+) suggestions?\))?", re.M)
+_COULD_NOT = re.compile(r"^error: could not compile `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) due to "
+                        r"(?P<n>\d+) previous errors?", re.M)
+
+
+def build_summary(text: str) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    compiled = [{"name": m.group("name"), "version": m.group("version"),
+                 **({"path": m.group("path")} if m.group("path") else {})} for m in _COMPILING.finditer(text)]
+    if compiled:
+        out["compiled"] = compiled
+    fin = _FINISHED.search(text)
+    if fin:
+        secs = float(fin.group("secs")) * (60 if fin.group("unit") == "m" else 1)
+        out.update(profile=fin.group("profile"), optimized=not fin.group("opt").startswith("unoptimized"),
+                   duration_ms=round(secs * 1000))
+    warnings = [{"crate": m.group("crate"), "target": m.group("target"), "warnings": int(m.group("n")),
+                 **({"fixable": int(m.group("fixable")), "fix_command": m.group("fix")} if m.group("fix") else {})}
+                for m in _GENERATED.finditer(text)]
+    if warnings:
+        out["warnings"] = warnings
+    failed = [{"crate": m.group("crate"), "target": m.group("target"), "errors": int(m.group("n"))}
+              for m in _COULD_NOT.finditer(text)]
+    if failed:
+        out["failed"] = failed
+    return out or None

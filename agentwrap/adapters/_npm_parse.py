@@ -1,0 +1,263 @@
+"""npm output as facts: `npm ls`, `npm outdated`, `npm view`, install summaries, and the npm errors that need
+more than a regex (ERESOLVE peer conflicts, missing scripts with the scripts that do exist)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from agentwrap.adapter import CapturedRun
+from agentwrap.adapters._node_parse import make_problem
+from agentwrap.problem import CodeAction, Problem
+
+ERR = r"^npm (?:error|ERR!) "
+#: npm's own command aliases (npm 11 `lib/utils/cmd-list.js`), so effects and parsers see one name
+ALIASES = {"i": "install", "in": "install", "ins": "install", "inst": "install", "insta": "install",
+           "instal": "install", "isnt": "install", "isnta": "install", "isntal": "install", "isntall": "install",
+           "add": "install", "clean-install": "ci", "ic": "ci", "install-clean": "ci", "isntall-clean": "ci",
+           "un": "uninstall", "unlink": "uninstall", "remove": "uninstall", "rm": "uninstall", "r": "uninstall",
+           "run-script": "run", "rum": "run", "urn": "run", "t": "test", "tst": "test", "list": "ls", "la": "ls",
+           "ll": "ls", "info": "view", "show": "view", "v": "view", "x": "exec", "up": "update", "upgrade": "update",
+           "udpate": "update", "it": "install-test", "cit": "install-ci-test", "find": "search", "s": "search",
+           "se": "search", "c": "config", "ddp": "dedupe", "why": "explain", "author": "owner", "ln": "link",
+           "verison": "version", "adduser": "login", "create": "init", "innit": "init", "issues": "bugs"}
+_TREE = re.compile(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-]{2}[┬─-]? )(?P<rest>.+)$")
+_PKG = re.compile(r"^(?P<unmet>UNMET (?:OPTIONAL )?DEPENDENCY )?(?P<name>@?[^@\s]+)@(?P<version>\S+)(?P<flags>.*)$")
+_VULN = re.compile(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?vulnerabilit"
+                   r"(?:y|ies) \((?P<breakdown>[^)]*)\)", re.M)
+_MISSING_SCRIPT = re.compile(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
+_DID_YOU_MEAN = re.compile(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
+_LOG = re.compile(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
+_SCRIPT_HEADER = re.compile(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
+
+
+def _argv_value(argv: tuple[str, ...], *names: str) -> str | None:
+    for i, arg in enumerate(argv):
+        for name in names:
+            if arg == name and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+    return None
+
+
+def _json(text: str) -> Any:
+    text = text.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+# --- parsers ----------------------------------------------------------------------------------------------------
+def parse_ls(run: CapturedRun) -> Any:
+    """The dependency tree's top level: root package, direct dependencies and their flags."""
+    parsed = _json(run.stdout_text)
+    if isinstance(parsed, dict):
+        deps = parsed.get("dependencies") or {}
+        return {"name": parsed.get("name"), "version": parsed.get("version"),
+                "dependencies": [{"name": k, "version": (v or {}).get("version"),
+                                  **({"missing": True} if (v or {}).get("missing") else {}),
+                                  **({"invalid": True} if (v or {}).get("invalid") else {})}
+                                 for k, v in deps.items()], "problems": parsed.get("problems", [])}
+    lines = [ln for ln in run.stdout_text.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    root = lines[0].split(" ", 1)
+    name, _, version = root[0].rpartition("@")
+    out: dict[str, Any] = {"name": name or root[0], "version": version if name else None,
+                           "path": root[1].strip() if len(root) > 1 else None, "dependencies": [], "nested": 0}
+    for line in lines[1:]:
+        m = _TREE.match(line)
+        if not m:
+            continue
+        if m.group("indent"):
+            out["nested"] += 1
+            continue
+        pkg = _PKG.match(m.group("rest").strip())
+        if pkg:
+            entry: dict[str, Any] = {"name": pkg.group("name"), "version": pkg.group("version")}
+            flags = pkg.group("flags")
+            for flag in ("deduped", "extraneous", "invalid", "overridden"):
+                if flag in flags:
+                    entry[flag] = True
+            if pkg.group("unmet"):
+                entry["missing"] = True
+            out["dependencies"].append(entry)
+    return out
+
+
+def parse_outdated(run: CapturedRun) -> Any:
+    parsed = _json(run.stdout_text)
+    if isinstance(parsed, dict):
+        return {"outdated": [{"name": k, **{f: v.get(f) for f in ("current", "wanted", "latest", "location")}}
+                             for k, v in parsed.items() if isinstance(v, dict)]}
+    rows = [ln.split() for ln in run.stdout_text.splitlines() if ln.strip()]
+    if not rows or rows[0][:2] != ["Package", "Current"]:
+        return {"outdated": []} if not rows else None
+    header = [h.lower() for h in rows[0][:4]]
+    return {"outdated": [{"name": r[0], **dict(zip(header[1:], r[1:4], strict=False)),
+                          "location": r[4] if len(r) > 4 else None} for r in rows[1:] if len(r) >= 4]}
+
+
+def parse_view(run: CapturedRun) -> Any:
+    parsed = _json(run.stdout_text)
+    if parsed is not None:
+        return {"value": parsed} if not isinstance(parsed, dict) else parsed
+    text = run.stdout_text.strip()
+    head = re.match(r"^(?P<name>@?[^@\s]+)@(?P<version>\S+) \| (?P<license>[^|]+?) \| deps: (?P<deps>\w+) \| "
+                    r"versions: (?P<versions>\d+)", text)
+    if not head:
+        return {"value": text} if text and "\n" not in text else ({"text": text} if text else None)
+    out: dict[str, Any] = {"name": head.group("name"), "version": head.group("version"),
+                           "license": head.group("license").strip(), "versions": int(head.group("versions")),
+                           "dependencies": 0 if head.group("deps") == "none" else int(head.group("deps"))}
+    rest = text.splitlines()[1:]
+    if rest and rest[0].strip() and not rest[0].startswith(("http", "keywords:", "dist")):
+        out["description"] = rest[0].strip()
+    section = ""
+    for line in rest:
+        if line.endswith(":") and " " not in line:
+            section = line[:-1]
+        elif line.startswith(("http://", "https://")) and "homepage" not in out:
+            out["homepage"] = line.strip()
+        elif line.startswith(".tarball: "):
+            out["tarball"] = line.split(": ", 1)[1]
+        elif section == "dist-tags" and (m := re.match(r"^(?P<tag>[\w.-]+): (?P<v>\S+)$", line)):
+            out.setdefault("dist_tags", {})[m.group("tag")] = m.group("v")
+        elif line.startswith("published "):
+            out["published"] = line.removeprefix("published ").strip()
+    return out
+
+
+def parse_install(run: CapturedRun) -> Any:
+    text = run.text()
+    out: dict[str, Any] = {}
+    for m in re.finditer(r"\b(?P<verb>added|removed|changed|audited) (?P<count>\d+) packages?", text):
+        out[m.group("verb")] = int(m.group("count"))
+    if re.search(r"^up to date\b", text, re.M):
+        out["up_to_date"] = True
+    vuln = _VULN.search(text)
+    if vuln:
+        out["vulnerabilities"] = int(vuln.group("n") or vuln.group("total"))
+        if vuln.group("breakdown"):
+            out["vulnerability_counts"] = {k: int(n) for n, k in re.findall(r"(\d+) (\w+)", vuln.group("breakdown"))}
+    return out or None
+
+
+# --- problems that need code ------------------------------------------------------------------------------------
+def eresolve(run: CapturedRun) -> list[Problem]:
+    text = run.text()
+    if not re.search(ERR + r"(?:code ERESOLVE|ERESOLVE)", text, re.M):
+        return []
+    lines = [re.sub(ERR, "", ln) for ln in text.splitlines() if re.match(ERR, ln)]
+    joined = "\n".join(lines)
+    resolving = re.search(r"^While resolving: (\S+)", joined, re.M)
+    found = re.search(r"^Found: (?P<pkg>@?[^@\s]+)@(?P<version>\S+)", joined, re.M)
+    peer = re.search(r'^(?:Could not resolve dependency:\n)?peer(?:Optional)? (?P<pkg>@?[^@\s]+)@"(?P<range>[^"]+)" '
+                     r"from (?P<by>\S+)", joined, re.M)
+    conflicting = re.search(r"^Conflicting peer dependency: (?P<pkg>@?[^@\s]+)@(?P<version>\S+)", joined, re.M)
+    actions = []
+    if peer and found:
+        detail = (f"{peer.group('by')} needs peer {peer.group('pkg')}@{peer.group('range')}, but "
+                  f"{found.group('pkg')}@{found.group('version')} is in the tree")
+        actions.append(CodeAction(f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}", "command",
+                                  ("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
+                                  "maybe_incorrect", True))
+    elif conflicting:
+        detail = f"conflicting peer dependency {conflicting.group('pkg')}@{conflicting.group('version')}"
+    else:
+        detail = "npm could not resolve the dependency tree (peer dependency conflict)"
+    if resolving:
+        detail += f" (while resolving {resolving.group(1)})"
+    actions.append(CodeAction("Accept the conflicting peer dependency (may install a broken tree)", "command",
+                              (run.argv[0], *run.argv[1:], "--legacy-peer-deps"), "maybe_incorrect", False))
+    return [make_problem(
+        "npm", "NPM_PEER_CONFLICT", detail, title="Peer dependency conflict (ERESOLVE)", category="conflict",
+        status=409, retryable=False, safe_to_retry=True, exit_code=run.exit_code,
+        suggested_fix="Make the versions agree: upgrade or downgrade the package named in the detail so its peer "
+                      "range is met; --legacy-peer-deps or --force only hide the conflict.",
+        docs_url="https://docs.npmjs.com/cli/v11/using-npm/config#legacy-peer-deps", code_actions=tuple(actions),
+        extra={k: v for k, v in (("peer", peer.groupdict() if peer else None),
+                                 ("found", found.groupdict() if found else None)) if v})]
+
+
+def _scripts_from_log(run: CapturedRun) -> list[str] | None:
+    """The scripts of the package.json npm read: its folder comes from npm's own debug log (`verbose cwd`)."""
+    log = _LOG.search(run.text())
+    folder = _argv_value(run.argv, "--prefix", "-C")
+    try:
+        if folder is None and log:
+            with open(log.group("path"), encoding="utf-8", errors="replace") as fh:
+                head = fh.read(1 << 16)
+            cwd = re.search(r"^\d+ verbose cwd (.+)$", head, re.M)
+            folder = cwd.group(1).strip() if cwd else None
+        if folder is None:
+            return None
+        with open(os.path.join(folder, "package.json"), encoding="utf-8") as fh:
+            scripts = json.loads(fh.read(1 << 20)).get("scripts") or {}
+        return sorted(scripts) if isinstance(scripts, dict) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def missing_script(run: CapturedRun) -> list[Problem]:
+    m = _MISSING_SCRIPT.search(run.text())
+    if not m:
+        return []
+    script = m.group("script")
+    suggestions = [s.group("cmd") for s in _DID_YOU_MEAN.finditer(run.text()) if s.group("cmd") != "run"]
+    available = _scripts_from_log(run)
+    detail = f'package.json has no script "{script}"'
+    if available is not None:
+        detail += f"; available scripts: {', '.join(available) if available else '(none)'}"
+    if suggestions:
+        detail += f"; did you mean: {', '.join('npm ' + s for s in suggestions)}"
+    actions = [CodeAction(f"Run `npm {s}` instead", "command", ("npm", *s.split()), "maybe_incorrect", i == 0)
+               for i, s in enumerate(suggestions)]
+    actions.append(CodeAction("List the scripts package.json defines", "command", ("npm", "run"),
+                              "machine_applicable", not suggestions))
+    return [make_problem(
+        "npm", "NPM_MISSING_SCRIPT", detail, title="No such script in package.json", category="not_found",
+        status=404, retryable=False, safe_to_retry=True, exit_code=run.exit_code,
+        suggested_fix="Run one of the scripts that exist (`npm run` lists them) or add it to the \"scripts\" "
+                      "section of package.json.",
+        docs_url="https://docs.npmjs.com/cli/v11/commands/npm-run-script", code_actions=tuple(actions),
+        location={"file": "package.json"},
+        extra={"script": script, "available_scripts": available, "suggestions": suggestions})]
+
+
+def script_failed(run: CapturedRun) -> list[Problem]:
+    """`npm run X` / `npm test` whose script exited non-zero (npm 10+ prints nothing of its own)."""
+    headers = list(_SCRIPT_HEADER.finditer(run.stdout_text))
+    if not run.failed or not headers or re.search(ERR + r"(?:code|Missing script)", run.text(), re.M):
+        return []
+    last = headers[-1]
+    return [make_problem(
+        "npm", "NPM_SCRIPT_FAILED",
+        f"script `{last.group('script')}` of {last.group('pkg')} (`{last.group('command').strip()}`) "
+        f"exited with status {run.exit_code}", title="package.json script failed", category="dependency",
+        status=502, retryable=False, safe_to_retry=False, exit_code=run.exit_code,
+        suggested_fix="Read the script's own output above (its errors are listed as problems when recognised) and "
+                      "fix the cause; the script is the command after `>`.",
+        extra={"script": last.group("script"), "command": last.group("command").strip()})]
+
+
+def npm_error_code(run: CapturedRun) -> list[Problem]:
+    """Any other `npm error code EXXX`: npm's code and first message line, better than an unexplained exit."""
+    text = run.text()
+    m = re.search(ERR + r"code (?P<code>E[A-Z0-9_]+)$", text, re.M)
+    if not m or not run.failed:
+        return []
+    rest = [re.sub(ERR, "", ln).strip() for ln in text[m.end():].splitlines() if re.match(ERR, ln)]
+    message = next((r for r in rest if r and not r.startswith(("A complete log", "syscall", "errno", "path "))),
+                   m.group("code"))
+    return [make_problem(
+        "npm", "NPM_ERROR", f"npm {m.group('code')}: {message}", title="npm failed", category="dependency",
+        status=502, retryable=False, safe_to_retry=False, exit_code=run.exit_code,
+        suggested_fix=f"Look up npm's error code {m.group('code')} and the lines after it in output.stderr.",
+        extra={"npm_code": m.group("code")})]

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Accuracy and throughput of `agentwrap normalize` against the tools' own machine-readable output.
+
+    python3 bench/normalize.py [--throughput-mb N]
+
+For gcc (-fdiagnostics-format=json), cargo (--message-format=json), pytest (--junitxml), ruff
+(--output-format json) and mypy (-O json): build a small broken project, run the real tool twice (human
+format and machine format), wrap the human log the way GitHub Actions prints it (timestamps, ##[group]),
+normalize it, and report precision and recall of the problems found against the machine output.
+Goal: >= 0.98 for every tool. Then throughput on a large log (goal >= 20 MB/s, flat memory).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "", "AGENTWRAP_ADAPTERS": "builtin"}
+Key = tuple[object, ...]
+
+
+def sh(cmd: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, **kw.pop("env", {})},
+                          **kw)  # type: ignore[call-overload]
+
+
+def github_wrap(name: str, text: str) -> str:
+    lines = [f"2024-05-01T10:00:00.0000000Z ##[group]Run {name}"]
+    lines += [f"2024-05-01T10:00:{i % 60:02d}.{i:07d}Z {line}" for i, line in enumerate(text.splitlines())]
+    lines += ["2024-05-01T10:01:00.0000000Z ##[endgroup]", "2024-05-01T10:01:00.0000000Z ##[error]Process completed "
+              "with exit code 1."]
+    return "\n".join(lines) + "\n"
+
+
+def normalized(log: str, cwd: Path) -> list[dict]:
+    path = cwd / "ci.log"
+    path.write_text(log)
+    out = subprocess.run([sys.executable, "-m", "agentwrap", "normalize", "--format", "jsonl", "--root", str(cwd),
+                          str(path)], capture_output=True, text=True, env=ENV, cwd=cwd)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def _loc(p: dict) -> dict:
+    return p.get("location") or {}
+
+
+# --- per tool: (write a broken project, human command, machine command, truth from machine output,
+#     key of a normalized problem) ------------------------------------------------------------------
+def gcc_project(d: Path) -> None:
+    (d / "a.c").write_text('#include <stdio.h>\nint f(int x) {\n  int y = "s";\n  return z;\n}\n'
+                           'int main(void) {\n  printf("%d\\n", f(1))\n  return 0;\n}\n')
+    (d / "b.c").write_text("int g(void) {\n  int unused;\n  return 1 / 0;\n}\nvoid h(void) { return 3; }\n")
+
+
+def gcc_truth(out: subprocess.CompletedProcess[str]) -> set[Key]:
+    keys: set[Key] = set()
+    for line in out.stderr.splitlines():
+        if line.startswith("["):
+            for d in json.loads(line):
+                if d["kind"] in ("error", "warning"):
+                    caret = d["locations"][0]["caret"]
+                    keys.add((caret["file"], caret["line"], caret["column"], d["kind"]))
+    return keys
+
+
+def cargo_project(d: Path) -> None:
+    sh(["cargo", "new", "--quiet", "--vcs", "none", "demo"], d)
+    (d / "demo" / "src" / "main.rs").write_text(
+        'fn add(a: i32, b: i32) -> i32 { a + b }\nfn main() {\n    let unused = 5;\n    let s: String = 42;\n'
+        '    let n: i32 = add(1, "2");\n    println!("{}", undefined_var);\n}\n')
+
+
+def cargo_truth(out: subprocess.CompletedProcess[str]) -> set[Key]:
+    keys: set[Key] = set()
+    for line in out.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") != "compiler-message":
+            continue
+        m = msg["message"]
+        for span in m["spans"]:
+            if span["is_primary"] and m["level"] in ("error", "warning"):
+                keys.add((span["file_name"], span["line_start"], span["column_start"], m["level"]))
+    return keys
+
+
+def pytest_project(d: Path) -> None:
+    (d / "test_demo.py").write_text(
+        "import pytest\n\ndef test_ok():\n    assert 1 == 1\n\ndef test_bad():\n    assert [1, 2] == [1, 3]\n\n"
+        "def test_raises():\n    raise ValueError('boom')\n\n@pytest.mark.parametrize('x', [1, 2, 3])\n"
+        "def test_param(x):\n    assert x != 2\n\nclass TestK:\n    def test_m(self):\n        assert 'a' in 'xyz'\n")
+
+
+def pytest_truth(d: Path) -> set[Key]:
+    keys: set[Key] = set()
+    for case in ET.parse(d / "junit.xml").getroot().iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            keys.add((case.get("name"),))
+    return keys
+
+
+def ruff_project(d: Path) -> None:
+    (d / "m.py").write_text("import os\nimport sys\n\ndef f(x):\n    if x == None:\n        return undefined_name\n"
+                            "    l = lambda: 0\n    return l\n")
+
+
+def ruff_truth(out: subprocess.CompletedProcess[str]) -> set[Key]:
+    return {(Path(d["filename"]).name, d["location"]["row"], d["location"]["column"], d["code"])
+            for d in json.loads(out.stdout or "[]")}
+
+
+def mypy_project(d: Path) -> None:
+    (d / "t.py").write_text('x: int = "a"\n\ndef f() -> str:\n    return 1\n\ny = f() + 1\nz: list[int] = [None]\n')
+
+
+def mypy_truth(out: subprocess.CompletedProcess[str]) -> set[Key]:
+    keys: set[Key] = set()
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            if d["severity"] == "error":
+                keys.add((d["file"], d["line"], d["code"]))
+    return keys
+
+
+def run_tool(name: str, d: Path) -> tuple[set[Key], set[Key]]:
+    """(truth from the machine format, keys found by normalize in the human log)."""
+    if name == "gcc":
+        gcc_project(d)
+        human = sh(["gcc", "-Wall", "-fdiagnostics-color=always", "-c", "a.c", "b.c"], d)
+        truth = gcc_truth(sh(["gcc", "-Wall", "-fdiagnostics-format=json", "-c", "a.c", "b.c"], d))
+        key: Callable[[dict], Key] = lambda p: (_loc(p).get("file"), _loc(p).get("line"), _loc(p).get("column"),
+                                                p.get("severity"))
+        log = human.stderr
+    elif name == "cargo":
+        cargo_project(d)
+        crate = d / "demo"
+        log = sh(["cargo", "build", "--color=always", "--offline"], crate).stderr
+        truth = cargo_truth(sh(["cargo", "build", "--message-format=json", "--offline"], crate))
+        key = lambda p: (_loc(p).get("file"), _loc(p).get("line"), _loc(p).get("column"), p.get("severity"))
+        d = crate
+    elif name == "pytest":
+        pytest_project(d)
+        log = sh([sys.executable, "-m", "pytest", "--color=yes", "-p", "no:cacheprovider"], d).stdout
+        sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml"], d)
+        truth = pytest_truth(d)
+        key = lambda p: (str(p.get("node_id") or p.get("test") or "").split("::")[-1],)
+    elif name == "ruff":
+        ruff_project(d)
+        log = sh(["ruff", "check", "--no-cache", "--select", "E,F", "."], d, env={"FORCE_COLOR": "1"}).stdout
+        truth = ruff_truth(sh(["ruff", "check", "--no-cache", "--select", "E,F", "--output-format", "json", "."], d))
+        key = lambda p: (Path(str(_loc(p).get("file"))).name, _loc(p).get("line"), _loc(p).get("column"),
+                         p.get("rule") or p.get("code_id") or str(p.get("detail", "")).split(" ")[0])
+    else:
+        mypy_project(d)
+        log = sh(["mypy", "--no-incremental", "t.py"], d).stdout
+        truth = mypy_truth(sh(["mypy", "--no-incremental", "-O", "json", "t.py"], d))
+        key = lambda p: (_loc(p).get("file"), _loc(p).get("line"), p.get("rule") or p.get("error_code"))
+    found = {key(p) for p in normalized(github_wrap(name, log), d) if p.get("severity") in ("error", "warning")
+             or name == "pytest"}
+    return truth, found
+
+
+def accuracy() -> bool:
+    ok = True
+    print(f"{'tool':<8} {'truth':>5} {'found':>5} {'precision':>9} {'recall':>7}")
+    for name in ("gcc", "cargo", "pytest", "ruff", "mypy"):
+        if name != "pytest" and not shutil.which(name):
+            print(f"{name:<8} not installed")
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            truth, found = run_tool(name, Path(tmp))
+        hit = len(truth & found)
+        precision = hit / len(found) if found else 0.0
+        recall = hit / len(truth) if truth else 0.0
+        ok &= precision >= 0.98 and recall >= 0.98
+        print(f"{name:<8} {len(truth):>5} {len(found):>5} {precision:>9.2f} {recall:>7.2f}")
+        if "-v" in sys.argv:
+            print("   missed:", sorted(map(str, truth - found)), "\n   extra:", sorted(map(str, found - truth)))
+    return ok
+
+
+def throughput(mb: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "big.log"
+        line = "2024-05-01T10:00:00.1234567Z \x1b[32m[ok]\x1b[0m compiling module_{i}.o -O2 -Wall\n"
+        with log.open("w") as f:
+            for i in range(mb * 1_000_000 // 70):
+                f.write(line.format(i=i))
+        size = log.stat().st_size
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "agentwrap", "--agent", "normalize", str(log)], env=ENV,
+                       stdout=subprocess.DEVNULL, check=False)
+        elapsed = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"throughput {size / 1e6:.0f} MB log: {elapsed:.1f} s, {size / 1e6 / elapsed:.1f} MB/s (goal >= 20), "
+              f"peak RSS {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    mb = int(sys.argv[sys.argv.index("--throughput-mb") + 1]) if "--throughput-mb" in sys.argv else 200
+    good = accuracy()
+    throughput(mb)
+    raise SystemExit(0 if good else 1)

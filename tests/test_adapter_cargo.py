@@ -1,0 +1,210 @@
+"""cargo/rustc through agentwrap: every rustc diagnostic is a problem at the primary span cargo's own JSON
+(--message-format=json) reports, suggested edits give the same code as rustc's suggestions, failed tests are named,
+cargo's own failures (manifest, registry offline) are precise problems."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import aw
+
+pytestmark = pytest.mark.skipif(not shutil.which("cargo") or not shutil.which("rustc"),
+                                reason="cargo/rustc not installed (apt-get install -y cargo)")
+
+TYPE_ERRORS = """fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+fn takes(s: &str) -> usize { s.len() }
+
+fn main() {
+    let total: i32 = add(1, "two");
+    let s: String = "hello";
+    let owned = String::from("x");
+    let n = takes(owned);
+    let count: i64 = n;
+    let y = 5
+    println!("{} {} {} {}", total, s, count, y);
+}
+"""
+WARNINGS = """use std::collections::HashMap;
+
+fn helper() -> i32 { 42 }
+
+fn main() {
+    let mut counter = 1;
+    let unused_var = 2;
+    if (counter > 0) {
+        println!("hi");
+    }
+    let Odd_Name = 3;
+    println!("{}", Odd_Name);
+}
+"""
+TESTS = """pub fn add(a: u64, b: u64) -> u64 { a + b }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn adds_small() { assert_eq!(add(2, 2), 4); }
+    #[test]
+    fn adds_wrong() { assert_eq!(add(2, 2), 5, "math is hard"); }
+    #[test]
+    fn indexes_empty() { let v: Vec<u8> = Vec::new(); let _ = v[3]; }
+    #[test]
+    #[ignore]
+    fn slow_one() {}
+}
+"""
+
+
+def _crate(tmp_path: Path, name: str, source: str, *, lib: bool = False) -> Path:
+    subprocess.run(["cargo", "new", "--offline", "--vcs", "none", *(["--lib"] if lib else []), name], cwd=tmp_path,
+                   check=True, capture_output=True)
+    crate = tmp_path / name
+    (crate / "src" / ("lib.rs" if lib else "main.rs")).write_text(source)
+    return crate
+
+
+def _json_messages(crate: Path) -> list[dict]:
+    out = subprocess.run(["cargo", "build", "--message-format=json"], cwd=crate, capture_output=True, text=True).stdout
+    msgs = [json.loads(line) for line in out.splitlines()]
+    return [m["message"] for m in msgs if m.get("reason") == "compiler-message" and m["message"]["spans"]]
+
+
+def _apply(text: str, edits: list[tuple[int, int, int, int, str]]) -> str:
+    lines = text.split("\n")
+
+    def offset(line: int, col: int) -> int:
+        return sum(len(x) + 1 for x in lines[:line - 1]) + col - 1
+
+    for line, col, end_line, end_col, new in sorted(edits, key=lambda e: -offset(e[0], e[1])):
+        a, b = offset(line, col), offset(end_line, end_col)
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def _check_against_json(crate: Path, expect_status: str) -> list[dict]:
+    messages = _json_messages(crate)
+    a = aw("--cwd", str(crate), "cargo", "build")
+    assert a.env["status"] == expect_status
+    located = [p for p in a.env["problems"] if (p.get("location") or {}).get("line")]
+    assert len(located) == len(messages) > 0
+    source = (crate / "src" / "main.rs").read_text()
+    for problem, msg in zip(located, messages, strict=True):
+        span = next(s for s in msg["spans"] if s["is_primary"])
+        loc = problem["location"]
+        # the location is the first primary span of cargo's JSON; the end when we could read it from the carets
+        assert (loc["file"], loc["line"], loc["column"]) == (span["file_name"], span["line_start"],
+                                                             span["column_start"])
+        if "end_column" in loc:
+            assert (loc["end_line"], loc["end_column"]) == (span["line_end"], span["column_end"])
+        assert problem["severity"] == msg["level"]
+        assert problem.get("rustc_code") == ((msg.get("code") or {}).get("code") if msg["level"] == "error" else None)
+        for action in (x for x in problem["code_actions"] if x["kind"] == "edit"):
+            child = next(c for c in msg["children"] if c["message"].rstrip(":") == action["title"])
+            theirs = [(s["line_start"], s["column_start"], s["line_end"], s["column_end"], s["suggested_replacement"])
+                      for s in child["spans"] if s.get("suggested_replacement") is not None]
+            e = action["edit"]
+            mine = [(e["line"], e["column"], e.get("end_line", e["line"]), e.get("end_column", e["column"]),
+                     e.get("insert", e.get("replace")))]
+            assert _apply(source, mine) == _apply(source, theirs), action
+            applicability = {s["suggestion_applicability"] for s in child["spans"] if s.get("suggested_replacement")
+                             is not None}
+            if action["applicability"] == "machine_applicable":
+                assert applicability == {"MachineApplicable"}
+    return located
+
+
+def test_type_errors_are_located_exactly_where_cargo_json_says(tmp_path):
+    located = _check_against_json(_crate(tmp_path, "typeerr", TYPE_ERRORS), "error")
+    codes = [p["code"] for p in located]
+    assert codes.count("E0308") == 4 and "RUSTC_ERROR" in codes  # E0308 x4 and the missing `;`
+    first = next(p for p in located if p["code"] == "E0308")
+    assert first["detail"] == "mismatched types: expected `i32`, found `&str`"
+    assert first["docs_url"] == "https://doc.rust-lang.org/error_codes/E0308.html"
+    edits = [a for p in located for a in p["code_actions"] if a["kind"] == "edit"]
+    assert any(a["applicability"] == "machine_applicable" and a["edit"].get("insert") == "&" for a in edits)
+
+
+def test_warnings_are_warning_problems_with_applicable_edits(tmp_path):
+    located = _check_against_json(_crate(tmp_path, "warns", WARNINGS), "success")
+    assert {p["severity"] for p in located} == {"warning"}
+    unused = next(p for p in located if "unused variable" in p["detail"])
+    action = unused["code_actions"][0]
+    assert action["applicability"] == "machine_applicable"
+    assert action["edit"] == {"file": "src/main.rs", "line": 7, "column": 9, "end_line": 7, "end_column": 19,
+                              "replace": "_unused_var"}
+
+
+def test_failed_tests_are_named_problems_with_counts(tmp_path):
+    crate = _crate(tmp_path, "tests1", TESTS, lib=True)
+    a = aw("--cwd", str(crate), "cargo", "test", env={"RUST_BACKTRACE": "0"})
+    assert a.code == 101
+    failed = {p["test"]: p for p in a.env["problems"] if p["code"] == "CARGO_TEST_FAILED"}
+    assert set(failed) == {"tests::adds_wrong", "tests::indexes_empty"}
+    assert failed["tests::adds_wrong"]["location"] == {"file": "src/lib.rs", "line": 9, "column": 23}
+    assert "math is hard" in failed["tests::adds_wrong"]["detail"]
+    assert failed["tests::adds_wrong"]["code_actions"][0]["command"] == [
+        "cargo", "test", "--lib", "tests::adds_wrong", "--", "--exact"]
+    tests = a.env["data"]["tests"]
+    assert (tests["passed"], tests["failed"], tests["ignored"]) == (1, 2, 1)
+    assert sorted(tests["failed_tests"]) == ["tests::adds_wrong", "tests::indexes_empty"]
+
+
+def test_no_manifest_is_a_precondition(tmp_path):
+    a = aw("--cwd", str(tmp_path), "cargo", "build")
+    assert a.error["code"] == "CARGO_MANIFEST_NOT_FOUND"
+    assert a.error["category"] == "precondition" and a.error["safe_to_retry"] is True
+
+
+def test_missing_crate_offline_is_not_found_with_an_offline_note(tmp_path):
+    crate = _crate(tmp_path, "withdep", 'fn main() {}\n')
+    with open(crate / "Cargo.toml", "a") as fh:
+        fh.write('agentwrap_no_such_crate_xyz = "1.0"\n')
+    a = aw("--cwd", str(crate), "cargo", "build", "--offline")
+    assert a.error["code"] == "CARGO_PACKAGE_NOT_FOUND"
+    assert "agentwrap_no_such_crate_xyz" in a.error["detail"]
+    assert any(p["code"] == "CARGO_OFFLINE" and p["severity"] == "note" for p in a.env["problems"])
+
+
+def test_unreachable_registry_is_a_retryable_network_problem(tmp_path):
+    crate = _crate(tmp_path, "netdep", 'fn main() {}\n')
+    with open(crate / "Cargo.toml", "a") as fh:
+        fh.write('cfg-if = "1"\n')
+    (crate / ".cargo").mkdir()
+    (crate / ".cargo" / "config.toml").write_text(
+        '[source.crates-io]\nreplace-with = "dead"\n[source.dead]\nregistry = "sparse+http://127.0.0.1:9/index/"\n'
+        "[net]\nretry = 0\n")
+    a = aw("--cwd", str(crate), "cargo", "build")
+    assert a.error["code"] == "CARGO_NETWORK_ERROR"
+    assert (a.error["category"], a.error["retryable"], a.error["safe_to_retry"]) == ("network", True, True)
+    assert a.error["code_actions"][0]["command"] == ["cargo", "build", "--offline"]
+
+
+def test_rustc_directly_and_a_panicking_run(tmp_path):
+    crate = _crate(tmp_path, "panics", 'fn main() {\n    let v: Vec<i32> = vec![];\n    println!("{}", v[0]);\n}\n')
+    a = aw("--cwd", str(crate), "cargo", "run", env={"RUST_BACKTRACE": "0"})
+    assert a.error["code"] == "RUST_PANIC"
+    assert a.error["location"] == {"file": "src/main.rs", "line": 3, "column": 21}
+    (tmp_path / "bad.rs").write_text('fn main() { let x: u8 = "a"; }\n')
+    r = aw("--cwd", str(tmp_path), "rustc", "bad.rs")
+    assert r.env["command"]["adapter"] == "cargo" and r.env["command"]["subcommand"] is None
+    assert r.error["code"] == "E0308" and r.error["location"]["file"] == "bad.rs"
+
+
+def test_effects_and_prevention(tmp_path):
+    described = aw("describe", "cargo").env["data"]
+    assert described["effects"]["clean"]["destructive"] is True
+    assert described["effects"]["build"] == {"read_only": False, "destructive": False, "idempotent": True,
+                                             "open_world": None}
+    assert described["effects"]["publish"]["open_world"] is True
+    assert described["effects"]["metadata"]["read_only"] is True
+    a = aw("--cwd", str(tmp_path), "cargo", "version")
+    assert a.code == 0 and a.env["command"]["subcommand"] == "version"
+    assert a.env["context"]["env_set"]["CARGO_TERM_PROGRESS_WHEN"] == "never"

@@ -1,0 +1,111 @@
+"""node through agentwrap: an uncaught error is one problem at the place V8's own call sites name, missing
+packages come with `npm install PKG` (never for relative paths), syntax errors and rejections are told apart,
+`node --test` failures are named with counts, and the REPL is a prompt with a non-interactive alternative."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from conftest import aw
+
+pytestmark = pytest.mark.skipif(not shutil.which("node"), reason="node not installed (apt-get install -y nodejs)")
+
+# V8's structured call sites (Error.prepareStackTrace): the machine-readable location of the first frame
+CALLSITES = """
+process.on('uncaughtException', (err) => {
+  Error.prepareStackTrace = (_, sites) => sites;
+  const site = err.stack[0];
+  process.stdout.write(JSON.stringify({file: site.getFileName(), line: site.getLineNumber(),
+                                       column: site.getColumnNumber()}));
+});
+"""
+
+
+def test_uncaught_error_location_equals_v8_call_site(tmp_path):
+    script = tmp_path / "app.js"
+    script.write_text("function greet(user) {\n  return user.name.toUpperCase();\n}\nconsole.log('start');\n"
+                      "greet(undefined);\n")
+    (tmp_path / "sites.js").write_text(CALLSITES)
+    truth = json.loads(subprocess.run(["node", "-r", str(tmp_path / "sites.js"), str(script)], capture_output=True,
+                                      text=True, check=False).stdout.split("start\n", 1)[1])
+    a = aw("--cwd", str(tmp_path), "node", "app.js")
+    assert a.code == 1
+    assert a.error["code"] == "NODE_UNCAUGHT_EXCEPTION"
+    assert a.error["error_type"] == "TypeError"
+    assert a.error["detail"] == "TypeError: Cannot read properties of undefined (reading 'name')"
+    assert a.error["location"] == truth
+    assert a.error["stack"][0]["function"] == "greet"
+
+
+def test_missing_package_offers_npm_install_but_a_relative_path_does_not(tmp_path):
+    (tmp_path / "pkg.js").write_text("const _ = require('lodash/fp');\n")
+    (tmp_path / "rel.js").write_text("\nconst h = require('./lib/helper');\n")
+    a = aw("--cwd", str(tmp_path), "node", "pkg.js")
+    assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND" and a.error["package"] == "lodash"
+    assert a.error["location"] == {"file": str(tmp_path / "pkg.js"), "line": 1, "column": 11}
+    action = a.error["code_actions"][0]
+    assert action["command"] == ["npm", "install", "lodash"] and action["applicability"] == "maybe_incorrect"
+    r = aw("--cwd", str(tmp_path), "node", "rel.js")
+    assert r.error["code"] == "NODE_MODULE_NOT_FOUND"
+    assert r.error["location"]["line"] == 2
+    assert not any("npm" in (x.get("command") or []) for x in r.error["code_actions"])
+
+
+def test_esm_missing_package_names_the_importer(tmp_path):
+    (tmp_path / "m.mjs").write_text("import chalk from '@scope/chalkish/sub';\n")
+    a = aw("--cwd", str(tmp_path), "node", "m.mjs")
+    assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND"
+    assert a.error["package"] == "@scope/chalkish"
+    assert a.error["location"] == {"file": str(tmp_path / "m.mjs")}
+
+
+def test_syntax_error_location_from_the_caret(tmp_path):
+    (tmp_path / "bad.js").write_text("function f() {\n  const x = {a: 1,;\n  return x;\n}\n")
+    a = aw("--cwd", str(tmp_path), "node", "--check", "bad.js")
+    assert a.error["code"] == "NODE_SYNTAX_ERROR"
+    assert a.error["location"] == {"file": str(tmp_path / "bad.js"), "line": 2, "column": 19}
+
+
+def test_unhandled_rejection_and_address_in_use(tmp_path):
+    (tmp_path / "rej.js").write_text("Promise.reject('boom');\n")
+    a = aw("--cwd", str(tmp_path), "node", "rej.js")
+    assert a.error["code"] == "NODE_UNHANDLED_REJECTION"
+    assert a.error["detail"] == 'unhandled promise rejection with the reason "boom"'
+    (tmp_path / "srv.js").write_text("const http = require('http');\nconst s = http.createServer().listen(0, "
+                                     "'127.0.0.1', () => {\n  http.createServer().listen(s.address().port, "
+                                     "'127.0.0.1');\n});\n")
+    b = aw("--cwd", str(tmp_path), "node", "srv.js")
+    assert b.error["code"] == "NODE_ADDRESS_IN_USE"
+    assert (b.error["category"], b.error["retryable"]) == ("conflict", True)
+
+
+def test_node_test_runner_failures_and_counts(tmp_path):
+    (tmp_path / "t.test.js").write_text(
+        "const test = require('node:test');\nconst assert = require('node:assert');\n"
+        "test('adds', () => { assert.strictEqual(1 + 1, 2); });\n"
+        "test('subtracts', () => { assert.strictEqual(3 - 1, 1); });\n")
+    a = aw("--cwd", str(tmp_path), "node", "--test", "t.test.js")
+    assert a.error["code"] == "NODE_TEST_FAILED" and a.error["test"] == "subtracts"
+    assert a.error["location"] == {"file": "t.test.js", "line": 4, "column": 1}
+    assert "2 !== 1" in a.error["detail"]
+    tests = a.env["data"]["tests"]
+    assert (tests["total"], tests["passed"], tests["failed"]) == (2, 1, 1)
+
+
+def test_repl_is_input_required_with_a_non_interactive_alternative(tmp_path):
+    a = aw("--cwd", str(tmp_path), "--timeout", "20", "node")
+    assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["code_actions"][0]["command"] == ["node", "-e", "<CODE>"]
+    assert a.error["code_actions"][0]["applicability"] == "has_placeholders"
+
+
+def test_effects():
+    d = aw("describe", "node").env["data"]
+    assert "NODE_PACKAGE_NOT_FOUND" in d["problem_codes"] and "NODE_SYNTAX_ERROR" in d["problem_codes"]
+    from agentwrap.adapters.node import ADAPTER
+
+    assert ADAPTER.effects(["node", "--check", "x.js"]).read_only is True
+    assert ADAPTER.effects(["node", "x.js"]).read_only is None

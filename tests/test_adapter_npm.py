@@ -1,0 +1,133 @@
+"""npm/npx through agentwrap: registry, resolution, engine, permission and network failures are precise problems
+with honest fixes; a missing script lists the scripts that exist; npx never installs unasked; ls/outdated/view and
+installs become data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import aw
+
+pytestmark = pytest.mark.skipif(not shutil.which("npm") or not shutil.which("npx"),
+                                reason="npm not installed (apt-get install -y npm)")
+NO_SUCH = "agentwrap-no-such-pkg-12345"
+
+
+def _package(folder: Path, **fields: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.json").write_text(json.dumps({"name": folder.name, "version": "1.0.0", **fields}))
+    return folder
+
+
+def test_e404_names_the_package(tmp_path):
+    a = aw("--cwd", str(tmp_path), "npm", "view", NO_SUCH)
+    assert a.error["code"] == "NPM_PACKAGE_NOT_FOUND"
+    assert a.error["detail"].startswith(f"{NO_SUCH} is not in the registry")
+    assert (a.error["status"], a.error["retryable"], a.error["safe_to_retry"]) == (404, False, True)
+    assert a.error["code_actions"][0]["command"] == ["npm", "search", NO_SUCH]
+
+
+def test_eresolve_names_both_sides_and_the_real_fix(tmp_path):
+    proj = _package(tmp_path / "peer", dependencies={"react": "17.0.2", "react-dom": "18.2.0"})
+    a = aw("--cwd", str(proj), "npm", "install")
+    assert a.error["code"] == "NPM_PEER_CONFLICT" and a.error["category"] == "conflict"
+    assert a.error["detail"].startswith("react-dom@18.2.0 needs peer react@^18.2.0, but react@17.0.2 is in the tree")
+    commands = [(x["command"], x["applicability"]) for x in a.error["code_actions"]]
+    assert commands == [(["npm", "install", "react@^18.2.0"], "maybe_incorrect"),
+                        (["npm", "install", "--legacy-peer-deps"], "maybe_incorrect")]
+    assert not (proj / "node_modules").exists()
+
+
+def test_missing_script_lists_the_scripts_that_exist(tmp_path):
+    proj = _package(tmp_path / "s", scripts={"build": "echo b", "lint": "echo l", "test": "echo t"})
+    a = aw("--cwd", str(proj), "npm", "run", "nosuch")
+    assert a.error["code"] == "NPM_MISSING_SCRIPT"
+    assert a.error["available_scripts"] == ["build", "lint", "test"]
+    assert "available scripts: build, lint, test" in a.error["detail"]
+    assert {"command": ["npm", "run"], "applicability": "machine_applicable"}.items() <= \
+        a.error["code_actions"][-1].items()
+    b = aw("--cwd", str(proj), "npm", "run", "buil")
+    assert b.error["code_actions"][0]["command"] == ["npm", "run", "build"]
+
+
+def test_npx_refuses_to_install_and_says_how_to_consent(tmp_path):
+    a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi")
+    assert a.env["context"]["env_set"]["npm_config_yes"] == "false"
+    assert a.error["code"] == "NPM_NPX_NOT_CONFIRMED" and a.error["category"] == "input_required"
+    assert a.error["code_actions"][0]["command"] == ["npx", "--yes", "cowsay", "hi"]
+    assert a.error["code_actions"][0]["applicability"] == "maybe_incorrect"
+
+
+def test_npx_prompt_when_nothing_refuses_is_input_required(tmp_path):
+    """With npm_config_yes unset (null) npx asks `Ok to proceed? (y)`: agentwrap stops it and offers --yes."""
+    a = aw("--cwd", str(tmp_path), "--timeout", "60", "--env", "npm_config_yes=null", "--env", "CI=",
+           "npx", "cowsay", "hi")
+    assert a.error["code"] == "INPUT_REQUIRED" and a.error["input_kind"] == "confirmation"
+    assert "Ok to proceed" in a.error["prompt"]
+    first = a.error["code_actions"][0]
+    assert first["command"] == ["npx", "--yes", "cowsay", "hi"]
+    assert first["applicability"] == "maybe_incorrect"
+
+
+@pytest.mark.slow
+def test_engine_strict_mismatch_is_a_precondition(tmp_path):
+    dep = _package(tmp_path / "future", engines={"node": ">=99"})
+    proj = _package(tmp_path / "app", dependencies={"future": f"file:{dep}"})
+    a = aw("--cwd", str(proj), "npm", "install", "--engine-strict", "--no-audit")
+    assert a.error["code"] == "NPM_ENGINE_MISMATCH" and a.error["status"] == 412
+    assert a.error["detail"].startswith('future@1.0.0 requires {"node":">=99"}; this is {"node":"v')
+    ok = aw("--cwd", str(proj), "npm", "install", "--no-audit")
+    assert ok.code == 0
+    assert any(p["code"] == "NPM_ENGINE_WARNING" and p["severity"] == "warning" for p in ok.env["problems"])
+    assert ok.env["data"]["added"] == 1
+
+
+def test_no_package_json_and_refused_registry(tmp_path):
+    a = aw("--cwd", str(tmp_path), "npm", "run", "build")
+    assert a.error["code"] == "NPM_NO_PACKAGE_JSON"
+    assert a.error["code_actions"][0]["command"] == ["npm", "init", "-y"]
+    b = aw("--cwd", str(tmp_path), "npm", "view", "left-pad", "--registry", "http://127.0.0.1:9/", "--fetch-retries=0")
+    assert b.error["code"] == "NPM_NETWORK_ERROR"
+    assert (b.error["category"], b.error["retryable"], b.error["safe_to_retry"]) == ("network", True, True)
+
+
+@pytest.mark.slow
+def test_ls_parses_the_tree_and_reports_missing(tmp_path):
+    dep = _package(tmp_path / "localdep")
+    proj = _package(tmp_path / "app", dependencies={"localdep": f"file:{dep}"})
+    assert aw("--cwd", str(proj), "npm", "install", "--no-audit").code == 0
+    a = aw("--cwd", str(proj), "npm", "ls")
+    assert a.code == 0 and a.env["summary"] == "app@1.0.0: 1 direct dependencies"
+    assert a.env["data"]["dependencies"][0]["name"] == "localdep"
+    shutil.rmtree(proj / "node_modules")
+    b = aw("--cwd", str(proj), "npm", "ls")
+    assert b.error["code"] == "NPM_LS_PROBLEMS"
+    assert b.env["data"]["dependencies"][0].get("missing") is True
+
+
+def test_script_failure_reports_the_node_error_inside(tmp_path):
+    proj = _package(tmp_path / "s", scripts={"start": "node main.js"})
+    (proj / "main.js").write_text("require('left-pad-agentwrap-missing');\n")
+    a = aw("--cwd", str(proj), "npm", "start")
+    assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND"
+    assert a.error["location"] == {"file": str(proj / "main.js"), "line": 1, "column": 1}
+    codes = [p["code"] for p in a.env["problems"]]
+    assert codes == ["NODE_PACKAGE_NOT_FOUND", "NPM_SCRIPT_FAILED"]
+
+
+def test_effects_and_aliases():
+    from agentwrap.adapters.npm import ADAPTER
+
+    assert ADAPTER.subcommand(["npm", "i", "x"]) == "install"
+    assert ADAPTER.subcommand(["npm", "--prefix", "d", "rm", "x"]) == "uninstall"
+    assert ADAPTER.subcommand(["npm", "config", "get", "registry"]) == "config get"
+    assert ADAPTER.effects(["npm", "ls"]).read_only is True
+    assert ADAPTER.effects(["npm", "install"]).open_world is True
+    assert ADAPTER.effects(["npm", "publish"]).idempotent is False
+    assert ADAPTER.effects(["npm", "run", "x"]).read_only is None
+    assert ADAPTER.effects(["npx", "cowsay"]).read_only is None
+    env = ADAPTER.environment(["npm", "install"])
+    assert env["npm_config_yes"] == "false" and "true" not in env.values()
