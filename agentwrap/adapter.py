@@ -31,6 +31,7 @@ class CapturedRun(NamedTuple):
     stderr_text: str = ""
     complete: bool = True
     subcommand: str | None = None
+    cwd: str | None = None  # where the program ran (None for a replayed fixture or a saved log)
 
     @property
     def failed(self) -> bool:

@@ -17,12 +17,12 @@ from agentwrap.verdict import decide
 
 
 def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunResult,
-                 streams: dict[str, StreamResult], pipeline: Pipeline) -> CapturedRun:
+                 streams: dict[str, StreamResult], pipeline: Pipeline, cwd: str | None = None) -> CapturedRun:
     out_text, out_complete = pipeline.analysis_text("stdout")
     err_text, err_complete = pipeline.analysis_text("stderr")
     return CapturedRun(tuple(argv), program, result.returncode, result.signal, streams["stdout"],
                        streams["stderr"], result.duration_ms, out_text, err_text,
-                       out_complete and err_complete, adapter.subcommand(argv))
+                       out_complete and err_complete, adapter.subcommand(argv), cwd)
 
 
 def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -30,7 +30,7 @@ def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter
              warnings: list[dict[str, str]] | None = None) -> tuple[dict[str, Any], int]:
     """The envelope and agentwrap's exit code for a run whose output went through `pipeline`."""
     streams = pipeline.finish()
-    captured = captured_run(argv, program, adapter, result, streams, pipeline)
+    captured = captured_run(argv, program, adapter, result, streams, pipeline, (context or {}).get("cwd"))
     try:
         interp = adapter.interpret(captured)
     except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run's output
