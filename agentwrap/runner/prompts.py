@@ -39,7 +39,7 @@ _KINDS = (
     ("credential", re.compile(r"user ?name|login|e-?mail|account", re.I)),
     ("pager", re.compile(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
     ("confirmation", re.compile(
-        r"\[y/n\]|\(y/n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]", re.I)),
+        r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]", re.I)),
     ("selection", re.compile(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 

@@ -1,0 +1,270 @@
+"""agentwrap adapter for ESLint: its default "stylish" report read back into located problems with the rule id,
+an `eslint --fix FILE` code action for auto-fixable rules, and the summary as counts.
+
+Python rather than TOML: stylish is multi-line (a file line, then `line:col  severity  message  rule` rows
+under it), so `diagnostics` tracks the current file; effects depend on --fix; counts are data on failure too.
+ESLint's own failures ("Oops! Something went wrong!") are declarative rules below.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, NamedTuple
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DOCS = "https://eslint.org/docs/latest/"
+ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
+_SUMMARY = re.compile(r"^[✖X] (?P<problems>\d+) problems? \((?P<errors>\d+) errors?, (?P<warnings>\d+) warnings?\)",
+                      re.M)
+_FIXABLE = re.compile(r"^\s*(?P<errors>\d+) errors? and (?P<warnings>\d+) warnings? potentially fixable", re.M)
+_NOT_PATH = re.compile(r":\d|: |^[✖X] \d")  # `file:3:5: error`, `✖ 3 problems`: not a file line
+_RULE_ID = re.compile(r"^(?:@[\w.-]+/|[\w.-]+/)?[\w-]+(?:/[\w-]+)?$")
+# Core rules with an automatic fix (eslint's meta.fixable, v10), and common plugin ones.
+_FIXABLE_RULES = frozenset((  # noqa: SIM905 - one readable word list
+    "array-bracket-newline array-bracket-spacing array-element-newline arrow-body-style arrow-parens arrow-spacing "
+    "block-spacing brace-style capitalized-comments comma-dangle comma-spacing comma-style computed-property-spacing "
+    "curly dot-location dot-notation eol-last eqeqeq func-call-spacing function-call-argument-newline "
+    "function-paren-newline generator-star-spacing implicit-arrow-linebreak indent indent-legacy jsx-quotes "
+    "key-spacing keyword-spacing linebreak-style lines-around-comment lines-around-directive "
+    "lines-between-class-members logical-assignment-operators multiline-comment-style multiline-ternary new-parens "
+    "newline-after-var newline-before-return newline-per-chained-call no-array-constructor no-confusing-arrow "
+    "no-div-regex no-else-return no-extra-bind no-extra-boolean-cast no-extra-label no-extra-parens no-extra-semi "
+    "no-floating-decimal no-implicit-coercion no-lonely-if no-multi-spaces no-multiple-empty-lines no-regex-spaces "
+    "no-spaced-func no-trailing-spaces no-undef-init no-unneeded-ternary no-unused-labels no-useless-computed-key "
+    "no-useless-rename no-useless-return no-var no-whitespace-before-property nonblock-statement-body-position "
+    "object-curly-newline object-curly-spacing object-property-newline object-shorthand one-var "
+    "one-var-declaration-per-line operator-assignment operator-linebreak padded-blocks "
+    "padding-line-between-statements prefer-arrow-callback prefer-const prefer-destructuring "
+    "prefer-exponentiation-operator prefer-numeric-literals prefer-object-has-own prefer-object-spread "
+    "prefer-template quote-props quotes rest-spread-spacing semi semi-spacing semi-style sort-imports sort-vars "
+    "space-before-blocks space-before-function-paren space-in-parens space-infix-ops space-unary-ops spaced-comment "
+    "strict switch-colon-spacing template-curly-spacing template-tag-spacing unicode-bom wrap-iife wrap-regex "
+    "yield-star-spacing yoda prettier/prettier simple-import-sort/imports simple-import-sort/exports import/order "
+    "import/first import/newline-after-import unused-imports/no-unused-imports "
+    "@typescript-eslint/consistent-type-imports @typescript-eslint/array-type @typescript-eslint/no-inferrable-types "
+    "@typescript-eslint/consistent-type-definitions @typescript-eslint/consistent-indexed-object-style"
+).split())
+
+SPEC: dict[str, Any] = {
+    "name": "eslint",
+    "matches": ["eslint"],
+    "has_subcommands": False,
+    "descriptor": {
+        "purpose": "Lint JavaScript/TypeScript with ESLint; each message is a located problem with its rule id.",
+        "use_when": "Linting files or folders (`eslint .`, `eslint src/x.js`); `eslint --fix` applies safe fixes.",
+        "do_not_use_when": "You need type checking (tsc) or formatting only (prettier).",
+        "returns": "problems with file/line/column, severity error|warning, rule; data: errors, warnings, files, "
+                   "fixable_errors, fixable_warnings.",
+        "limitations": "Reads the default stylish format only (not -f json/compact); which messages are fixable "
+                       "is inferred from the rule (stylish does not say per message).",
+    },
+    "effects": {"default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}},
+    "prompts": [
+        {"pattern": r"How would you like to use ESLint|What type of modules|Which framework|Ok to proceed\?",
+         "suggested_fix": "`eslint --init` runs an interactive wizard; write eslint.config.mjs yourself "
+                          "(see the docs) or start from a shareable config without questions.",
+         "code_actions": [{"title": "Create the config from a shareable config (replace <SHAREABLE_CONFIG>)",
+                           "command": ["npm", "init", "@eslint/config@latest", "--", "--config",
+                                       "<SHAREABLE_CONFIG>"], "applicability": "has_placeholders"}]},
+    ],
+    "rules": [
+        {"code": "ESLINT_CONFIG_NOT_FOUND",
+         "pattern": r"^ESLint couldn't find (?:an eslint\.config\.\S+ file|a configuration file)",
+         "title": "ESLint: no configuration file", "category": "precondition", "status": 412,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Create eslint.config.mjs (`import js from \"@eslint/js\"; export default "
+                          "[js.configs.recommended];`), run from the project root, or pass -c FILE. "
+                          "A .eslintrc.* file needs migrating to the flat config.",
+         "docs_url": DOCS + "use/configure/configuration-files"},
+        {"code": "ESLINT_NO_FILES", "pattern": r"^No files matching the pattern \"(?P<pattern>[^\"]+)\" were found",
+         "title": "ESLint: no files match the pattern", "category": "not_found", "status": 404,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Check the path or glob '{pattern}' (and the config's `files`/`ignores`); "
+                          "--no-error-on-unmatched-pattern makes this a no-op.",
+         "docs_url": DOCS + "use/command-line-interface"},
+        {"code": "ESLINT_PLUGIN_NOT_FOUND",
+         "pattern": r"(?:ESLint couldn't find the plugin \"(?=[^\"]+\")|Cannot find (?:package|module) "
+                    r"'(?=[^']+' imported from \S*eslint\.config\.))(?P<package>[^'\"]+)",
+         "title": "ESLint: a plugin or config package is not installed", "category": "dependency", "status": 424,
+         "retryable": True, "safe_to_retry": True,
+         "suggested_fix": "Install it as a dev dependency (`npm install --save-dev {package}`), "
+                          "or remove it from the config.",
+         "code_actions": [{"title": "Install {package} as a dev dependency",
+                           "command": ["npm", "install", "--save-dev", "{package}"],
+                           "applicability": "maybe_incorrect"}],
+         "docs_url": DOCS + "use/configure/plugins"},
+        {"code": "ESLINT_RULE_NOT_FOUND",
+         "pattern": r"(?:Could not find \"(?P<rule>[^\"]+)\" in plugin \"(?P<plugin>[^\"]+)\"|"
+                    r"Definition for rule '(?P<rule2>[^']+)' was not found)",
+         "title": "ESLint: the config names a rule that does not exist", "category": "validation", "status": 400,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Fix the rule name in the config, or add the plugin that defines it to `plugins`.",
+         "docs_url": DOCS + "rules/"},
+        {"code": "ESLINT_CONFIG_INVALID",
+         "pattern": r"^(?:\w*Error: )?(?:Config (?:\"[^\"]*\"|\(unnamed\)): )?(?:Key \"(?P<key>[^\"]+)\": "
+                    r"(?!.*Could not find)(?P<message>.+)|Configuration for rule \"(?P<rule>[^\"]+)\" is invalid.*)$",
+         "title": "ESLint: the configuration is invalid", "category": "validation", "status": 400,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Fix the config key or rule options named in the message.",
+         "docs_url": DOCS + "use/configure/rules"},
+        {"code": "ESLINT_TOO_MANY_WARNINGS",
+         "pattern": r"^ESLint found too many warnings \(maximum: (?P<max>\d+)\)\.",
+         "title": "ESLint: more warnings than --max-warnings allows", "category": "validation", "status": 422,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Fix the warnings listed (many may be fixable with --fix) or raise --max-warnings.",
+         "docs_url": DOCS + "use/command-line-interface#--max-warnings"},
+        {"code": "ESLINT_USAGE", "pattern": r"^(?P<message>Invalid option '(?P<option>[^']+)'.*)$",
+         "title": "ESLint: invalid command line", "category": "usage", "status": 400, "retryable": False,
+         "safe_to_retry": True, "detail": "eslint: {message}",
+         "suggested_fix": "Fix the option (flat config removed --ext, --resolve-plugins-relative-to, "
+                          "--rulesdir); `eslint --help` lists the options.",
+         "docs_url": DOCS + "use/command-line-interface"},
+        {"code": "ESLINT_CRASH",
+         "pattern": r"^Oops! Something went wrong! :\(\s*\n\s*\nESLint: \S+\s*\n\s*\n(?P<message>.+)$",
+         "title": "ESLint failed", "category": "dependency", "status": 502, "retryable": False,
+         "safe_to_retry": True, "detail": "{message}",
+         "suggested_fix": "Read the message: usually the config file throws or imports something missing."},
+    ],
+}
+
+# Problems read from the stylish report: code -> (title, category, status, fix)
+_DIAG: dict[str, tuple[str, str, int, str]] = {
+    "ESLINT_RULE_VIOLATION": ("ESLint: rule violated", "validation", 422,
+                              "Fix the code at the location, apply the fix action when there is one, or disable "
+                              "the rule for the line (`// eslint-disable-next-line RULE`) if it does not apply."),
+    "ESLINT_PARSE_ERROR": ("ESLint: the file cannot be parsed", "validation", 400,
+                           "Fix the syntax, or configure a parser for this language (TypeScript, JSX) via "
+                           "languageOptions in eslint.config."),
+    "ESLINT_FILE_IGNORED": ("ESLint: file ignored", "precondition", 412,
+                            "The file matches an ignore pattern; lint it with --no-ignore or change `ignores`."),
+}
+
+
+class Message(NamedTuple):
+    file: str
+    line: int
+    column: int
+    severity: str
+    message: str
+    rule: str | None
+    text: str
+
+
+def messages(text: str) -> list[Message]:
+    """Every row of the stylish report, with the file line it sits under."""
+    found: list[Message] = []
+    lines = text.splitlines()
+    file: str | None = None
+    for i, line in enumerate(lines):
+        row = ROW.match(line)
+        if row is None:
+            if line.strip() and not line[0].isspace():  # a file line: a path with a row under it
+                path = line.strip()
+                file = path if not _NOT_PATH.search(path) and i + 1 < len(lines) and ROW.match(lines[i + 1]) else None
+            continue
+        if file is None:
+            continue
+        parts = re.split(r"\s{2,}", row["rest"])
+        rule = parts[-1] if len(parts) > 1 and _RULE_ID.match(parts[-1]) else None
+        message = "  ".join(parts[:-1]) if rule else row["rest"]
+        found.append(Message(file, int(row["line"]), int(row["column"]), row["severity"], message, rule,
+                             f"{file}:{row['line']}:{row['column']}: {row['severity']}: {message}"
+                             + (f"  [{rule}]" if rule else "")))
+    return found
+
+
+def _code(m: Message) -> str:
+    if m.rule is None and m.message.startswith("Parsing error"):
+        return "ESLINT_PARSE_ERROR"
+    if m.rule is None and m.message.startswith("File ignored"):
+        return "ESLINT_FILE_IGNORED"
+    return "ESLINT_RULE_VIOLATION"
+
+
+def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem:
+    code = _code(m)
+    title, category, status, fix = _DIAG[code]
+    location: dict[str, Any] = {"file": m.file}
+    if m.line:
+        location.update(line=m.line, column=m.column)
+    may_fix = fixable is None or fixable.get(m.severity, 0) > 0  # the summary says none of this severity is fixable
+    actions: tuple[CodeAction, ...] = ()
+    if m.rule in _FIXABLE_RULES and may_fix:
+        actions = (CodeAction(title=f"Apply ESLint's automatic fixes to {m.file} ({m.rule} has one)",
+                              command=(eslint, "--fix", m.file), applicability="machine_applicable",
+                              is_preferred=True),)
+    docs = DOCS + f"rules/{m.rule}" if m.rule and "/" not in m.rule else None
+    return Problem(type=f"{TYPE_PREFIX}eslint:{code.lower().replace('_', '-')}", title=title, status=status,
+                   detail=m.text[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
+                   suggested_fix=fix, docs_url=docs, code_actions=actions, location=location, severity=m.severity,
+                   extra={"tool": "eslint", "rule": m.rule})
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the last one counts
+        pass
+    return found
+
+
+class EslintAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def effects(self, argv: list[str]) -> Effects:
+        args = argv[1:]
+        if "--init" in args:  # runs `npm init @eslint/config`: writes the config, installs packages
+            return Effects(read_only=False, destructive=False, idempotent=False, open_world=True)
+        if "--fix" in args or any(a in ("-o", "--output-file") or a.startswith("--output-file=") for a in args):
+            return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
+        return super().effects(argv)  # --fix-dry-run and plain runs only read
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *_DIAG})
+
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        eslint = run.argv[0] if os.path.basename(run.argv[0]) == "eslint" else "eslint"
+        text = run.text()
+        fixable: dict[str, int] | None = None
+        if _SUMMARY.search(text):
+            counts = _last(_FIXABLE, text)
+            fixable = {"error": int(counts["errors"]), "warning": int(counts["warnings"])} if counts else {}
+        return [_problem(m, eslint, fixable) for m in messages(text)[:1000]]
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        problems = super().find_problems(run)
+        named = any(p.code not in _DIAG and p.code != "ESLINT_CRASH" and p.severity == "error" for p in problems)
+        return [p for p in problems if not (named and p.code == "ESLINT_CRASH")]  # a named cause beats "Oops!"
+
+    def parse(self, run: CapturedRun) -> Any:
+        text = run.text()
+        found = messages(text)
+        if not found and run.failed:
+            return None
+        data: dict[str, Any] = {"errors": sum(m.severity == "error" for m in found),
+                                "warnings": sum(m.severity == "warning" for m in found),
+                                "files": len({m.file for m in found}), "fixable_errors": 0, "fixable_warnings": 0}
+        summary, fixable = _last(_SUMMARY, text), _last(_FIXABLE, text)
+        if summary:
+            data.update(errors=int(summary["errors"]), warnings=int(summary["warnings"]))
+        if fixable:
+            data.update(fixable_errors=int(fixable["errors"]), fixable_warnings=int(fixable["warnings"]))
+        return data
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        if not data["errors"] and not data["warnings"]:
+            return "eslint: no problems"
+        return (f"eslint: {_n(data['errors'], 'error')}, {_n(data['warnings'], 'warning')} in "
+                f"{_n(data['files'], 'file')}")
+
+
+ADAPTER = EslintAdapter()

@@ -1,0 +1,209 @@
+"""agentwrap adapter for mypy and dmypy: each type error as a located problem with mypy's error code, notes
+attached as mypy's own JSON output attaches them, and the summary as counts.
+
+Python rather than TOML: the error code must become a field of its own (`rule`), notes belong to the error
+before them, `--pretty` wraps messages over lines, and the counts are data on failure too. mypy's own
+failures (usage, configuration, daemon) are declarative rules below.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
+from agentwrap.adapters import _mypy_parse as mp
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DOCS = "https://mypy.readthedocs.io/en/stable/"
+_CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
+
+SPEC: dict[str, Any] = {
+    "name": "mypy",
+    "matches": ["mypy", "dmypy"],
+    "global_options_with_value": ["--status-file"],
+    "descriptor": {
+        "purpose": "Static type checking of Python code; each error is a located problem with mypy's error code.",
+        "use_when": "Checking types of .py/.pyi files (mypy FILES, mypy -p PKG, dmypy run -- FILES for repeats).",
+        "do_not_use_when": "You need lint or formatting (ruff) or to run the code (python, pytest).",
+        "returns": "problems with file/line(/column with --show-column-numbers), rule = mypy's error code, notes; "
+                   "data: errors, notes, files, checked.",
+        "limitations": "Columns only with --show-column-numbers; mypy has no autofix (code actions only for "
+                       "missing stubs); a dmypy daemon started under agentwrap ends with the run.",
+    },
+    # mypy only reads; its cache (.mypy_cache) is not an effect worth refusing. dmypy starts a daemon process.
+    "effects": {
+        "default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": False},
+        **{sub: {"read_only": False} for sub in ("start", "restart", "run", "stop", "kill")},
+    },
+    "prompts": [
+        # a y/N question; no input_kind, so it applies however the detector classes the prompt
+        {"pattern": r"Install\? \[yN\]",
+         "suggested_fix": "`mypy --install-types` asks before installing stub packages; add --non-interactive to "
+                          "install them without asking (or install the named types-* packages yourself).",
+         "code_actions": [{"title": "Install the missing stub packages without asking",
+                           "command": ["{argv...}", "--non-interactive"], "applicability": "maybe_incorrect",
+                           "is_preferred": True}]},
+    ],
+    "rules": [
+        {"code": "MYPY_MODULE_NOT_FOUND",
+         "pattern": r"^(?:d?mypy: error: Cannot find module \"(?P<module>[^\"]+)\"|"
+                    r"Can't find package '(?P<package>[^']+)')",
+         "title": "mypy: module or package to check not found", "category": "not_found", "status": 404,
+         "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "Check the name given to -m/-p and that it is importable from here (MYPYPATH, "
+                          "--python-executable, or run from the project root).",
+         "docs_url": DOCS + "running_mypy.html#how-mypy-handles-imports"},
+        {"code": "MYPY_USAGE", "pattern": r"^d?mypy: error: (?!Cannot find module )(?P<message>.+)$",
+         "title": "mypy: invalid command line", "category": "usage", "status": 400, "retryable": False,
+         "safe_to_retry": True, "detail": "mypy: {message}",
+         "suggested_fix": "Fix the option or value named in the message; `mypy --help` lists the options.",
+         "docs_url": DOCS + "command_line.html"},
+        {"code": "MYPY_NO_SOURCES", "pattern": r"^There are no \.py\[i\] files in directory '(?P<dir>[^']+)'",
+         "title": "mypy: nothing to check", "category": "not_found", "status": 404, "retryable": False,
+         "safe_to_retry": True,
+         "suggested_fix": "Point mypy at a folder or files holding .py/.pyi sources (check `files`/`exclude` "
+                          "in the config)."},
+        {"code": "MYPY_CONFIG_INVALID", "severity": "warning",
+         "pattern": r"^(?P<file>\S+\.(?:ini|cfg|toml)): (?P<message>(?:\[(?:tool\.)?mypy[^\]]*\]: .+|"
+                    r"No \[mypy\] section in config file|.+ \(at line \d+, column \d+\)))$",
+         "title": "mypy: configuration ignored", "category": "validation", "status": 400, "retryable": False,
+         "safe_to_retry": True, "detail": "{file}: {message}",
+         "suggested_fix": "Fix {file}: mypy ignored this setting and ran with its default.",
+         "docs_url": DOCS + "config_file.html"},
+        {"code": "MYPY_CRASH", "pattern": r"^(?:(?P<file>\S+\.pyi?):(?:(?P<line>\d+): )?)?error: INTERNAL ERROR\b",
+         "title": "mypy crashed (internal error)", "category": "dependency", "status": 502, "retryable": False,
+         "safe_to_retry": True,
+         "suggested_fix": "A mypy bug: rerun with --show-traceback, try another mypy version, or work around the "
+                          "construct at the reported line.",
+         "docs_url": DOCS + "common_issues.html#using-a-development-mypy-build"},
+        {"code": "DMYPY_NOT_RUNNING",
+         "pattern": r"^(?:No status file found|Daemon has died|Invalid status file.*)$",
+         "title": "dmypy: the daemon is not running", "category": "precondition", "status": 412,
+         "retryable": True, "safe_to_retry": True,
+         "suggested_fix": "Use `dmypy run -- FILES`, which starts the daemon when needed, or plain `mypy FILES`. "
+                          "A daemon started under agentwrap is ended with the run, so `dmypy start` there "
+                          "does not last.",
+         "code_actions": [{"title": "Check with dmypy run, which starts the daemon itself (replace <FILES>)",
+                           "command": ["dmypy", "run", "--", "<FILES>"], "applicability": "has_placeholders"}],
+         "docs_url": DOCS + "mypy_daemon.html"},
+        {"code": "DMYPY_DAEMON_FAILED",
+         "pattern": r"^(?:Daemon is still alive|Timed out waiting for daemon to start|Daemon crashed!|"
+                    r"Daemon may be busy processing.*)$",
+         "title": "dmypy: the daemon is in the way or failed", "category": "conflict", "status": 409,
+         "retryable": True, "safe_to_retry": True,
+         "suggested_fix": "`dmypy status` shows its state; `dmypy restart` (or `dmypy kill`, then start) resets it.",
+         "code_actions": [{"title": "Restart the mypy daemon", "command": ["dmypy", "restart"],
+                           "applicability": "maybe_incorrect"}],
+         "docs_url": DOCS + "mypy_daemon.html"},
+    ],
+}
+
+# Problems read from mypy's diagnostics: code -> (title, category, status, retryable, fix)
+_DIAG: dict[str, tuple[str, str, int, bool, str]] = {
+    "MYPY_TYPE_ERROR": ("mypy: type error", "validation", 422, False,
+                        "Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
+    "MYPY_MISSING_IMPORT": ("mypy: imported module or its type stubs not found", "dependency", 424, True,
+                            "Install the package (or its types-* stubs) into the environment mypy checks, point "
+                            "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
+                            "ignore_missing_imports for that module."),
+    "MYPY_SYNTAX_ERROR": ("mypy: syntax error", "validation", 400, False,
+                          "Fix the syntax at the location; mypy stops checking a file it cannot parse."),
+    "MYPY_FILE_NOT_FOUND": ("mypy: file to check not found", "not_found", 404, False,
+                            "Check the path given on the command line (or in `files` of the config)."),
+    "MYPY_DUPLICATE_MODULE": ("mypy: the same module found twice", "precondition", 412, False,
+                              "Add __init__.py files, use --explicit-package-bases (with MYPYPATH), or --exclude "
+                              "one copy."),
+    "MYPY_NOTE": ("mypy: note", "validation", 422, False, "Read the note; it is information, not a failure."),
+}
+_IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
+_HINT = re.compile(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
+
+
+def _code(d: mp.Diagnostic) -> str | None:
+    if d.message.startswith("INTERNAL ERROR"):
+        return None  # MYPY_CRASH's rule names it
+    if d.severity == "note":
+        return "MYPY_NOTE"
+    if d.rule == "syntax":
+        return "MYPY_SYNTAX_ERROR"
+    if d.rule in _IMPORT_CODES:
+        return "MYPY_MISSING_IMPORT"
+    if d.message.startswith("Cannot read file"):
+        return "MYPY_FILE_NOT_FOUND"
+    if d.message.startswith(("Duplicate module named", "Source file found twice")):
+        return "MYPY_DUPLICATE_MODULE"
+    return "MYPY_TYPE_ERROR"
+
+
+def _problem(d: mp.Diagnostic, code: str) -> Problem:
+    title, category, status, retryable, fix = _DIAG[code]
+    location: dict[str, Any] = {"file": d.file}
+    for key in ("line", "column", "end_line", "end_column"):
+        value = getattr(d, key)
+        if value is not None:
+            location[key] = value
+    actions = []
+    for note in d.notes:
+        hint = _HINT.search(note)
+        if hint:
+            package = hint["cmd"].split()[-1]
+            actions.append(CodeAction(title=f"Install the stub package {package}", command=tuple(hint["cmd"].split()),
+                                      applicability="maybe_incorrect", is_preferred=True))
+    extra: dict[str, Any] = {"tool": "mypy", "rule": d.rule}
+    if d.notes:
+        extra["notes"] = d.notes
+    if d.context:
+        extra["context"] = d.context
+    return Problem(type=f"{TYPE_PREFIX}mypy:{code.lower().replace('_', '-')}", title=title, status=status,
+                   detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
+                   suggested_fix=fix, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
+                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+class MypyAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def subcommand(self, argv: list[str]) -> str | None:
+        if os.path.basename(argv[0]) != "dmypy":
+            return None  # mypy's positional arguments are files, not subcommands
+        return super().subcommand(argv)
+
+    def effects(self, argv: list[str]) -> Effects:
+        if "--install-types" in argv:  # pip-installs stub packages from the index
+            return Effects(read_only=False, destructive=False, idempotent=True, open_world=True)
+        return super().effects(argv)
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *_DIAG})
+
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        out = []
+        for d in mp.diagnostics(run.text()):
+            code = _code(d)
+            if code is not None:
+                out.append(_problem(d, code))
+            if len(out) >= 1000:
+                break
+        return out
+
+    def parse(self, run: CapturedRun) -> Any:
+        return mp.counts(run.text(), mp.diagnostics(run.text()))
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        checked = f" (checked {_n(data['checked'], 'source file')})" if data.get("checked") is not None else ""
+        if data["errors"]:
+            return f"mypy: {_n(data['errors'], 'error')} in {_n(data['files'], 'file')}{checked}"
+        notes = f", {_n(data['notes'], 'note')}" if data["notes"] else ""
+        return f"mypy: no errors{checked}{notes}"
+
+
+ADAPTER = MypyAdapter()

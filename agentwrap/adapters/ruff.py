@@ -1,0 +1,199 @@
+"""agentwrap adapter for ruff (`ruff check`, `ruff format`): each violation as a located problem with its rule
+code, a `ruff check --fix` code action where ruff says a fix exists, and the summary as counts.
+
+Python rather than TOML: ruff's default "full" format spreads one diagnostic over several lines (header, arrow,
+code frame, help, unsafe-fix note), the rule must become a field of its own, the fix applicability depends on
+ruff's `[*]` marker, effects depend on --fix/--check/--diff, and the counts are data on failure too.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
+from agentwrap.adapters import _ruff_parse as rp
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DOCS = "https://docs.astral.sh/ruff/"
+_READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
+
+SPEC: dict[str, Any] = {
+    "name": "ruff",
+    "matches": ["ruff"],
+    "global_options_with_value": ["--config"],
+    "nested_subcommands": ["analyze"],
+    "descriptor": {
+        "purpose": "Lint (ruff check) and format (ruff format) Python; each violation is a located problem with "
+                   "its rule code and, where ruff has one, a fix command.",
+        "use_when": "Linting or format-checking .py/.pyi/.ipynb files; `ruff check --fix` / `ruff format` to fix.",
+        "do_not_use_when": "You need type checking (mypy) or to run the code.",
+        "returns": "problems with file/line/column, rule (F401, E501, invalid-syntax), fix actions; data: errors, "
+                   "files, fixable, unsafe_fixable (format: would_reformat/reformatted, unchanged).",
+        "limitations": "Unsafe fixes are only recognised in the full (default) format; `fix = true` in the config "
+                       "makes a plain `ruff check` write files, which argv cannot show.",
+    },
+    # check reads (unless --fix), format writes (unless --check/--diff): decided per invocation in effects().
+    "effects": {"default": _READ_ONLY,
+                "format": {"read_only": False},
+                "clean": {"read_only": False}},
+    # ruff never prompts: no prevention variables, no prompt catalog.
+    "rules": [
+        {"code": "RUFF_USAGE", "pattern": r"^error: (?P<message>.+)\n(?:.*\n){0,8}?Usage: ruff\b",
+         "title": "ruff: invalid command line", "category": "usage", "status": 400, "retryable": False,
+         "safe_to_retry": True, "detail": "ruff: {message}",
+         "suggested_fix": "Fix the argument named in the message; `ruff help check` lists the options.",
+         "docs_url": DOCS + "configuration/#full-command-line-interface"},
+        {"code": "RUFF_SYNTAX_ERROR",
+         "pattern": r"^error: Failed to parse (?P<file>\S+\.(?:pyi?|ipynb)):(?P<line>\d+):(?P<column>\d+): "
+                    r"(?P<message>.+)$",
+         "title": "ruff: syntax error", "category": "validation", "status": 400, "retryable": False,
+         "safe_to_retry": True, "suggested_fix": "Fix the syntax at the location; ruff cannot lint or format a "
+                                                 "file it cannot parse."},
+        {"code": "RUFF_CRASH", "pattern": r"^(?:error: Ruff crashed|.*\bpanicked at\b.*)",
+         "title": "ruff crashed", "category": "dependency", "status": 502, "retryable": False,
+         "safe_to_retry": True,
+         "suggested_fix": "A ruff bug: upgrade ruff, or narrow the run (--select, one file) to find the trigger."},
+        {"code": "RUFF_CONFIG_WARNING", "severity": "warning",
+         "pattern": r"^warning: (?P<message>.*(?:`[a-z0-9-]+` \([A-Z]+\d+\)|\b[Rr]uff\b|\[tool\.ruff|"
+                    r"\bselector\b).*)$",
+         "title": "ruff: configuration warning", "category": "validation", "status": 400, "retryable": False,
+         "safe_to_retry": True, "detail": "{message}",
+         "suggested_fix": "Adjust the ruff configuration as the warning says.", "docs_url": DOCS + "configuration/"},
+    ],
+}
+
+# Problems read from ruff's diagnostics: code -> (title, category, status, fix)
+_DIAG: dict[str, tuple[str, str, int, str]] = {
+    "RUFF_VIOLATION": ("ruff: lint rule violated", "validation", 422,
+                       "Fix the code at the location (`ruff rule CODE` explains the rule), apply the fix action "
+                       "when there is one, or add `# noqa: CODE` if the rule does not apply here."),
+    "RUFF_SYNTAX_ERROR": ("ruff: syntax error", "validation", 400,
+                          "Fix the syntax at the location; ruff cannot lint or format a file it cannot parse."),
+    "RUFF_IO_ERROR": ("ruff: file cannot be read", "not_found", 404,
+                      "Check the path (and permissions) of the file named on the command line."),
+    "RUFF_UNFORMATTED": ("ruff: file is not formatted", "validation", 422,
+                         "Run `ruff format FILE` to reformat it."),
+    "RUFF_UNKNOWN_RULE": ("ruff: unknown rule selector", "usage", 400,
+                          "Fix the rule code in --select/--ignore or the config (`ruff linter` lists prefixes, "
+                          "`ruff rule --all` the rules)."),
+    "RUFF_CONFIG_INVALID": ("ruff: configuration file is invalid", "validation", 400,
+                            "Fix the setting named in the message (misspelt keys are the usual cause)."),
+    "RUFF_FAILED": ("ruff failed", "dependency", 502, "Read the causes in the message."),
+}
+_SYNTAX_RULES = frozenset({"invalid-syntax", "SyntaxError", "E999"})
+
+
+def _code(rule: str) -> str:
+    if rule in _SYNTAX_RULES:
+        return "RUFF_SYNTAX_ERROR"
+    if rule == "E902":
+        return "RUFF_IO_ERROR"
+    if rule == "unformatted":
+        return "RUFF_UNFORMATTED"
+    return "RUFF_VIOLATION"
+
+
+def _make(code: str, detail: str, location: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
+          actions: tuple[CodeAction, ...] = (), fix: str | None = None) -> Problem:
+    title, category, status, default_fix = _DIAG[code]
+    return Problem(type=f"{TYPE_PREFIX}ruff:{code.lower().replace('_', '-')}", title=title, status=status,
+                   detail=detail[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
+                   suggested_fix=fix or default_fix, docs_url=DOCS + "rules/", code_actions=actions,
+                   location=location, extra={"tool": "ruff", **(extra or {})})
+
+
+def _actions(d: rp.Diagnostic, ruff: str) -> tuple[CodeAction, ...]:
+    if d.rule == "unformatted":
+        return (CodeAction(title=f"Reformat {d.file}", command=(ruff, "format", d.file),
+                           applicability="machine_applicable", is_preferred=True),)
+    if d.fixable:  # ruff's [*]: a safe fix; --select limits the run to this rule
+        return (CodeAction(title=f"Apply ruff's safe fix for {d.rule} in {d.file}",
+                           command=(ruff, "check", "--fix", "--select", d.rule, d.file),
+                           applicability="machine_applicable", is_preferred=True),)
+    if d.unsafe_fix:
+        return (CodeAction(title=f"Apply ruff's unsafe fix for {d.rule} in {d.file} (may change behaviour)",
+                           command=(ruff, "check", "--fix", "--unsafe-fixes", "--select", d.rule, d.file),
+                           applicability="maybe_incorrect"),)
+    return ()
+
+
+def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
+    code = _code(d.rule)
+    location: dict[str, Any] = {"file": d.file}
+    if d.line:
+        location.update(line=d.line, column=d.column)
+    extra: dict[str, Any] = {"rule": d.rule, "fixable": d.fixable}
+    if d.cell is not None:
+        extra["cell"] = d.cell
+    fix = f"{d.help} (`ruff rule {d.rule}` explains the rule)" if d.help and code == "RUFF_VIOLATION" else None
+    return _make(code, d.text, location, extra, _actions(d, ruff), fix)
+
+
+def _failure(detail: str, causes: str, location: dict[str, Any] | None) -> Problem:
+    if "Unknown rule selector" in causes:
+        return _make("RUFF_UNKNOWN_RULE", detail, location)
+    if any(word in causes for word in ("Failed to parse", "TOML parse error", "unknown field", "invalid type")):
+        return _make("RUFF_CONFIG_INVALID", detail, location)
+    return _make("RUFF_FAILED", detail, location)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+class RuffAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def effects(self, argv: list[str]) -> Effects:
+        sub = self.subcommand(argv)
+        args = set(argv[1:])
+        if sub == "check":
+            writes = bool(args & {"--fix", "--unsafe-fixes", "--fix-only"}) and "--no-fix" not in args
+            if writes and "--diff" not in args:
+                return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
+        if sub == "format" and args & {"--check", "--diff"}:
+            return Effects(**_READ_ONLY)
+        return super().effects(argv)
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *_DIAG})
+
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        ruff = run.argv[0] if os.path.basename(run.argv[0]) == "ruff" else "ruff"
+        text = run.text()
+        out = [_problem(d, ruff) for d in rp.diagnostics(text)[:1000]]
+        out.extend(_failure(*failure) for failure in rp.failures(text))
+        return out
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        seen: set[tuple[Any, ...]] = set()
+        out = []
+        for p in super().find_problems(run):  # `ruff format` names a syntax error twice (frame and error: line)
+            loc = p.location or {}
+            rule = (p.extra or {}).get("rule") if p.code == "RUFF_VIOLATION" else None
+            key = (p.code, loc.get("file"), loc.get("line"), loc.get("column"), rule)
+            if p.location is None or key not in seen:
+                seen.add(key)
+                out.append(p)
+        return out
+
+    def parse(self, run: CapturedRun) -> Any:
+        return rp.counts(run.text(), rp.diagnostics(run.text()))
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        if "would_reformat" in data or "reformatted" in data:
+            if data.get("would_reformat"):
+                return f"ruff format: {_n(data['would_reformat'], 'file')} would be reformatted"
+            return f"ruff format: {data.get('reformatted', 0)} reformatted, {data['unchanged']} unchanged"
+        if data["errors"]:
+            fixed = f", {data['fixed']} fixed" if data.get("fixed") else ""
+            return (f"ruff: {_n(data['errors'], 'error')} in {_n(data['files'], 'file')} "
+                    f"({data['fixable']} fixable{fixed})")
+        return "ruff: all checks passed" + (f" ({data['fixed']} fixed)" if data.get("fixed") else "")
+
+
+ADAPTER = RuffAdapter()

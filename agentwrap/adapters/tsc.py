@@ -1,0 +1,209 @@
+"""agentwrap adapter for tsc, the TypeScript compiler: each `error TS1234` as a located problem with its TS code,
+message chains kept as notes, and the summary as counts.
+
+Both output forms are read: plain `file(line,col): error TS2322: ...` (tsc on a pipe, CI logs) and pretty
+`file:line:col - error TS2322: ...` with a code frame (tsc on a terminal, which is how agentwrap runs it).
+Python rather than TOML: the TS code picks the problem (syntax, missing module, config, type), the chain lines
+under an error belong to it, effects depend on --noEmit/--build/--init, and the counts are data on failure too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from typing import Any, NamedTuple
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DOCS = "https://www.typescriptlang.org/"
+_PATH = r"(?:[A-Za-z]:[\\/])?[^\s(:][^(:\n]*?\.(?:d\.)?(?:ts|tsx|mts|cts|js|jsx|mjs|cjs|json)"
+_TAIL = r"(?P<severity>error|warning) TS(?P<num>\d+): (?P<message>.*?)\s*$"
+PLAIN = re.compile(rf"^(?P<file>{_PATH})\((?P<line>\d+),(?P<column>\d+)\): {_TAIL}")
+PRETTY = re.compile(rf"^(?P<file>{_PATH}):(?P<line>\d+):(?P<column>\d+) - {_TAIL}")
+BARE = re.compile(rf"^{_TAIL}")  # options and project errors have no location
+_RELATED = re.compile(rf"^  (?P<at>{_PATH}:\d+:\d+) - (?P<message>.+?)\s*$")  # pretty: where a type came from
+_SUMMARY = re.compile(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<files>\d+) files|the same file"
+                      r"|(?P<one>\S+):\d+)|\.)", re.M)
+_TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
+_MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
+
+SPEC: dict[str, Any] = {
+    "name": "tsc",
+    "matches": ["tsc"],
+    "has_subcommands": False,
+    "descriptor": {
+        "purpose": "Type-check and compile TypeScript; each error is a located problem with its TS code.",
+        "use_when": "Checking a TypeScript project (`tsc --noEmit`, `tsc -b`) or compiling it.",
+        "do_not_use_when": "You only need lint (eslint) or to run the code (node, tsx).",
+        "returns": "problems with file/line/column, rule = TS code (TS2322), message chains as notes; "
+                   "data: errors, files.",
+        "limitations": "tsc has no autofix; code actions exist only for missing @types packages. Without --noEmit "
+                       "(or noEmit in tsconfig) tsc writes .js files, which argv alone cannot rule out.",
+    },
+    "effects": {"default": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}},
+    # tsc never prompts: no prevention variables, no prompt catalog.
+    "rules": [
+        {"code": "TSC_NO_PROJECT",
+         "pattern": r"^(?:tsc: The TypeScript Compiler - Version \S+|Syntax:\s+tsc \[options\] \[file\.\.\.\])",
+         "title": "tsc: no tsconfig.json and no files (printed its help)", "category": "precondition",
+         "status": 412, "retryable": False, "safe_to_retry": True,
+         "detail": "tsc found no tsconfig.json here and was given no files, so it printed its help",
+         "suggested_fix": "Run tsc where tsconfig.json is (or `tsc -p DIR`), name the files, or create one "
+                          "with `tsc --init`.",
+         "code_actions": [{"title": "Create a tsconfig.json with the defaults", "command": ["tsc", "--init"],
+                           "applicability": "maybe_incorrect"}],
+         "docs_url": DOCS + "docs/handbook/tsconfig-json.html"},
+        {"code": "TSC_CRASH", "pattern": r"^(?:Error: Debug Failure\..*|.*\bpanic: .*)$",
+         "title": "tsc crashed", "category": "dependency", "status": 502, "retryable": False, "safe_to_retry": True,
+         "suggested_fix": "A TypeScript bug: try another TypeScript version or reduce the input to find the cause."},
+    ],
+}
+
+# Problems read from tsc's diagnostics: code -> (title, category, status, retryable, fix)
+_DIAG: dict[str, tuple[str, str, int, bool, str]] = {
+    "TSC_TYPE_ERROR": ("tsc: type error", "validation", 422, False,
+                       "Fix the code (or its types) at the location; notes carry the rest of tsc's explanation."),
+    "TSC_SYNTAX_ERROR": ("tsc: syntax error", "validation", 400, False, "Fix the syntax at the location."),
+    "TSC_MISSING_MODULE": ("tsc: module or type definitions not found", "dependency", 424, True,
+                           "Install the package or its @types/* definitions (npm install), or fix the import path, "
+                           "`paths`/`baseUrl` or `types` in tsconfig.json."),
+    "TSC_CONFIG_ERROR": ("tsc: invalid compiler options or tsconfig.json", "usage", 400, False,
+                         "Fix the option named in the message (command line or tsconfig.json compilerOptions)."),
+    "TSC_FILE_NOT_FOUND": ("tsc: file or path not found", "not_found", 404, False,
+                           "Check the file names on the command line and `files`/`include` in tsconfig.json."),
+    "TSC_NO_INPUTS": ("tsc: no input files in the project", "not_found", 404, False,
+                      "Point `include`/`files` in tsconfig.json at the sources, or run tsc in the right folder."),
+}
+_MISSING = frozenset({2307, 2792, 2688, 2580, 2581, 2582, 2583, 2591, 2592, 2593, 7016})
+_NOT_FOUND = frozenset({6053, 5057, 5058, 6231, 6504})
+
+
+def _code(num: int) -> str:
+    if num in _MISSING:
+        return "TSC_MISSING_MODULE"
+    if num in _NOT_FOUND:
+        return "TSC_FILE_NOT_FOUND"
+    if num == 18003:
+        return "TSC_NO_INPUTS"
+    if 1000 <= num < 2000:
+        return "TSC_SYNTAX_ERROR"
+    if 5000 <= num < 7000:
+        return "TSC_CONFIG_ERROR"
+    return "TSC_TYPE_ERROR"
+
+
+class Diagnostic(NamedTuple):
+    file: str | None
+    line: int | None
+    column: int | None
+    severity: str
+    num: int
+    message: str
+    notes: list[str]
+    text: str
+
+
+def diagnostics(text: str) -> list[Diagnostic]:
+    """Every `error TSnnnn` tsc printed, plain or pretty, with the indented chain lines that follow it."""
+    found: list[Diagnostic] = []
+    current: Diagnostic | None = None
+    for line in text.splitlines():
+        m = PLAIN.match(line) or PRETTY.match(line) or BARE.match(line)
+        related = _RELATED.match(line) if found and not m else None
+        if related:
+            found[-1].notes.append(f"{related['at']}: {related['message']}")
+            current = None
+        elif m:
+            g = m.groupdict()
+            current = Diagnostic(g.get("file"), int(g["line"]) if g.get("line") else None,
+                                 int(g["column"]) if g.get("column") else None, g["severity"], int(g["num"]),
+                                 g["message"], [], line.strip())
+            found.append(current)
+        elif current is not None and line[:2] == "  " and line.strip():
+            current.notes.append(line.strip())  # the message chain: "  Type 'x' is not assignable to ..."
+        else:
+            current = None  # a blank line or a code frame ends the chain
+    return found
+
+
+def _problem(d: Diagnostic, code: str) -> Problem:
+    title, category, status, retryable, fix = _DIAG[code]
+    location = None
+    if d.file:
+        location = {"file": d.file, **({"line": d.line, "column": d.column} if d.line else {})}
+    actions: list[CodeAction] = []
+    hint = _TRY.search(d.message)
+    module = _MODULE.search(d.message)
+    if hint:
+        actions.append(CodeAction(title=f"Install the type definitions: {hint['cmd']}",
+                                  command=tuple(shlex.split(hint["cmd"])), applicability="maybe_incorrect",
+                                  is_preferred=True))
+    elif module and d.num == 2307 and not module["module"].startswith((".", "/", "~", "@/")):
+        name = module["module"]
+        package = "/".join(name.split("/")[:2 if name.startswith("@") else 1])
+        actions.append(CodeAction(title=f"Install the package {package}", command=("npm", "install", package),
+                                  applicability="maybe_incorrect"))
+    extra: dict[str, Any] = {"tool": "tsc", "rule": f"TS{d.num}"}
+    if d.notes:
+        extra["notes"] = d.notes
+    return Problem(type=f"{TYPE_PREFIX}tsc:{code.lower().replace('_', '-')}", title=title, status=status,
+                   detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
+                   suggested_fix=fix, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
+                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+class TscAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def effects(self, argv: list[str]) -> Effects:
+        args = argv[1:]
+        if any(a in ("--help", "-h", "--version", "-v", "--showConfig", "--listFilesOnly", "--all") for a in args):
+            return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+        if ("-b" in args or "--build" in args) and "--clean" in args:
+            return Effects(read_only=False, destructive=True, idempotent=True, open_world=False)
+        no_emit = "--noEmit" in args and args[args.index("--noEmit") + 1:][:1] != ["false"]
+        if no_emit:
+            return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+        return super().effects(argv)  # compiles: writes .js (and .d.ts, .tsbuildinfo) outputs
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *_DIAG})
+
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        return [_problem(d, _code(d.num)) for d in diagnostics(run.text())[:1000]]
+
+    def parse(self, run: CapturedRun) -> Any:
+        found = diagnostics(run.text())
+        errors = [d for d in found if d.severity == "error"]
+        data: dict[str, Any] = {"errors": len(errors), "warnings": len(found) - len(errors),
+                                "files": len({d.file for d in errors if d.file})}
+        summary = None
+        for summary in _SUMMARY.finditer(run.text()):  # noqa: B007 - the last summary counts
+            pass
+        if summary:
+            data["errors"] = int(summary["errors"])
+            if summary["files"]:
+                data["files"] = int(summary["files"])
+            elif summary["one"] or "the same file" in summary.group(0):
+                data["files"] = 1
+        elif not found and run.failed:
+            return None  # tsc printed no diagnostics and no summary: nothing to count
+        return data
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        if data["errors"]:
+            return f"tsc: {_n(data['errors'], 'error')} in {_n(data['files'], 'file')}"
+        argv = [os.path.basename(run.argv[0]), *run.argv[1:]]
+        return f"tsc: no errors ({shlex.join(argv)})"[:200]
+
+
+ADAPTER = TscAdapter()
