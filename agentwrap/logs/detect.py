@@ -31,9 +31,9 @@ SIGNATURES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("make", ("***",), lazy(r"^g?make(?:\[\d+\])?: \*\*\*", _M)),
     ("mypy", (": error:", ": note:", ": warning:", "Found "),
      lazy(r"^[^\s:]+\.pyi?:\d+:(?:\d+:)? (?:error|note|warning): |^Found \d+ errors? in \d+ files?", _M)),
-    ("ruff", (".py:", " --> "), lazy(r"^[^\s:]+\.pyi?:\d+:\d+: [A-Z]{1,4}\d{2,4}\b"
-                                     r"|^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])? .+|invalid-syntax: .+)\n\s*--> \S+\.(?:pyi?|ipynb):\d+:\d+",
-                                     _M)),
+    ("ruff", (".py:", " --> "),
+     lazy(r"^[^\s:]+\.pyi?:\d+:\d+: [A-Z]{1,4}\d{2,4}\b|^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])? .+|invalid-syntax: .+)"
+          r"\n\s*--> \S+\.(?:pyi?|ipynb):\d+:\d+", _M)),
     ("tsc", ("error TS",), lazy(r"^[^\s(]+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+) ?[:-] ?error TS\d+:", _M)),
     ("eslint", ("  error  ", "  warning  ", "✖ "),
      lazy(r"^\s+\d+:\d+\s+(?:error|warning)\s+.+$|^✖ \d+ problems?", _M)),
