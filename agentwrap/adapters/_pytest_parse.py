@@ -1,0 +1,281 @@
+"""pytest's terminal report (cleaned text) -> counts and one record per failing test, error or collection error.
+
+Pure functions of text. Works with every `--tb` style: long/auto (`path:line: ExcType` closes each
+traceback entry), short (`path:line: in func`), line (one `path:line: message` per failure), native (a
+Python traceback) and no (the short test summary only). Paths are as pytest prints them: relative to
+the invocation folder; absolute paths under `rootdir` are made relative to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from agentwrap.adapters import _traceback
+
+_BANNER = re.compile(r"^=+ (?P<title>.+?) =+$")
+_SECTION = re.compile(r"^_{2,} (?P<title>.+?) _{2,}$|^_ (?P<short>[^_].*?) _$")
+_CAPTURED = re.compile(r"^-{2,} (?:Captured|captured) .* -{2,}$")
+_ENTRY = re.compile(r"^(?P<file>[^\s:>][^:]*?):(?P<line>\d+)(?::(?: (?P<rest>.*))?)?$")
+_FIXTURE_FILE = re.compile(r"^file (?P<file>.+), line (?P<line>\d+)$")
+_E_LINE = re.compile(r"^E\s+(?P<text>.*)$")
+_SUMMARY_LINE = re.compile(r"^(?P<outcome>FAILED|ERROR) (?P<rest>.+)$")
+_COUNT = re.compile(r"(?P<n>\d+) (?P<what>failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)\b")
+_DURATION = re.compile(r" in (?P<s>\d+(?:\.\d+)?)s\b")
+_ROOTDIR = re.compile(r"^rootdir: (?P<root>.+?)(?:, (?:configfile|inifile|testpaths): .*)?$", re.M)
+_COLLECTED = re.compile(r"^(?:collecting \.\.\. )?collected (?P<n>\d+) items?", re.M)
+_CO_TOTAL = re.compile(r"^(?P<n>\d+)(?:/\d+)? tests? collected(?: \(\d+ deselected\))? in ", re.M)
+_VERBOSE = re.compile(r"^(?P<nodeid>\S+?::\S.*?) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*?\[\s*\d+%\]$")
+_EXC_NAME = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
+_SYNTAX_FILE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+COUNT_KEYS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed", "warnings", "deselected")
+MAX_LIST = 500
+
+
+class Report(NamedTuple):
+    nodeid: str | None
+    outcome: str  # failed | error
+    when: str | None  # call | setup | teardown | collect; None when only the summary line says
+    title: str
+    file: str | None
+    line: int | None
+    message: str
+    exception: str | None
+    crash: dict[str, Any] | None  # where the exception was raised, when it is not `file:line`
+    fixture: str | None = None  # a fixture that does not exist
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self._asdict().items() if v is not None}
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The `=== TITLE ===` blocks of the report, in order, with their lines."""
+    blocks: list[tuple[str, list[str]]] = [("", [])]
+    for line in lines:
+        banner = _BANNER.match(line)
+        if banner:
+            blocks.append((banner.group("title"), []))
+        else:
+            blocks[-1][1].append(line)
+    return blocks
+
+
+def _sections(lines: list[str]) -> list[tuple[str | None, list[str]]]:
+    """`___ title ___` sections; captured output inside them is dropped (user text could look like a path)."""
+    out: list[tuple[str | None, list[str]]] = []
+    captured = False
+    for line in lines:
+        head = _SECTION.match(line)
+        if head and not re.fullmatch(r"[_ ]+", line):
+            out.append((head.group("title") or head.group("short"), []))
+            captured = False
+        elif _CAPTURED.match(line):
+            captured = True
+        elif not captured:
+            if not out:
+                out.append((None, []))
+            out[-1][1].append(line)
+    return out
+
+
+def _rel(path: str, root: str | None) -> str:
+    if root and path.startswith(root.rstrip("/") + "/"):
+        return path[len(root.rstrip("/")) + 1:]
+    return path
+
+
+def _summary_entries(lines: list[str]) -> list[tuple[str, str, str]]:
+    """(outcome, nodeid, message) from the short test summary: `FAILED a.py::t[x - y] - msg`."""
+    out = []
+    for line in lines:
+        match = _SUMMARY_LINE.match(line)
+        if not match:
+            continue
+        rest = match.group("rest")
+        cut = rest.find("]") + 1 if "[" in rest.split(" - ", 1)[0] else 0
+        head, sep, message = rest[cut:].partition(" - ")
+        out.append((match.group("outcome").lower(), rest[:cut] + head, message if sep else ""))
+    return out
+
+
+def head_line(nodeid: str) -> str:
+    """The section title pytest prints for a test: `a.py::Cls::test[x]` -> `Cls.test[x]`."""
+    return ".".join(nodeid.split("::")[1:]) or nodeid
+
+
+def _exception(entries: list[tuple[str, int, str]], messages: list[str]) -> str | None:
+    if entries and (name := _EXC_NAME.match(entries[-1][2])) and not entries[-1][2].startswith("in "):
+        return name.group("type")
+    first = messages[0] if messages else ""
+    if first.startswith("assert "):
+        return "AssertionError"
+    match = _EXC_NAME.match(first)
+    return match.group("type") if match and (":" in first or first == match.group("type")) else None
+
+
+def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str, root: str | None,
+            summary_message: str) -> Report:
+    when: str | None = "call" if outcome == "failed" or title else None
+    if title and (m := re.match(r"ERROR at (setup|teardown) of (.+)", title)):
+        when = m.group(1)
+    elif title and title.startswith("ERROR collecting "):
+        when, nodeid = "collect", nodeid or title.removeprefix("ERROR collecting ")
+    entries: list[tuple[str, int, str]] = []
+    messages: list[str] = []
+    fixture_file: tuple[str, int] | None = None
+    syntax: dict[str, Any] | None = None
+    for line in body:
+        if (e := _E_LINE.match(line)) is not None:
+            text = e.group("text").strip()
+            if (s := _SYNTAX_FILE.match(text)) is not None:
+                syntax = {"file": _rel(s.group("file"), root), "line": int(s.group("line"))}
+            elif text and not (syntax is not None and re.fullmatch(r"\^+", text)):
+                messages.append(text)
+            continue
+        if (f := _FIXTURE_FILE.match(line)) is not None:
+            fixture_file = (_rel(f.group("file"), root), int(f.group("line")))
+        elif (m := _ENTRY.match(line)) is not None and not line.startswith("<"):
+            entries.append((_rel(m.group("file"), root), int(m.group("line")), (m.group("rest") or "").strip()))
+    if not entries and not messages:
+        for tb in _traceback.parse("\n".join(body))[-1:]:  # --tb=native
+            exc = tb.final
+            entries += [(_rel(f.file, root), f.line, "") for f in exc.frames if not f.file.startswith("<")]
+            if entries:
+                entries[-1] = (*entries[-1][:2], exc.type)
+            messages.append(exc.headline())
+    test_file = nodeid.split("::", 1)[0] if nodeid else (entries[0][0] if entries else None)
+    if test_file:  # without a rootdir line (-q), absolute paths still name the test file
+        entries = [(test_file if f.endswith("/" + test_file) else f, n, r) for f, n, r in entries]
+        if fixture_file and fixture_file[0].endswith("/" + test_file):
+            fixture_file = (test_file, fixture_file[1])
+    message = (messages[-1] if syntax else messages[0]) if messages else summary_message
+    exception = _exception(entries, [message])
+    file, line_no = test_file, None
+    own = [entry for entry in entries if entry[0] == test_file]
+    crash = entries[-1] if entries else None
+    if syntax:
+        file, line_no = syntax["file"], syntax["line"]
+        crash = None
+    elif own:
+        file, line_no = own[-1][0], own[-1][1]
+    elif fixture_file:
+        file, line_no = fixture_file
+    elif crash:
+        file, line_no = crash[0], crash[1]
+    fixture = re.search(r"fixture '([^']+)' not found", "\n".join(messages))
+    crash_dict = ({"file": crash[0], "line": crash[1]} if crash and (crash[0], crash[1]) != (file, line_no) else None)
+    return Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000],
+                  exception, crash_dict, fixture.group(1) if fixture else None)
+
+
+def _match_sections(sections: list[tuple[str | None, list[str]]], summary: list[tuple[str, str, str]],
+                    outcome: str, root: str | None) -> list[Report]:
+    """Pair each section with its short-summary entry: by title, then by order."""
+    pending = [(nodeid, msg) for kind, nodeid, msg in summary if kind == outcome]
+    reports = []
+    for title, body in sections:
+        name = title or ""
+        if outcome == "error":
+            name = re.sub(r"^ERROR (?:at (?:setup|teardown) of |collecting )", "", name)
+        pick = next((i for i, (nodeid, _) in enumerate(pending)
+                     if head_line(nodeid) == name or nodeid == name), 0 if pending else None)
+        nodeid, msg = pending.pop(pick) if pick is not None else (None, "")
+        reports.append(_report(title, body, nodeid, outcome, root, msg))
+    for nodeid, msg in pending:  # --tb=no: the summary is all there is
+        reports.append(_report(None, [], nodeid, outcome, root, msg))
+    return reports
+
+
+def _line_style(body: list[str], summary: list[tuple[str, str, str]], root: str | None) -> list[Report]:
+    """`--tb=line`: one `path:line: message` per failure, in summary order."""
+    pending = [(nodeid, msg) for kind, nodeid, msg in summary if kind == "failed"]
+    reports = []
+    for line in body:
+        m = _ENTRY.match(line)
+        if not m:
+            continue
+        nodeid, msg = pending.pop(0) if pending else (None, "")
+        text = m.group("rest") or msg
+        file = _rel(m.group("file"), root)
+        test_file = nodeid.split("::", 1)[0] if nodeid else ""
+        file = test_file if test_file and file.endswith("/" + test_file) else file
+        reports.append(Report(nodeid, "failed", "call", nodeid or "", file,
+                              int(m.group("line")), text[:1000], _exception([], [text]), None))
+    return reports
+
+
+def parse(text: str) -> dict[str, Any]:
+    """Counts, duration and failing tests from pytest's terminal output."""
+    lines = text.splitlines()
+    root_match = _ROOTDIR.search(text)
+    root = root_match.group("root") if root_match else None
+    blocks = _blocks(lines)
+    by_title = {title: body for title, body in blocks}
+    summary = _summary_entries(by_title.get("short test summary info", []))
+    data: dict[str, Any] = dict.fromkeys(COUNT_KEYS, 0)
+    final = next((title for title, _ in reversed(blocks) if _COUNT.search(title) or "no tests ran" in title), None)
+    if final is None:  # -q: the last line carries the counts without banners
+        final = next((line for line in reversed(lines) if _DURATION.search(line) and
+                      (_COUNT.search(line) or "no tests ran" in line)), None)
+    if final:
+        for m in _COUNT.finditer(final):
+            key = m.group("what")
+            key = {"warning": "warnings", "error": "errors"}.get(key, key)
+            data[key] = int(m.group("n"))
+        if (d := _DURATION.search(final)) is not None:
+            data["duration_ms"] = round(float(d.group("s")) * 1000)
+    if (c := _COLLECTED.search(text)) is not None:
+        data["collected"] = int(c.group("n"))
+    reports: list[Report] = []
+    if "ERRORS" in by_title:
+        reports += _match_sections(_sections(by_title["ERRORS"]), summary, "error", root)
+    elif any(kind == "error" for kind, _, _ in summary):
+        reports += _match_sections([], summary, "error", root)
+    failures = _sections(by_title.get("FAILURES", []))
+    if failures and failures[0][0] is None:
+        reports += _line_style(failures[0][1], summary, root)
+    else:
+        reports += _match_sections(failures, summary, "failed", root)
+    data["failures"] = [r.to_dict() for r in reports[:MAX_LIST]]
+    results = [{"nodeid": v.group("nodeid"), "outcome": v.group("outcome").lower()}
+               for line in lines if (v := _VERBOSE.match(line))]
+    if results:
+        data["results"] = results[:MAX_LIST]
+    if (co := _CO_TOTAL.search(text)) is not None:
+        data["collected"] = int(co.group("n"))
+        nodeids = [line for line in lines if "::" in line and " " not in line.split("::")[0] and not
+                   _VERBOSE.match(line) and not line.startswith(("FAILED", "ERROR"))]
+        data["tests"] = nodeids[:MAX_LIST]
+    return data
+
+
+def conftest_error(text: str) -> Report | None:
+    """`ImportError while loading conftest 'PATH'.` and the traceback entries and `E` lines under it."""
+    match = re.search(r"^ImportError while loading conftest '(?P<path>[^']+)'\.\n(?P<body>(?:.+\n?)*)", text, re.M)
+    if not match:
+        return None
+    root_match = _ROOTDIR.search(text)
+    body = match.group("body").splitlines()
+    report = _report(None, body, None, "error", root_match.group("root") if root_match else None, "")
+    return report._replace(when="collect", title=f"conftest {match.group('path')}")
+
+
+def rootdir(text: str) -> str | None:
+    match = _ROOTDIR.search(text)
+    return match.group("root") if match else None
+
+
+def relative(path: str, text: str) -> str:
+    """`path` relative to the rootdir pytest printed, when it is under it."""
+    return _rel(path, rootdir(text))
+
+
+def internal_error(text: str) -> _traceback.PyException | None:
+    """The exception behind pytest's INTERNALERROR> lines (a plugin or conftest hook that raised)."""
+    lines = [line[len("INTERNALERROR> "):] for line in text.splitlines() if line.startswith("INTERNALERROR> ")]
+    found = _traceback.parse("\n".join(lines))
+    return found[-1].final if found else None
+
+
+def reports(data: dict[str, Any]) -> list[Report]:
+    return [Report(**{f: item.get(f) for f in Report._fields}) for item in data.get("failures", [])]

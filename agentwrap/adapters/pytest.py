@@ -1,0 +1,271 @@
+"""pytest (`pytest`, `py.test`; `python -m pytest` via the python adapter): counts and failing tests as data,
+each failing test, test error and collection error a located problem, and exit codes 2-5 explained.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
+from agentwrap.adapters import _pytest_parse
+from agentwrap.adapters._pytest_parse import Report
+from agentwrap.adapters._python_errors import module_not_found
+from agentwrap.adapters._traceback import slug
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DOCS = "https://docs.pytest.org/en/stable/"
+_RULE = {"retryable": False, "safe_to_retry": True}
+SPEC: dict[str, Any] = {
+    "name": "pytest",
+    "matches": ["pytest", "py.test"],
+    "has_subcommands": False,
+    "global_options_with_value": ["-k", "-m", "-p", "-c", "-o", "--rootdir", "--junitxml", "--tb", "-W", "--maxfail",
+                                  "--deselect", "--ignore", "--confcutdir", "--basetemp", "-r"],
+    "descriptor": {
+        "purpose": "Run Python tests with pytest; returns counts and every failing test with file, line and message.",
+        "use_when": "Running or selecting pytest tests (paths, node ids, -k, -m); listing them (--collect-only -q).",
+        "do_not_use_when": "The project uses another runner (unittest, tox/nox sessions): call that instead.",
+        "returns": "data: passed/failed/errors/skipped/xfailed/xpassed/warnings/deselected, duration_ms, failures "
+                   "[{nodeid, file, line, message, exception, crash}]; problems for failures, errors, collection.",
+        "limitations": "Reads the terminal report: output of plugins that rewrite it (xdist -n, sugar) may lose lines; "
+                       "short-summary messages are cut to the terminal width.",
+    },
+    "env": {},  # pytest never prompts by itself; --pdb/--trace and breakpoint() are caught by the engine
+    "effects": {"default": {}},
+    "prompts": [
+        {"pattern": r"\(Pdb\+*\) ?$", "input_kind": "text",
+         "suggested_fix": "A test stopped in the debugger (--pdb, --trace or breakpoint()): drop those options; "
+                          "PYTHONBREAKPOINT=0 turns breakpoint() calls into no-ops.",
+         "code_actions": [{"title": "Run with breakpoint() disabled",
+                           "command": ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--", "{argv...}"],
+                           "applicability": "maybe_incorrect", "is_preferred": True}]},
+    ],
+    "rules": [
+        {"code": "PYTEST_PATH_NOT_FOUND", "pattern": r"^ERROR: file or directory not found: (?P<path>.+)$",
+         "exit_codes": [4], "title": "pytest: path not found", "category": "not_found", "status": 404, **_RULE,
+         "detail": "no file or directory {path}", "docs_url": DOCS + "how-to/usage.html#specifying-which-tests-to-run",
+         "suggested_fix": "Check the path (relative to the working directory); `pytest --collect-only -q` lists "
+                          "the tests."},
+        {"code": "PYTEST_TEST_NOT_FOUND", "pattern": r"^ERROR: not found: (?P<nodeid>\S+)", "exit_codes": [4],
+         "title": "pytest: test id not found", "category": "not_found", "status": 404, **_RULE,
+         "detail": "no test {nodeid}",
+         "suggested_fix": "Check the node id (`file.py::Class::test[param]`); `pytest --collect-only -q FILE` "
+                          "lists them."},
+        {"code": "PYTEST_CONFIG_ERROR", "pattern": r"^ERROR: (?P<file>[^:\s]+):(?P<line>\d+): (?P<message>.+)$",
+         "exit_codes": [4], "title": "pytest: invalid configuration file", "category": "validation", "status": 422,
+         **_RULE, "detail": "{file}:{line}: {message}", "suggested_fix": "Fix the configuration at {file}:{line}.",
+         "docs_url": DOCS + "reference/customize.html"},
+        {"code": "PYTEST_USAGE", "pattern": r"^[\w.-]+: error: (?P<message>.+)$", "exit_codes": [4],
+         "title": "pytest: invalid command line", "category": "usage", "status": 400, **_RULE,
+         "detail": "pytest: {message}", "suggested_fix": "Fix the option; `pytest --help` lists the options.",
+         "docs_url": DOCS + "reference/reference.html#command-line-flags"},
+        {"code": "PYTEST_INTERRUPTED", "exit_codes": [2],
+         "pattern": r"^!+ KeyboardInterrupt !+$(?:\n(?P<file>[^\s:]+):(?P<line>\d+): KeyboardInterrupt$)?",
+         "title": "pytest: interrupted", "category": "partial_failure", "status": 499, "retryable": True,
+         "safe_to_retry": True, "detail": "the test run was interrupted (KeyboardInterrupt)",
+         "suggested_fix": "Run again; raise --timeout if agentwrap's limit ended it."},
+    ],
+}
+
+#: Options of well-known plugins: `unrecognized arguments: --cov` means the plugin is not installed.
+PLUGIN_OPTIONS = {"--cov": "pytest-cov", "-n": "pytest-xdist", "--numprocesses": "pytest-xdist", "--dist":
+                  "pytest-xdist", "--timeout": "pytest-timeout", "--reruns": "pytest-rerunfailures", "--benchmark":
+                  "pytest-benchmark", "--asyncio-mode": "pytest-asyncio", "--html": "pytest-html", "--randomly":
+                  "pytest-randomly", "--mypy": "pytest-mypy", "--hypothesis": "hypothesis", "--django": "pytest-django",
+                  "--ds": "pytest-django", "--env": "pytest-env", "--snapshot-update": "syrupy", "--record-mode":
+                  "pytest-recording", "--testmon": "pytest-testmon", "--json-report": "pytest-json-report"}
+#: Fixtures that plugins provide: `fixture 'mocker' not found` means pytest-mock is missing.
+PLUGIN_FIXTURES = {"mocker": "pytest-mock", "benchmark": "pytest-benchmark", "httpx_mock": "pytest-httpx",
+                   "requests_mock": "requests-mock", "freezer": "pytest-freezer", "snapshot": "syrupy",
+                   "faker": "Faker", "event_loop": "pytest-asyncio", "aioresponses": "aioresponses",
+                   "respx_mock": "respx", "db": "pytest-django", "client": "pytest-django", "datadir": "pytest-datadir",
+                   "vcr": "pytest-recording", "xprocess": "pytest-xprocess", "loop": "pytest-aiohttp"}
+_FACTS = {  # code: (title, category, status, retryable, safe_to_retry)
+    "PYTEST_TEST_FAILED": ("pytest: test failed", "validation", 422, False, True),
+    "PYTEST_TEST_ERROR": ("pytest: test set-up or tear-down failed", "precondition", 412, False, True),
+    "PYTEST_FIXTURE_NOT_FOUND": ("pytest: fixture not found", "not_found", 404, False, True),
+    "PYTEST_COLLECTION_ERROR": ("pytest: test module could not be collected", "validation", 422, False, True),
+    "PYTEST_IMPORT_ERROR": ("pytest: test module failed to import", "dependency", 424, True, True),
+    "PYTEST_NO_TESTS": ("pytest: no tests collected", "not_found", 404, False, True),
+    "PYTEST_PLUGIN_MISSING": ("pytest: option of a plugin that is not installed", "dependency", 424, True, True),
+    "PYTEST_CONFTEST_ERROR": ("pytest: conftest.py failed to import", "dependency", 424, True, True),
+    "PYTEST_INTERNAL_ERROR": ("pytest: internal error (a plugin or hook raised)", "internal", 500, False, True),
+}
+_UNRECOGNIZED = re.compile(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
+_VERSION = re.compile(r"^pytest (\d+\.\d+\S*)$", re.M)
+_READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
+               "--fixtures-per-test"}
+
+
+def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, location: dict[str, Any] | None = None,
+             actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
+             docs: str | None = None) -> Problem:
+    title, category, status, retryable, safe = _FACTS[code]
+    return Problem(type=f"{TYPE_PREFIX}pytest:{slug(code, 'pytest')}",
+                   title=title, status=status, detail=detail[:1000], code=code, category=category,
+                   retryable=retryable, safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix,
+                   docs_url=docs, code_actions=actions, location=location, extra={"tool": "pytest", **(extra or {})})
+
+
+def _installer(run: CapturedRun) -> tuple[str, ...]:
+    prog = run.argv[0]
+    python = prog.rsplit("/", 1)[0] + "/python" if "/" in prog else "python3"
+    return (python, "-m", "pip", "install")
+
+
+def _from_report(r: Report, run: CapturedRun) -> Problem:
+    location = {"file": r.file, **({"line": r.line} if r.line else {})} if r.file else None
+    extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
+                               ("crash", r.crash), ("message", r.message)) if v}
+    rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
+                        applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
+    where = f" at {r.file}:{r.line}" if r.file and r.line else ""
+    if r.outcome == "failed":
+        return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed: {r.message}", run, location=location,
+                        fix=f"Fix the code under test or the test{where}; the message and `crash` say what broke.",
+                        actions=rerun, extra=extra)
+    if r.fixture:
+        plugin = PLUGIN_FIXTURES.get(r.fixture)
+        actions = (CodeAction(title=f"Install {plugin} (provides fixture '{r.fixture}')",
+                              command=(*_installer(run), plugin), applicability="maybe_incorrect"),) if plugin else ()
+        fix = (f"Define fixture '{r.fixture}' (in the test module or a conftest.py), fix its spelling, or install the "
+               "plugin that provides it; `pytest --fixtures` lists the available ones.")
+        return _problem("PYTEST_FIXTURE_NOT_FOUND", f"{r.nodeid or r.title}: fixture '{r.fixture}' not found", run,
+                        location=location, fix=fix, actions=actions, extra={**extra, "fixture": r.fixture},
+                        docs=DOCS + "how-to/fixtures.html")
+    if r.when == "collect":
+        info = module_not_found(r.message, _installer(run)) if r.exception == "ModuleNotFoundError" else None
+        code = "PYTEST_IMPORT_ERROR" if r.exception in ("ModuleNotFoundError", "ImportError") else \
+            "PYTEST_COLLECTION_ERROR"
+        fix = info.suggested_fix if info and info.suggested_fix else f"Fix the test module{where}: {r.message}"
+        if code == "PYTEST_IMPORT_ERROR" and not info:
+            fix = (f"{r.message}: fix the import{where}; for the project's own package, install it (`pip install "
+                   "-e .`) or set `pythonpath` in the pytest configuration.")
+        return _problem(code, f"cannot collect {r.nodeid or r.file}: {r.message}", run, location=location, fix=fix,
+                        actions=info.code_actions if info else (), extra={**extra, **(info.extra if info else {})})
+    return _problem("PYTEST_TEST_ERROR", f"{r.nodeid or r.title}: error at {r.when or 'set-up'}: {r.message}", run,
+                    location=location, fix=f"Fix the fixture or set-up code{where}; the test itself did not run.",
+                    actions=rerun, extra=extra, docs=DOCS + "how-to/fixtures.html")
+
+
+def _relative(location: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
+    return {**location, "file": _pytest_parse.relative(location["file"], text)} if location else None
+
+
+def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
+    found = []
+    args = list(run.argv[1:])
+    if run.exit_code == 5:
+        if data.get("deselected"):
+            detail = f"all {data['deselected']} collected tests were deselected (the -k/-m expression matched none)"
+        else:
+            detail = f"pytest collected no tests from {' '.join(_paths(args)) or 'the current folder'}"
+        found.append(_problem(
+            "PYTEST_NO_TESTS", detail, run, docs=DOCS + "explanation/goodpractices.html#test-discovery",
+            fix="Check the paths and the -k/-m expressions. pytest collects test_*.py or *_test.py files, test_* "
+                "functions and Test* classes (python_files/python_functions/testpaths in the configuration).",
+            actions=(CodeAction(title="List what pytest collects", command=(run.argv[0], "--collect-only", "-q", *[
+                a for a in args if a not in ("-x", "--exitfirst")]), applicability="machine_applicable"),)))
+    text = run.text()
+    if run.exit_code == 4 and (conftest := _pytest_parse.conftest_error(text)) is not None:
+        info = module_not_found(conftest.message, _installer(run)) if conftest.exception == "ModuleNotFoundError" \
+            else None
+        location = {"file": conftest.file, **({"line": conftest.line} if conftest.line else {})} \
+            if conftest.file else None
+        found.append(_problem(
+            "PYTEST_CONFTEST_ERROR", f"{conftest.title} failed to import: {conftest.message}", run, location=location,
+            fix=(info.suggested_fix if info and info.suggested_fix else
+                 f"Fix the import in {conftest.file or 'conftest.py'}: {conftest.message}."),
+            actions=info.code_actions if info else (),
+            extra={"exception": conftest.exception, **(info.extra if info else {})}))
+    if run.exit_code == 3 and (exc := _pytest_parse.internal_error(text)) is not None:
+        found.append(_problem(
+            "PYTEST_INTERNAL_ERROR", f"INTERNALERROR {exc.headline()}", run, location=_relative(exc.location(), text),
+            fix="A plugin or a conftest hook raised: fix the code at the location, or disable the plugin with "
+                "`-p no:NAME`.", extra={"exception": exc.type}))
+    for match in _UNRECOGNIZED.finditer(text) if run.exit_code == 4 else ():
+        for option in match.group("args").split():
+            plugin = PLUGIN_OPTIONS.get(option.split("=", 1)[0])
+            if plugin:
+                found.append(_problem(
+                    "PYTEST_PLUGIN_MISSING", f"pytest does not know {option}: it comes from {plugin}, not installed",
+                    run, extra={"option": option, "plugin": plugin},
+                    fix=f"Install {plugin} into the environment that runs pytest, or drop {option}.",
+                    actions=(CodeAction(title=f"Install {plugin}", command=(*_installer(run), plugin),
+                                        applicability="maybe_incorrect", is_preferred=True),)))
+    return found
+
+
+def _diagnostics(run: CapturedRun) -> list[Problem]:
+    data = _pytest_parse.parse(run.text())
+    rank = {"collect": 0, "call": 1}  # collection errors, then failed tests, then set-up/tear-down errors
+    ordered = sorted(_pytest_parse.reports(data), key=lambda r: rank.get(r.when or "", 2))
+    return [_from_report(r, run) for r in ordered] + _run_level(run, data)
+
+
+def _paths(args: list[str]) -> list[str]:
+    """The positional arguments (paths, node ids), skipping the values of options that take one."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in SPEC["global_options_with_value"]
+        else:
+            out.append(arg)
+    return out
+
+
+class PytestAdapter(BaseAdapter):
+    def diagnostics(self, run: CapturedRun) -> list[Problem]:
+        return _diagnostics(run)
+
+    def parse(self, run: CapturedRun) -> Any:
+        text = run.text()
+        data = _pytest_parse.parse(text)
+        if data.get("failures") or "duration_ms" in data or "collected" in data:
+            return data
+        version = _VERSION.search(text)
+        return {"version": version.group(1)} if version else None
+
+    def effects(self, argv: list[str]) -> Effects:
+        if _READ_FLAGS.intersection(a.split("=", 1)[0] for a in argv[1:]):
+            return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+        return super().effects(argv)  # tests can do anything: unknown
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *_FACTS})
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        counts = _counts(data)
+        return f"pytest: {counts}" if counts else None
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        interp = super().interpret(run)
+        problems = interp.problems
+        if any(p.code == "PYTEST_PLUGIN_MISSING" for p in problems):
+            problems = tuple(p for p in problems if p.code != "PYTEST_USAGE")
+        error = interp.error
+        if error is not None and error.code == "PYTEST_USAGE" and problems and problems[0].code != "PYTEST_USAGE":
+            error = problems[0]
+        counts = _counts(interp.data)
+        ran = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "passed", "errors"))
+        summary = f"pytest: {counts}; {error.detail}" if error is not None and ran else interp.summary
+        return interp._replace(problems=problems, error=error, summary=summary[:300])
+
+
+def _counts(data: Any) -> str:
+    """pytest's own final line: `3 failed, 2 passed, 1 skipped, 1 warning, 2 errors in 0.05s`."""
+    if not isinstance(data, dict):
+        return ""
+    if "tests" in data and not any(data.get(k) for k in _pytest_parse.COUNT_KEYS):
+        return f"{data.get('collected', len(data['tests']))} tests collected"
+    order = ("failed", "passed", "skipped", "deselected", "xfailed", "xpassed", "warnings", "errors")
+    parts = [f"{data[k]} {k[:-1] if k in ('warnings', 'errors') and data[k] == 1 else k}" for k in order if data.get(k)]
+    text = ", ".join(parts) or ("no tests ran" if "duration_ms" in data else "")
+    return f"{text} in {data['duration_ms'] / 1000:.2f}s" if text and "duration_ms" in data else text
+
+
+ADAPTER = PytestAdapter(Spec.from_dict(SPEC, __file__))

@@ -1,0 +1,158 @@
+"""The pip adapter on real pip runs: offline, against hand-made wheels and a throw-away virtualenv."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import aw
+
+PIP = [sys.executable, "-m", "pip"]
+OFFLINE = ["--isolated", "--no-index"]
+
+
+def _wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+    dist = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": f"__version__ = {version!r}\n",
+             f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                 + "".join(f"Requires-Dist: {r}\n" for r in requires),
+             f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = []
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as whl:
+        for path, text in files.items():
+            whl.writestr(path, text)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+            record.append(f"{path},sha256={digest},{len(text.encode())}")
+        whl.writestr(f"{dist}/RECORD", "\n".join([*record, f"{dist}/RECORD,,"]) + "\n")
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A virtualenv with pip, and a folder of wheels: beta 1.0/2.0, alpha (beta==1.0), gamma (beta>=2.0)."""
+    root = tmp_path_factory.mktemp("pipenv")
+    wheels = root / "wheels"
+    wheels.mkdir()
+    for args in (("beta", "1.0"), ("beta", "2.0"), ("alpha", "1.0", ("beta==1.0",)), ("gamma", "1.0", ("beta>=2.0",))):
+        _wheel(wheels, *args)
+    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, capture_output=True)
+    return root / "venv" / "bin" / "pip", wheels
+
+
+@pytest.mark.slow
+def test_install_upgrade_is_data_and_effects_then_already_satisfied(env):
+    pip, wheels = env
+    links = [*OFFLINE, "--find-links", str(wheels)]
+    assert aw(str(pip), "install", *links, "beta==1.0").code == 0
+    answer = aw(str(pip), "install", *links, "beta==2.0", "gamma")
+    assert answer.code == 0
+    assert answer.env["data"]["installed"] == [{"name": "beta", "version": "2.0", "action": "update"},
+                                               {"name": "gamma", "version": "1.0", "action": "create"}]
+    assert answer.env["effects"] == [
+        {"resource": "python-package:beta", "action": "update", "version": "2.0"},
+        {"resource": "python-package:gamma", "action": "create", "version": "1.0"}]
+    again = aw(str(pip), "install", *links, "beta", "gamma")
+    assert again.env["data"]["already_satisfied"] == ["beta", "gamma"]
+    assert again.env["summary"] == "nothing to install: requirements already satisfied"
+
+
+@pytest.mark.slow
+def test_not_found_version_not_found_and_conflict(env):
+    pip, wheels = env
+    links = [*OFFLINE, "--find-links", str(wheels)]
+    missing = aw(str(pip), "install", *links, "no-such-project-xyz").error
+    assert (missing["code"], missing["category"], missing["available_versions"]) == (
+        "PIP_NO_MATCHING_DISTRIBUTION", "not_found", [])
+    version = aw(str(pip), "install", *links, "beta==3.0").error
+    assert version["available_versions"] == ["1.0", "2.0"]
+    fix = version["code_actions"][0]["command"]
+    assert fix == [str(pip), "install", "beta==2.0"]
+    conflict = aw(str(pip), "install", *links, "alpha", "gamma").error
+    assert (conflict["code"], conflict["category"], conflict["status"]) == ("PIP_DEPENDENCY_CONFLICT", "conflict", 409)
+    assert conflict["conflicts"] == ["alpha 1.0 depends on beta==1.0", "gamma 1.0 depends on beta>=2.0"]
+
+
+@pytest.mark.slow
+def test_uninstall_question_is_refused_and_the_fix_applies(env):
+    pip, wheels = env
+    aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "beta")
+    asked = aw(str(pip), "uninstall", "beta")
+    error = asked.error
+    assert (error["code"], error["category"], error["safe_to_retry"]) == ("PIP_CONFIRMATION_REQUIRED",
+                                                                          "input_required", True)
+    assert asked.env["context"]["env_set"]["PIP_NO_INPUT"] == "1"
+    fix = error["code_actions"][0]
+    assert fix["command"] == [str(pip), "uninstall", "beta", "-y"]
+    done = aw(*fix["command"])
+    assert done.code == 0 and done.env["effects"][0]["action"] == "delete"
+    assert aw(str(pip), "uninstall", "-y", "beta").env["problems"][0]["code"] == "PIP_SKIPPED_NOT_INSTALLED"
+
+
+@pytest.mark.slow
+def test_check_and_show(env):
+    pip, wheels = env
+    aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "beta==2.0")
+    aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "--no-deps", "alpha")
+    check = aw(str(pip), "check")
+    assert check.env["data"]["broken"] == [{"name": "alpha", "version": "1.0", "requirement": "beta==1.0",
+                                            "installed": "beta 2.0"}]
+    assert check.error["code"] == "PIP_BROKEN_REQUIREMENT"
+    show = aw(str(pip), "show", "beta").env["data"]["packages"][0]
+    assert (show["name"], show["version"]) == ("beta", "2.0")
+    assert "alpha" in show["required_by"]
+    assert aw(str(pip), "show", "nothere").error["code"] == "PIP_PACKAGE_NOT_INSTALLED"
+
+
+@pytest.mark.slow
+def test_list_table_equals_pips_own_json():
+    own = json.loads(subprocess.run([*PIP, "list", "--format=json"], capture_output=True, check=True).stdout)
+    table = aw(*PIP, "list").env["data"]["packages"]
+    assert [(p["name"], p["version"]) for p in table] == [(p["name"], p["version"]) for p in own]
+    assert aw(*PIP, "list", "--format=json").env["data"]["packages"] == own
+    frozen = {p["name"].lower() for p in aw(*PIP, "freeze").env["data"]["packages"] if p.get("name")}
+    assert {p["name"].lower() for p in own} - frozen <= {"pip", "setuptools", "wheel", "distribute"}
+
+
+def test_unreachable_index_is_a_retryable_network_problem(tmp_path):
+    answer = aw("--cwd", str(tmp_path), *PIP, "download", "--isolated", "--index-url", "http://127.0.0.1:9/simple",
+                "--retries", "1", "--no-deps", "-d", str(tmp_path), "somepkg")
+    error = answer.error
+    assert (error["code"], error["category"], error["retryable"]) == ("PIP_NETWORK_ERROR", "network", True)
+    assert "Connection refused" in error["detail"]
+    assert [p["code"] for p in answer.env["problems"]] == ["PIP_NETWORK_ERROR"]  # not also "not found"
+
+
+OS_PIP = shutil.which("pip3", path="/usr/bin") and list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED"))
+
+
+@pytest.mark.skipif(not OS_PIP, reason="needs an OS Python marked EXTERNALLY-MANAGED (PEP 668)")
+def test_externally_managed_environment_offers_a_venv(tmp_path):
+    # pip refuses before it changes anything; a venv never triggers PEP 668, so the OS Python is the only real case
+    answer = aw("--cwd", str(tmp_path), "/usr/bin/pip3", "install", "--no-index", "some-package")
+    error = answer.error
+    assert (error["code"], error["category"]) == ("PIP_EXTERNALLY_MANAGED", "precondition")
+    venv, override = error["code_actions"]
+    assert venv["command"][:2] == ["sh", "-c"] and "python3 -m venv .venv" in venv["command"][2]
+    assert venv["is_preferred"] and override["command"][-1] == "--break-system-packages"
+    assert override["applicability"] == "maybe_incorrect"
+
+
+def test_effects_and_prompt_catalog():
+    from agentwrap import registry
+
+    pip = registry.builtin("pip")
+    assert pip.effects(["pip", "install", "x"]).open_world is True
+    assert pip.effects(["pip", "uninstall", "-y", "x"]).destructive is True
+    assert pip.effects(["pip", "list"]).read_only is True
+    assert pip.effects(["pip", "list", "--outdated"]).open_world is True
+    assert pip.effects(["pip", "--python", "/v/bin/python", "freeze"]).read_only is True
+    assert pip.effects(["pip", "config", "set", "global.x", "1"]).read_only is False
+    fix, actions = pip.prompt_help(["pip", "uninstall", "x"], "Proceed (Y/n)? ", "confirmation")
+    assert actions[0].command == ("pip", "uninstall", "x", "-y")
+    assert pip.environment(["pip", "install"]) == {"PIP_NO_INPUT": "1"}

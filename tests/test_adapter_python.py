@@ -1,0 +1,188 @@
+"""The python adapter and the shared traceback parser: real interpreter runs through agentwrap."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+
+import pytest
+from conftest import aw
+
+from agentwrap.adapters import _traceback
+from agentwrap.adapters._python_errors import DISTRIBUTIONS, distribution_for
+
+PY = sys.executable
+
+
+def _script(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_exception_location_is_the_innermost_user_frame(tmp_path):
+    _script(tmp_path, "app.py", """\
+        import json
+
+
+        def load(text):
+            return json.loads(text)
+
+
+        load("{bad")
+    """)
+    answer = aw("--cwd", str(tmp_path), PY, "app.py")
+    error = answer.error
+    assert answer.code == 1
+    assert error["code"] == "PYTHON_EXCEPTION"
+    assert error["exception"] == "json.decoder.JSONDecodeError"
+    assert error["detail"].startswith("json.decoder.JSONDecodeError: Expecting property name")
+    assert error["location"] == {"file": str(tmp_path / "app.py"), "line": 5}  # not json/decoder.py
+    assert error["raised_at"]["file"].endswith("decoder.py")
+    assert error["safe_to_retry"] is False  # a script can do anything
+
+
+def test_chain_is_reported_and_the_last_exception_decides(tmp_path):
+    _script(tmp_path, "chain.py", """\
+        def inner():
+            raise KeyError("id")
+
+
+        try:
+            inner()
+        except KeyError as exc:
+            raise RuntimeError("lookup failed") from exc
+    """)
+    error = aw("--cwd", str(tmp_path), PY, "chain.py").error
+    assert error["exception"] == "RuntimeError"
+    assert error["location"]["line"] == 8
+    assert error["chain"] == [{"exception": "KeyError", "message": "'id'", "relation": "cause",
+                               "location": {"file": str(tmp_path / "chain.py"), "line": 2}}]
+
+
+def test_syntax_error_location_equals_what_compile_reports(tmp_path):
+    source = "import os\n\nvalue = (1 +* 2)\nprint(value)\n"
+    path = _script(tmp_path, "typo.py", source)
+    with pytest.raises(SyntaxError) as info:
+        compile(source, str(path), "exec")
+    error = aw("--cwd", str(tmp_path), PY, "typo.py").error
+    assert error["code"] == "PYTHON_SYNTAX_ERROR"
+    assert error["location"] == {"file": str(path), "line": info.value.lineno, "column": info.value.offset}
+    assert error["safe_to_retry"] is True  # the script never started
+
+
+def test_indented_syntax_error_column_counts_from_the_first_non_blank_character(tmp_path):
+    source = "def f():\n        y = 1 +* 2\n"
+    _script(tmp_path, "ind.py", source)
+    with pytest.raises(SyntaxError) as info:
+        compile(source, "ind.py", "exec")
+    error = aw("--cwd", str(tmp_path), PY, "ind.py").error
+    indent = len(source.splitlines()[1]) - len(source.splitlines()[1].lstrip())
+    assert error["location"]["column"] + indent == info.value.offset
+    assert "first non-blank" in error["column_basis"]
+
+
+def test_missing_module_suggests_the_right_distribution(tmp_path):
+    missing = next((m for m in ("cv2", "bs4", "sklearn", "PIL", "yaml") if importlib.util.find_spec(m) is None), None)
+    if missing is None:
+        pytest.skip("every mapped module is installed here")
+    _script(tmp_path, "imp.py", f"import {missing}\n")
+    error = aw("--cwd", str(tmp_path), PY, "imp.py").error
+    assert error["code"] == "PYTHON_MODULE_NOT_FOUND"
+    assert error["module"] == missing
+    action = error["code_actions"][0]
+    assert action["command"] == [PY, "-m", "pip", "install", DISTRIBUTIONS[missing]]
+    assert action["applicability"] == "maybe_incorrect"  # the name may be a local module
+
+
+def test_distribution_guess_is_honest():
+    assert distribution_for("yaml") == "PyYAML"
+    assert distribution_for("google.protobuf") == "protobuf"
+    assert distribution_for("requests") == "requests"
+    assert distribution_for("yaml.nope") is None  # 'yaml' is there; a submodule is missing
+    assert distribution_for("_sqlite3") is None
+
+
+def test_script_not_found_usage_and_dash_m(tmp_path):
+    missing = aw("--cwd", str(tmp_path), PY, "nope.py").error
+    assert (missing["code"], missing["safe_to_retry"]) == ("PYTHON_SCRIPT_NOT_FOUND", True)
+    assert aw(PY, "-Q").error["code"] == "PYTHON_USAGE"
+    assert aw(PY, "-c").error["code"] == "PYTHON_USAGE"
+    no_module = aw(PY, "-m", "no_such_module_xyz").error
+    assert no_module["code"] == "PYTHON_MODULE_NOT_FOUND"
+    assert aw(PY, "-m", "json").error["code"] == "PYTHON_NO_MAIN_MODULE"
+
+
+def test_a_survived_traceback_is_a_warning_on_success(tmp_path):
+    _script(tmp_path, "ok.py", "import traceback\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
+                               "    traceback.print_exc()\nprint('done')\n")
+    answer = aw("--cwd", str(tmp_path), PY, "ok.py")
+    assert answer.code == 0
+    assert [(p["exception"], p["severity"]) for p in answer.env["problems"]] == [("ZeroDivisionError", "warning")]
+
+
+def test_version_and_effects():
+    answer = aw(PY, "--version")
+    assert answer.env["data"]["version"] == ".".join(map(str, sys.version_info[:3]))
+    from agentwrap import registry
+
+    python = registry.builtin("python")
+    assert python.effects([PY, "script.py"]).read_only is None  # unknown, honestly
+    assert python.effects([PY, "--version"]).read_only is True
+    assert python.effects([PY, "-m", "pip", "uninstall", "x"]).destructive is True  # pip's own facts
+    assert python.subcommand([PY, "-u", "-m", "pip", "install", "x"]) == "-m pip install"
+    assert python.subcommand([PY, "-W", "ignore", "-c", "pass"]) == "-c"
+
+
+def test_python_dash_m_pytest_is_read_by_the_pytest_adapter(tmp_path):
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert 1 == 2\n")
+    answer = aw("--cwd", str(tmp_path), PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert answer.env["command"]["adapter"] == "python"
+    assert answer.env["data"]["failed"] == 1
+    error = answer.error
+    assert error["code"] == "PYTEST_TEST_FAILED"
+    assert error["location"] == {"file": "test_a.py", "line": 2}
+    assert error["code_actions"][0]["command"][:3] == [PY, "-m", "pytest"]  # the same interpreter
+
+
+# --- the shared parser, on text ------------------------------------------------------------------------------
+
+GROUP = """\
+  + Exception Group Traceback (most recent call last):
+  |   File "/w/grp.py", line 1, in <module>
+  |     raise ExceptionGroup("boom", [ValueError("a"), TypeError("b")])
+  | ExceptionGroup: boom (2 sub-exceptions)
+  +-+---------------- 1 ----------------
+    | ValueError: a
+    +---------------- 2 ----------------
+    | TypeError: b
+    +------------------------------------
+"""
+NESTED = """\
+  × Preparing metadata (pyproject.toml) did not run successfully.
+  ╰─> [3 lines of output]
+      Traceback (most recent call last):
+        File "/w/setup.py", line 7, in <module>
+      RuntimeError: cannot build
+      [end of output]
+"""
+
+
+def test_exception_groups_and_indented_tracebacks():
+    (group,) = _traceback.parse(GROUP)
+    assert group.final.type == "ExceptionGroup"
+    assert group.final.sub_exceptions == ("ValueError: a", "TypeError: b")
+    assert group.final.location() == {"file": "/w/grp.py", "line": 1}
+    (nested,) = _traceback.parse(NESTED)
+    assert nested.final.headline() == "RuntimeError: cannot build"
+    assert nested.final.location() == {"file": "/w/setup.py", "line": 7}
+
+
+def test_pseudo_files_give_no_location_and_multiline_messages_are_kept():
+    text = 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nE: one\ntwo\n'
+    (problem,) = _traceback.problems(text)
+    assert problem.location is None
+    assert problem.extra is not None and problem.extra["message"] == "one\ntwo"
+    assert problem.detail == "E: one"
