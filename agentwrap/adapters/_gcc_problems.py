@@ -1,0 +1,288 @@
+"""From parsed GCC/Clang diagnostics and matched driver/linker rules to Problems, in the order they were printed.
+
+`compiler_problems(run, spec, argv)` is what the gcc adapter's `diagnostics` returns and what the make adapter
+reuses to carry a failed recipe's compiler errors: `argv` is the compiler's own command line when known (then
+code actions may rewrite it), None when the compiler ran inside another tool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from typing import Any
+
+from agentwrap.adapter import CapturedRun
+from agentwrap.adapters import _gcc_parse as gp
+from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.spec import Spec
+
+DRIVER = (r"(?:cc1(?:plus|obj|objplus)?|collect2|(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)"
+          r"(?:-[\d.]+)?)")
+_DRIVER_LINE = re.compile(rf"^(?P<prog>{DRIVER}): (?P<severity>fatal error|error|warning): (?P<message>.+)$",
+                          re.M)
+
+# code: title, category, status, retryable, safe_to_retry
+CODES: dict[str, tuple[str, str, int, bool, bool]] = {
+    "GCC_ERROR": ("Compiler error", "validation", 422, False, True),
+    "GCC_WARNING": ("Compiler warning", "validation", 422, False, True),
+    "GCC_NOTE": ("Compiler note", "validation", 422, False, True),
+    "GCC_MISSING_HEADER": ("Header file not found", "dependency", 424, True, True),
+    "GCC_INTERNAL_COMPILER_ERROR": ("Internal compiler error", "internal", 500, False, True),
+    "GCC_DRIVER_ERROR": ("Compiler driver error", "usage", 400, False, True),
+}
+
+# Debian packages for the headers and libraries people most often lack.
+HEADER_PACKAGES = {
+    "zlib.h": "zlib1g-dev", "openssl/": "libssl-dev", "curl/curl.h": "libcurl4-openssl-dev", "png.h": "libpng-dev",
+    "jpeglib.h": "libjpeg-dev", "sqlite3.h": "libsqlite3-dev", "ffi.h": "libffi-dev", "bzlib.h": "libbz2-dev",
+    "readline/": "libreadline-dev", "ncurses.h": "libncurses-dev", "curses.h": "libncurses-dev",
+    "lzma.h": "liblzma-dev", "yaml.h": "libyaml-dev", "expat.h": "libexpat1-dev", "uuid/uuid.h": "uuid-dev",
+    "Python.h": "python3-dev", "gmp.h": "libgmp-dev", "libxml/": "libxml2-dev", "event2/": "libevent-dev",
+    "boost/": "libboost-dev", "gtest/": "libgtest-dev", "pcap.h": "libpcap-dev", "stdio.h": "libc6-dev",
+    "stdlib.h": "libc6-dev", "sys/": "libc6-dev", "bits/": "libc6-dev", "linux/": "linux-libc-dev",
+}
+LIBRARY_PACKAGES = {"z": "zlib1g-dev", "ssl": "libssl-dev", "crypto": "libssl-dev", "curl": "libcurl4-openssl-dev",
+                    "sqlite3": "libsqlite3-dev", "png": "libpng-dev", "ffi": "libffi-dev", "bz2": "libbz2-dev",
+                    "ncurses": "libncurses-dev", "readline": "libreadline-dev", "uuid": "uuid-dev",
+                    "gmp": "libgmp-dev", "xml2": "libxml2-dev", "yaml": "libyaml-dev", "pcap": "libpcap-dev"}
+COMPONENT_PACKAGES = {"cc1plus": "g++", "cc1": "gcc", "cc1obj": "gobjc", "f951": "gfortran", "as": "binutils",
+                      "ld": "binutils"}
+_LIBM = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "exp2", "log",
+                   "log2", "log10", "pow", "sqrt", "cbrt", "ceil", "floor", "fmod", "round", "trunc", "hypot", "fabs",
+                   "lround", "sinf", "cosf", "sqrtf", "powf", "expf", "logf", "floorf", "ceilf"))
+
+
+def compiler_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
+                      cwd: str | None = None) -> list[Problem]:
+    """Every compiler diagnostic and driver/linker rule match in `run`, ordered by where it was printed. With
+    `cwd` (where the compiler ran), fix-it columns are turned into character columns read from the files."""
+    return [p for _, p in located_problems(run, spec, argv, cwd)]
+
+
+def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
+                     cwd: str | None = None) -> list[tuple[int, Problem]]:
+    """The same, each with the offset in `run.text()` where it was printed (to merge with other tools')."""
+    text = run.text()
+    sources = _Sources(cwd, _tabstop(argv))
+    tool = "clang" if "clang" in (argv[0] if argv else "") else "gcc"
+    found: list[tuple[int, Problem]] = []
+    claimed: set[int] = set()
+    for rule in spec.rules:
+        if not run.failed and not rule.on_success and rule.severity == "error":
+            continue
+        for m in rule.pattern.finditer(text):
+            claimed.add(gp.line_index(text, m.start()))
+            found.append((m.start(), _augment(spec._problem(rule, m, run), m, argv)))
+    for diag in gp.parse(text):
+        found.append((diag.offset, diag_problem(diag, run, argv, tool, sources)))
+    for m in _DRIVER_LINE.finditer(text):
+        if gp.line_index(text, m.start()) not in claimed:
+            found.append((m.start(), _driver_problem(m, run)))
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def make_problem(code: str, detail: str, run: CapturedRun, **fields: Any) -> Problem:
+    title, category, status, retryable, safe = CODES[code]
+    return Problem(type=f"{TYPE_PREFIX}gcc:{code.lower().replace('_', '-')}", title=title, status=status,
+                   detail=detail, code=code, category=category, retryable=retryable, safe_to_retry=safe,
+                   exit_code=run.exit_code, **fields)
+
+
+def _driver_problem(m: re.Match[str], run: CapturedRun) -> Problem:
+    warning = m.group("severity") == "warning"
+    return make_problem("GCC_WARNING" if warning else "GCC_DRIVER_ERROR", m.group(0).strip()[:1000], run,
+                        severity="warning" if warning else "error",
+                        extra={"tool": "gcc", "message": m.group("message").rstrip()},
+                        suggested_fix=None if warning else "Fix the compiler's command line as the message says.",
+                        docs_url="https://gcc.gnu.org/onlinedocs/gcc/Invoking-GCC.html")
+
+
+def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, tool: str,
+                 sources: _Sources | None = None) -> Problem:
+    sev = diag.severity
+    code = ("GCC_INTERNAL_COMPILER_ERROR" if sev == "internal compiler error" else "GCC_MISSING_HEADER"
+            if diag.header else "GCC_WARNING" if sev == "warning" else "GCC_NOTE" if sev in ("note", "remark")
+            else "GCC_ERROR")
+    severity = {"GCC_WARNING": "warning", "GCC_NOTE": "note"}.get(code, "error")
+    loc = diag.location
+    where = ":".join(str(v) for v in (loc or {}).values())
+    detail = f"{where}: {sev}: {diag.message}" if where else f"{sev}: {diag.message}"
+    if diag.option:
+        detail += f" [{diag.option}]"
+    actions = _fix_actions(diag, sources or _Sources(None, 8))
+    extra: dict[str, Any] = {"tool": tool, "message": diag.message}
+    if diag.option:
+        extra["option"] = diag.option
+    if diag.context:
+        extra["context"] = diag.context
+    if diag.notes:
+        extra["related"] = [{"severity": n.severity, "message": n.message, **({"location": n.location}
+                             if n.location else {}), **({"context": n.context} if n.context else {})}
+                            for n in diag.notes]
+    fix = _suggestion(diag, code, where, actions)
+    if code == "GCC_MISSING_HEADER":
+        actions.extend(_header_actions(diag, argv))
+    return make_problem(code, detail, run, severity=severity, location=loc, suggested_fix=fix,
+                        docs_url=_docs(diag, code, tool), code_actions=tuple(actions), extra=extra)
+
+
+def _fix_actions(diag: gp.Diag, sources: _Sources) -> list[CodeAction]:
+    actions: list[CodeAction] = []
+    for owner, from_note in ((diag, False), *((n, True) for n in diag.notes)):
+        for fix in owner.fixes:
+            fix = sources.in_characters(fix)
+            actions.append(CodeAction(title=_describe(fix) + (f" ({owner.message})" if from_note else ""),
+                                      kind="edit", edit=fix.edit(), is_preferred=not actions,
+                                      applicability=gp.applicability(owner, fix, from_note=from_note)))
+    return actions
+
+
+def _tabstop(argv: tuple[str, ...] | None) -> int:
+    for arg in argv or ():
+        if arg.startswith("-ftabstop=") and arg[10:].isdigit():
+            return int(arg[10:]) or 8
+    return 8
+
+
+class _Sources:
+    """Source lines read from the project (live runs only) to turn display or byte columns into characters."""
+
+    MAX_BYTES = 4 << 20
+
+    def __init__(self, cwd: str | None, tabstop: int) -> None:
+        self.cwd, self.tabstop = cwd, tabstop
+        self._lines: dict[str, list[str] | None] = {}
+
+    def line(self, file: str, number: int) -> str | None:
+        if self.cwd is None or not file:
+            return None
+        if file not in self._lines:
+            path = os.path.join(self.cwd, file)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read(self.MAX_BYTES + 1)
+                self._lines[file] = None if len(data) > self.MAX_BYTES else data.decode(
+                    "utf-8", "replace").split("\n")
+            except OSError:
+                self._lines[file] = None
+        lines = self._lines[file]
+        return lines[number - 1].rstrip("\r") if lines and 0 < number <= len(lines) else None
+
+    def _column(self, text: str, column: int, unit: str) -> int:
+        if unit == "byte":
+            return len(text.encode()[:column - 1].decode("utf-8", "ignore")) + 1
+        display = 0
+        for index, ch in enumerate(text):
+            if display >= column - 1:
+                return index + 1
+            display += self.tabstop - display % self.tabstop if ch == "\t" else gp._width(ch)
+        return len(text) + 1 + max(0, column - 1 - display)
+
+    def in_characters(self, fix: gp.Fix) -> gp.Fix:
+        text = self.line(fix.file, fix.line)
+        if text is None or fix.unit == "character":
+            return fix
+        end = self._column(text, fix.end_column, fix.unit) if fix.end_column is not None else None
+        return dataclasses.replace(fix, column=self._column(text, fix.column, fix.unit), end_column=end,
+                                   unit="character")
+
+
+def _describe(fix: gp.Fix) -> str:
+    at = f"{fix.file}:{fix.line}:{fix.column}"
+    if fix.end_column is None:
+        if fix.text.endswith("\n") and fix.column == 1:
+            return f"Insert the line `{fix.text.strip()}` before {at}"
+        return f"Insert `{fix.text}` at {at}"
+    if not fix.text:
+        return f"Delete {at}-{fix.end_column}"
+    return f"Replace {at}-{fix.end_column} with `{fix.text}`"
+
+
+def _suggestion(diag: gp.Diag, code: str, where: str, actions: list[CodeAction]) -> str:
+    if code == "GCC_MISSING_HEADER":
+        header = diag.header or ""
+        if diag.source and f'"{header}"' in diag.source:
+            return (f"{header} is a project header: check its name and path, or add the folder that holds it "
+                    "with -I<DIR>.")
+        return (f"Install the development package that provides {header} (find it with `apt-file search "
+                f"{header}`), or add the folder that holds it with -I<DIR>.")
+    if code == "GCC_INTERNAL_COMPILER_ERROR":
+        return (f"A compiler bug at {where}: retry with another optimisation level (-O0/-O1) or compiler version, "
+                "or rewrite the construct there.")
+    if actions:
+        return f"{actions[0].title} (the compiler's fix-it hint; see code_actions), then rebuild."
+    if diag.option and diag.option.startswith("-Werror"):
+        return f"Fix the code at {where}: {diag.option} turns this warning into an error."
+    if code == "GCC_WARNING":
+        return f"Fix the code at {where}" + (f"; the warning is enabled by {diag.option}." if diag.option else ".")
+    return f"Fix the code at {where} as the message says, then rebuild."
+
+
+def _docs(diag: gp.Diag, code: str, tool: str) -> str | None:
+    if code == "GCC_MISSING_HEADER":
+        return "https://gcc.gnu.org/onlinedocs/gcc/Directory-Options.html"
+    if code == "GCC_INTERNAL_COMPILER_ERROR":
+        return "https://gcc.gnu.org/bugs/"
+    opt = re.sub(r"^-Werror[=,]-?W?", "-W", diag.option or "")
+    if not opt.startswith("-W") or opt == "-Werror":
+        return None
+    if tool == "clang":
+        return f"https://clang.llvm.org/docs/DiagnosticsReference.html#{opt[1:].lower()}"
+    return f"https://gcc.gnu.org/onlinedocs/gcc/Warning-Options.html#index-{opt[1:]}"
+
+
+def _with(argv: tuple[str, ...], *extra: str) -> tuple[str, ...]:
+    return (argv[0], *extra, *argv[1:])
+
+
+def _header_actions(diag: gp.Diag, argv: tuple[str, ...] | None) -> list[CodeAction]:
+    header = diag.header or ""
+    actions = []
+    package = next((pkg for key, pkg in HEADER_PACKAGES.items() if header == key or
+                    (key.endswith("/") and header.startswith(key))), None)
+    if package and not (diag.source and f'"{header}"' in diag.source):
+        actions.append(CodeAction(title=f"Install {package}, which usually provides <{header}>", is_preferred=True,
+                                  command=("apt-get", "install", "-y", package), applicability="maybe_incorrect"))
+    if argv:
+        actions.append(CodeAction(title=f"Add the folder that holds {header} to the include path (replace <DIR>)",
+                                  command=_with(argv, "-I<DIR>"), applicability="has_placeholders"))
+    return actions
+
+
+def _augment(problem: Problem, m: re.Match[str], argv: tuple[str, ...] | None) -> Problem:
+    """Code actions a template cannot express: package guesses, and the user's argv rewritten."""
+    groups = {k: v for k, v in m.groupdict().items() if v}
+    actions = list(problem.code_actions)
+    if problem.code == "GCC_LIBRARY_NOT_FOUND" and "lib" in groups:
+        lib = groups["lib"]
+        known = LIBRARY_PACKAGES.get(lib)
+        actions.append(CodeAction(title=f"Install the development package of lib{lib}" + (
+            "" if known else f" (the name lib{lib}-dev is a guess: check `apt-cache search lib{lib}`)"),
+            command=("apt-get", "install", "-y", known or f"lib{lib}-dev"), is_preferred=True,
+            applicability="maybe_incorrect" if known else "has_placeholders"))
+        if argv:
+            actions.append(CodeAction(title=f"Add the folder that holds lib{lib}.so or .a (replace <DIR>)",
+                                      command=_with(argv, "-L<DIR>"), applicability="has_placeholders"))
+    elif problem.code in ("GCC_UNRECOGNIZED_OPTION", "GCC_UNKNOWN_WARNING_OPTION") and argv:
+        option = groups.get("option", "")
+        if option in argv:
+            if "suggestion" in groups:
+                actions.append(CodeAction(title=f"Use {groups['suggestion']} instead of {option}", is_preferred=True,
+                                          command=tuple(groups["suggestion"] if a == option else a for a in argv),
+                                          applicability="maybe_incorrect"))
+            actions.append(CodeAction(title=f"Drop {option}", command=tuple(a for a in argv if a != option),
+                                      applicability="maybe_incorrect"))
+    elif problem.code == "GCC_COMPILER_MISSING" and groups.get("component") in COMPONENT_PACKAGES:
+        package = COMPONENT_PACKAGES[groups["component"]]
+        actions.append(CodeAction(title=f"Install {package}", command=("apt-get", "install", "-y", package),
+                                  applicability="maybe_incorrect", is_preferred=True))
+    elif problem.code == "GCC_UNDEFINED_REFERENCE" and argv:
+        symbol = groups.get("symbol", "")
+        flag = "-lm" if symbol in _LIBM else "-pthread" if symbol.startswith("pthread_") else (
+            "-ldl" if symbol in ("dlopen", "dlsym", "dlclose", "dlerror") else None)
+        if flag and flag not in argv:
+            actions.append(CodeAction(title=f"Link with {flag}, which defines {symbol}", command=(*argv, flag),
+                                      applicability="maybe_incorrect", is_preferred=True))
+    return problem._replace(code_actions=tuple(actions)) if actions != list(problem.code_actions) else problem

@@ -1,0 +1,216 @@
+"""GNU make (and gmake). make's own failures (no rule, no makefile, syntax errors, failed recipes) plus the
+diagnostics of the tools its recipes ran: a failed recipe carries the compiler's errors (parsed by the gcc
+adapter's parser) and Python tracebacks, and the first real error, not "recipe failed", decides the run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
+from agentwrap.adapters import _traceback
+from agentwrap.adapters._gcc_problems import located_problems
+from agentwrap.adapters._make_spec import SPEC
+from agentwrap.adapters.gcc import ADAPTER as GCC
+from agentwrap.problem import CodeAction, Problem
+from agentwrap.spec import Spec
+
+_LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
+_ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
+_UP_TO_DATE = re.compile(_LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
+_NOTHING = re.compile(_LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
+_FAILED = re.compile(_LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
+                     r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
+# make's own warnings look like compiler diagnostics (`Makefile:8: warning: ...`): they are make's, not gcc's
+_MAKE_WARNING = re.compile(r"^(?:overriding recipe|ignoring old recipe|undefined variable)")
+_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "--file", "--makefile", "-I", "--include-dir", "-j", "--jobs", "-l",
+                                 "-o", "-W", "--directory", "--old-file", "--assume-old", "--what-if", "--new-file",
+                                 "--assume-new", "-E", "--eval", "--load-average", "--max-load"})
+_READ_ONLY = frozenset({"-n", "--just-print", "--dry-run", "--recon", "-q", "--question", "-v", "--version",
+                        "-h", "--help"})
+
+
+def targets(argv: list[str] | tuple[str, ...]) -> list[str]:
+    """The targets named on make's command line (not options, their values, or VAR=value)."""
+    out: list[str] = []
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _OPTIONS_WITH_VALUE:
+            optional = arg in ("-j", "--jobs", "-l")
+            i += 2 if not optional or (i + 1 < len(args) and args[i + 1].replace(".", "").isdigit()) else 1
+            continue
+        if not arg.startswith("-") and "=" not in arg:
+            out.append(arg)
+        i += 1
+    return out
+
+
+def dry_run(argv: list[str] | tuple[str, ...]) -> bool:
+    """-n/--dry-run, -q/--question and the informational options run no recipe (`-nB`, `-sq` clusters too)."""
+    for arg in argv[1:]:
+        if arg in _READ_ONLY:
+            return True
+        if arg.startswith("-") and not arg.startswith("--"):
+            for letter in arg[1:]:
+                if letter in "CfIjloWEO":  # takes a value: the rest of the word is that value
+                    break
+                if letter in "nqvh":
+                    return True
+    return False
+
+
+def _directories(text: str) -> dict[int, str]:
+    """make level -> the directory it entered (only when each level entered just one)."""
+    seen: dict[int, set[str]] = {}
+    for m in _ENTERING.finditer(text):
+        seen.setdefault(int(m.group("level") or 0), set()).add(m.group("dir"))
+    return {level: next(iter(dirs)) for level, dirs in seen.items() if len(dirs) == 1}
+
+
+def _relocate(problem: Problem, directory: str | None) -> Problem:
+    """A relative location made absolute against the directory the tool ran in (when that is certain)."""
+    loc = problem.location
+    if not directory or not loc or not loc.get("file") or os.path.isabs(loc["file"]):
+        return problem
+    old, new = loc["file"], os.path.join(directory, loc["file"])
+    actions = tuple(a._replace(command=tuple(new if w == old else w for w in a.command) if a.command else None,
+                               edit={**a.edit, "file": new} if a.edit and a.edit.get("file") == old else a.edit)
+                    for a in problem.code_actions)
+    related = [{**r, "location": {**r["location"], "file": os.path.join(directory, r["location"]["file"])}}
+               if r.get("location", {}).get("file") and not os.path.isabs(r["location"]["file"]) else r
+               for r in (problem.extra or {}).get("related", [])]
+    extra = {**problem.extra, "related": related} if problem.extra and related else problem.extra
+    return problem._replace(location={**loc, "file": new}, code_actions=actions, extra=extra)
+
+
+def _separator_fix(problem: Problem) -> Problem:
+    """'missing separator' is almost always a recipe indented with spaces: offer the one-line fix."""
+    loc = problem.location or {}
+    if problem.code != "MAKE_SYNTAX_ERROR" or "missing separator" not in problem.detail or "line" not in loc:
+        return problem
+    action = CodeAction(title=f"Replace the leading spaces of {loc['file']} line {loc['line']} with a tab",
+                        command=("sed", "-i", f"{loc['line']}s/^ \\{{1,\\}}/\\t/", loc["file"]),
+                        applicability="maybe_incorrect", is_preferred=True)
+    return problem._replace(code_actions=(action, *problem.code_actions))
+
+
+def _directory_fix(problem: Problem, argv: tuple[str, ...]) -> Problem:
+    """`make -C <DIR>` must replace the -C already given, not add a second one (they would stack)."""
+    if problem.code != "MAKE_NO_MAKEFILE" or not {"-C", "--directory"} & set(argv[:-1]):
+        return problem
+    args = list(argv)
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-C", "--directory"):
+            args[i + 1] = "<DIR>"
+    return problem._replace(code_actions=(problem.code_actions[0]._replace(command=tuple(args)),))
+
+
+def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
+    found, start = [], 0
+    for problem in _traceback.problems(text, tool="python", exit_code=exit_code):
+        head = problem.detail.splitlines()[0] if problem.detail else ""
+        at = text.find(head, start) if head else -1
+        start = at + 1 if at >= 0 else start
+        found.append((at if at >= 0 else len(text), problem))
+    return found
+
+
+class MakeAdapter(BaseAdapter):
+    spec = Spec.from_dict(SPEC, __file__)
+
+    def problem_codes(self) -> list[str]:
+        return sorted({*super().problem_codes(), *GCC.problem_codes(), "PYTHON_EXCEPTION"})
+
+    def subcommand(self, argv: list[str]) -> str | None:
+        named = targets(argv)
+        return named[0] if named else None
+
+    def effects(self, argv: list[str]) -> Effects:
+        if dry_run(argv):
+            return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
+        return super().effects(argv)
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        """The recipe tools' problems and make's own, in the order they were printed, with the paths as printed
+        (a log shares them with the gcc adapter's); `interpret` makes them absolute where that is certain."""
+        assert self.spec is not None
+        assert GCC.spec is not None
+        text = run.text()
+        dirs = _directories(text)
+        where = dirs[0] if set(dirs) == {0} and os.path.isabs(dirs[0]) else None if dirs else run.cwd
+        found = [(at, p) for at, p in located_problems(run, GCC.spec, None, where)
+                 if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
+        found.extend(_tracebacks(text, run.exit_code))
+        for rule in self.spec.rules:
+            if not run.failed and not rule.on_success and rule.severity == "error":
+                continue
+            for m in rule.pattern.finditer(text):
+                problem = self.spec._problem(rule, m, run)
+                facts = {k: v for k, v in m.groupdict().items() if v and k in ("target", "needed_by", "command",
+                                                                                "signal")}
+                if m.groupdict().get("status"):
+                    facts["recipe_status"] = int(m.group("status"))
+                level = re.match(r"make\[(\d+)\]", m.group(0))
+                if level:
+                    facts["make_level"] = int(level.group(1))
+                found.append((m.start(), problem._replace(extra={**(problem.extra or {}), **facts})))
+        found.sort(key=lambda item: item[0])
+        missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
+        return [_separator_fix(_directory_fix(p, run.argv)) for _, p in found
+                if not (p.code == "MAKE_COMMAND_NOT_FOUND" and (p.extra or {}).get("command") in missing)]
+
+    def _relocated(self, run: CapturedRun, problems: tuple[Problem, ...]) -> dict[int, Problem]:
+        """Relative paths made absolute against the directory make ran in, where that is certain: make's own
+        messages by their make level, the tools' messages only under `make -C DIR` (one level-0 directory)."""
+        dirs = _directories(run.text())
+        recipe_dir = dirs.get(0) if set(dirs) == {0} else None
+        out = {}
+        for i, p in enumerate(problems):
+            where = dirs.get(int((p.extra or {}).get("make_level", 0))) if p.code.startswith("MAKE_") else recipe_dir
+            out[i] = _relocate(p, where)
+        return out
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        base = super().interpret(run)
+        moved = self._relocated(run, base.problems)
+        if moved:
+            error = next((moved[i] for i, p in enumerate(base.problems) if p is base.error), base.error)
+            base = base._replace(problems=tuple(moved.values()), error=error)
+        text = run.text()
+        compiled = [p for p in base.problems if p.extra and p.extra.get("tool") in ("gcc", "clang")]
+        data: dict[str, Any] = {
+            "targets": targets(run.argv),
+            "directories": sorted({m.group("dir") for m in _ENTERING.finditer(text)}),
+            "up_to_date": [m.group("target") for m in _UP_TO_DATE.finditer(text)],
+            "nothing_to_be_done": [m.group("target") for m in _NOTHING.finditer(text)],
+            "failed_targets": [{"target": m.group("target"), "makefile": m.group("file"),
+                                "line": int(m.group("line")) if m.group("line") else None,
+                                "status": int(m.group("status")) if m.group("status") else None,
+                                "signal": m.group("signal")} for m in _FAILED.finditer(text)],
+            "compiler": {"errors": sum(p.severity == "error" and p.code != "GCC_LINK_FAILED" for p in compiled),
+                         "warnings": sum(p.severity == "warning" for p in compiled)},
+        }
+        question = "-q" in run.argv or "--question" in run.argv
+        if question and run.exit_code in (0, 1):
+            data["question_up_to_date"] = run.exit_code == 0
+        if question and run.exit_code == 1 and not any(p.severity == "error" for p in base.problems
+                                                       if p.code.startswith("MAKE_")):
+            return Interpretation("make -q: the targets are NOT up to date (a build would run recipes)",
+                                  None, tuple(p for p in base.problems if p.code != "COMMAND_FAILED"), data,
+                                  success=True)
+        if base.error is not None or run.failed:
+            return base._replace(data=data)
+        named = ", ".join(data["targets"]) or "the default target"
+        if data["up_to_date"] or data["nothing_to_be_done"]:
+            summary = f"make: nothing to do, {', '.join(data['up_to_date'] + data['nothing_to_be_done'])} up to date"
+        else:
+            warned = data["compiler"]["warnings"]
+            summary = f"make built {named}" + (f" ({warned} compiler warning{'s' * (warned != 1)})" if warned else "")
+        return base._replace(data=data, summary=summary)
+
+
+ADAPTER = MakeAdapter()

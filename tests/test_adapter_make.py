@@ -1,0 +1,131 @@
+"""make through agentwrap: a failed recipe carries the compiler's own diagnostics (the first real compiler error
+decides, at gcc's own location), make's own failures name the fix, and dry runs are known to be read-only."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import aw
+
+from agentwrap.adapters.make import ADAPTER, dry_run, targets
+
+pytestmark = pytest.mark.skipif(not shutil.which("make") or not shutil.which("gcc"), reason="make/gcc not installed")
+
+BROKEN_C = """#include <stdio.h>
+int add(int a, int b) {
+    return a + b
+}
+int main(void) {
+    int unused;
+    printf("%d\\n", add(1, "x"));
+    return 0;
+}
+"""
+MAKEFILE = "CFLAGS = -Wall\n\nprog: main.o\n\t$(CC) -o $@ $^\n\n%.o: %.c\n\t$(CC) $(CFLAGS) -c $<\n"
+
+
+def _project(tmp: Path, source: str = BROKEN_C, makefile: str = MAKEFILE) -> Path:
+    (tmp / "main.c").write_text(source)
+    (tmp / "Makefile").write_text(makefile)
+    return tmp
+
+
+def test_recipe_failure_is_decided_by_the_compilers_first_error(tmp_path):
+    project = _project(tmp_path)
+    answer = aw("make", "CC=gcc", cwd=project)
+    raw, _ = json.JSONDecoder().raw_decode(subprocess.run(
+        ["gcc", "-Wall", "-fdiagnostics-format=json", "-c", "main.c"], capture_output=True, text=True,
+        cwd=project).stderr)
+    compiler = [p for p in answer.env["problems"] if p["code"].startswith("GCC_")]
+    assert [(p["location"]["line"], p["location"]["column"]) for p in compiler] == [
+        (d["locations"][0]["caret"]["line"], d["locations"][0]["caret"]["column"]) for d in raw]
+    assert answer.error["code"] == "GCC_ERROR"
+    assert answer.error["location"] == {"file": "main.c", "line": 3, "column": 17}
+    assert answer.error["code_actions"][0]["edit"] == {"file": "main.c", "line": 3, "column": 17, "insert": ";",
+                                                       "column_unit": "character"}
+    assert answer.env["summary"].startswith("main.c:3:17: error: expected")
+    assert [p["code"] for p in answer.env["problems"]][-1] == "MAKE_RECIPE_FAILED"
+    assert answer.env["data"]["failed_targets"][0]["target"] == "main.o"
+    assert answer.env["data"]["compiler"] == {"errors": 1, "warnings": 2}
+
+
+def test_make_dash_C_makes_compiler_paths_usable_from_the_callers_folder(tmp_path):
+    (tmp_path / "proj").mkdir()
+    project = _project(tmp_path / "proj")
+    answer = aw("make", "-C", str(project), "CC=gcc", cwd=tmp_path)
+    assert answer.error["location"]["file"] == str(project / "main.c")
+    assert answer.error["code_actions"][0]["edit"]["file"] == str(project / "main.c")
+    recipe = next(p for p in answer.env["problems"] if p["code"] == "MAKE_RECIPE_FAILED")
+    assert recipe["location"] == {"file": str(project / "Makefile"), "line": 7}
+
+
+@pytest.mark.skipif(not shutil.which("clang"), reason="clang not installed")
+def test_clang_recipes_and_linker_errors_too(tmp_path):
+    project = _project(tmp_path)
+    assert aw("make", "CC=clang", cwd=project).error["location"] == {"file": "main.c", "line": 3, "column": 17}
+    (project / "main.c").write_text("void helper(void);\nint main(void) { helper(); return 0; }\n")
+    linked = aw("make", "CC=gcc", cwd=project)
+    assert linked.error["code"] == "GCC_UNDEFINED_REFERENCE"
+    assert [p["code"] for p in linked.env["problems"]] == ["GCC_UNDEFINED_REFERENCE", "GCC_LINK_FAILED",
+                                                           "MAKE_RECIPE_FAILED"]
+
+
+def test_python_traceback_in_a_recipe(tmp_path):
+    (tmp_path / "gen.py").write_text("def main():\n    return 1 / 0\n\nmain()\n")
+    (tmp_path / "Makefile").write_text("out.txt: gen.py\n\tpython3 gen.py > $@\n")
+    answer = aw("make", cwd=tmp_path)
+    assert answer.error["code"] != "MAKE_RECIPE_FAILED"
+    assert answer.error["location"]["line"] == 2
+    assert answer.error["location"]["file"].endswith("gen.py")
+    assert "ZeroDivisionError" in answer.error["detail"]
+
+
+def test_missing_separator_fix_can_be_applied(tmp_path):
+    (tmp_path / "Makefile").write_text("all:\n    @echo built\n")
+    answer = aw("make", cwd=tmp_path)
+    assert answer.error["code"] == "MAKE_SYNTAX_ERROR"
+    assert answer.error["location"] == {"file": "Makefile", "line": 2}
+    fix = answer.error["code_actions"][0]
+    assert fix["command"][0] == "sed"
+    subprocess.run(fix["command"], cwd=tmp_path, check=True)
+    assert aw("make", cwd=tmp_path).env["status"] == "success"
+
+
+def test_make_own_failures(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = aw("make", "-C", str(empty), cwd=tmp_path)
+    assert none.error["code"] == "MAKE_NO_MAKEFILE" and none.error["category"] == "precondition"
+    assert none.error["code_actions"][0]["command"] == ["make", "-C", "<DIR>"]
+    _project(tmp_path)
+    rule = aw("make", "nosuch", cwd=tmp_path)
+    assert rule.error["code"] == "MAKE_NO_RULE" and rule.error["target"] == "nosuch"
+    (tmp_path / "Makefile").write_text("lint:\n\tcodecheck-not-installed src/\n")
+    missing = aw("make", "lint", cwd=tmp_path)
+    assert missing.error["code"] == "MAKE_COMMAND_NOT_FOUND"
+    assert missing.error["command"] == "codecheck-not-installed"
+
+
+def test_success_up_to_date_and_question(tmp_path):
+    project = _project(tmp_path, source="int main(void) { return 0; }\n")
+    assert aw("make", "-q", "CC=gcc", cwd=project).env["data"]["question_up_to_date"] is False
+    built = aw("make", "CC=gcc", cwd=project)
+    assert built.env["status"] == "success" and built.env["summary"] == "make built the default target"
+    again = aw("make", "CC=gcc", cwd=project)
+    assert again.env["data"]["up_to_date"] == ["prog"]
+    assert aw("make", "-q", "CC=gcc", cwd=project).env["data"]["question_up_to_date"] is True
+
+
+def test_targets_and_effects():
+    assert targets(["make", "-C", "dir", "-j", "4", "CC=clang", "all", "test"]) == ["all", "test"]
+    assert targets(["make", "-j", "all"]) == ["all"]
+    assert dry_run(["make", "-n", "install"]) and dry_run(["make", "-sq"]) and dry_run(["make", "--dry-run"])
+    assert not dry_run(["make", "-Onone", "-j4"]) and not dry_run(["make", "-C", "n"])
+    assert ADAPTER.effects(["make", "clean"]).destructive is True
+    assert ADAPTER.effects(["make", "-n", "clean"]).read_only is True
+    assert ADAPTER.effects(["make", "deploy"]).open_world is True
+    assert ADAPTER.effects(["make"]).idempotent is True
