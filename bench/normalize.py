@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -153,7 +152,7 @@ def run_tool(name: str, d: Path) -> tuple[set[Key], set[Key]]:
         log = sh([sys.executable, "-m", "pytest", "--color=yes", "-p", "no:cacheprovider"], d).stdout
         sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml"], d)
         truth = pytest_truth(d)
-        key = lambda p: (str(p.get("node_id") or p.get("test") or "").split("::")[-1],)
+        key = lambda p: (str(p.get("nodeid") or "").split("::")[-1],)
     elif name == "ruff":
         ruff_project(d)
         log = sh(["ruff", "check", "--no-cache", "--select", "E,F", "."], d, env={"FORCE_COLOR": "1"}).stdout
@@ -165,8 +164,11 @@ def run_tool(name: str, d: Path) -> tuple[set[Key], set[Key]]:
         log = sh(["mypy", "--no-incremental", "t.py"], d).stdout
         truth = mypy_truth(sh(["mypy", "--no-incremental", "-O", "json", "t.py"], d))
         key = lambda p: (_loc(p).get("file"), _loc(p).get("line"), p.get("rule") or p.get("error_code"))
-    found = {key(p) for p in normalized(github_wrap(name, log), d) if p.get("severity") in ("error", "warning")
-             or name == "pytest"}
+    problems = normalized(github_wrap(name, log), d)
+    # The machine formats list located diagnostics (and failed tests); summary lines such as "could not
+    # compile" have no counterpart there, so only located problems are compared.
+    found = {key(p) for p in problems if (p.get("location") or {}).get("file")
+             and (p.get("severity") in ("error", "warning") or name == "pytest")}
     return truth, found
 
 
@@ -198,10 +200,12 @@ def throughput(mb: int) -> None:
                 f.write(line.format(i=i))
         size = log.stat().st_size
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "agentwrap", "--agent", "normalize", str(log)], env=ENV,
-                       stdout=subprocess.DEVNULL, check=False)
+        argv = [sys.executable, "-m", "agentwrap", "--agent", "normalize", str(log)]
+        pid = os.posix_spawn(sys.executable, argv, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull,
+                                                                        os.O_WRONLY, 0)])
+        _, _, usage = os.wait4(pid, 0)  # this process's own peak, not an earlier rustc's
         elapsed = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        peak = usage.ru_maxrss / 1024
         print(f"throughput {size / 1e6:.0f} MB log: {elapsed:.1f} s, {size / 1e6 / elapsed:.1f} MB/s (goal >= 20), "
               f"peak RSS {peak:.0f} MiB")
 
