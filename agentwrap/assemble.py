@@ -13,7 +13,10 @@ from agentwrap.adapter import Adapter, CapturedRun
 from agentwrap.capture import StreamResult
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
+from agentwrap.shrink import shrink
 from agentwrap.verdict import decide
+
+EXPLAINED_SHARE = 4  # an explained stream keeps a quarter of the inline budget (1 KiB for an agent)
 
 
 def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -41,6 +44,13 @@ def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter
                                          "message": f"{adapter.name}: {type(exc).__name__}: {exc}"[:500]}]
     error, code = decide(argv, result, captured, interp, adapter)
     all_warnings = list(warnings or []) + pipeline.warnings()
+    if interp.problems or interp.data is not None:  # the facts are out: the text is a reference now
+        budget = max(256, pipeline.max_inline_bytes // EXPLAINED_SHARE)
+        streams = {name: shrink(s, budget, pipeline.store) for name, s in streams.items()}
+    data, cut = envelope.bound_data(interp.data, pipeline.max_inline_bytes * 2)
+    if cut:
+        all_warnings.append({"code": "DATA_TRUNCATED", "message": f"{cut} items of data were left out to keep the "
+                             "envelope bounded; the full output is in the artifact"})
     for name, stream in streams.items():
         if stream.truncated:
             where = f"; full text in artifact {stream.artifact.id}" if stream.artifact else ""
@@ -58,7 +68,7 @@ def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter
     inline = sum(len(s.text.encode()) for s in streams.values())
     env = envelope.build(
         request_id=request_id, summary=summary[:300], error=error, problems=list(interp.problems),
-        data=interp.data,
+        data=data,
         command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand},
         context=context,
         exit_info={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,

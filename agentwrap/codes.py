@@ -99,6 +99,11 @@ WARNINGS = {
     "TREE_ENDED": "Descendants were still running after the program exited; agentwrap ended them.",
     "PROMPT_ANSWERED": "A prompt was answered with a reply authorised by --answer.",
     "REDACTED": "Secrets were removed from the output.",
+    "DATA_TRUNCATED": "Parsed data was longer than the envelope's budget; its longest lists were cut and the "
+                      "cuts counted in `<key>_omitted`.",
+    "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
+    "ADAPTER_LOAD_FAILED": "An adapter (user folder, plugin or built-in) could not be loaded; the run used another.",
+    "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",
 }

@@ -67,13 +67,51 @@ def build(
         "warnings": list(warnings or []),
         "artifacts": artifacts or [],
         "error": error.to_dict() if error is not None else None,
-        "problems": [p.to_dict() for p in all_problems[:MAX_PROBLEMS]],
+        "problems": [p.to_dict(compact=True) for p in all_problems[:MAX_PROBLEMS]],
         "metrics": metrics,
     }
     if cut:
         env["problems_omitted"] = cut
         env["warnings"].append({"code": "PROBLEMS_TRUNCATED", "message": f"{cut} more problems were left out."})
     return env
+
+
+def bound_data(data: Any, budget: int) -> tuple[Any, int]:
+    """`data` within about `budget` bytes of JSON: the longest lists are cut (their first items kept) and
+    each cut is counted in a sibling `<key>_omitted`. Returns the data and how many items were left out."""
+    import json
+
+    if data is None or len(json.dumps(data, default=str)) <= budget:
+        return data, 0
+    data = json.loads(json.dumps(data, default=str))  # a private copy to cut
+    omitted = 0
+    for _ in range(64):
+        lists = sorted(_lists(data), key=lambda found: -len(found[0][found[1]]))
+        if not lists or len(json.dumps(data)) <= budget:
+            break
+        parent, key = lists[0]
+        items = parent[key]
+        keep = max(len(items) // 2, 0) if len(items) > 3 else 0
+        if keep == len(items):
+            break
+        omitted += len(items) - keep
+        parent[key] = items[:keep]
+        if isinstance(parent, dict) and isinstance(key, str):
+            parent[f"{key}_omitted"] = parent.get(f"{key}_omitted", 0) + len(items) - keep
+    return data, omitted
+
+
+def _lists(node: Any) -> list[tuple[Any, Any]]:
+    found: list[tuple[Any, Any]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, list) and value:
+                found.append((node, key))
+            found.extend(_lists(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_lists(item))
+    return found
 
 
 def exit_code_for(error: Problem | None, *, program_exit: int | None, signal: int | None) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentwrap.adapter import Adapter
+from agentwrap.artifacts import ArtifactStore
 from agentwrap.assemble import assemble
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
@@ -47,11 +48,12 @@ def cases(root: Path, adapter: str | None = None) -> list[Case]:
     return found
 
 
-def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay",
-           context: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
-    """The envelope the adapter produces for a captured case, exactly as for the live run."""
+def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay", context: dict[str, Any] | None = None,
+           store: ArtifactStore | None = None) -> tuple[dict[str, Any], int]:
+    """The envelope the adapter produces for a captured case, exactly as for the live run (which keeps
+    long text in artifacts: pass a `store` to see that too; without one, every byte stays inline)."""
     meta = case.meta()
-    pipeline = Pipeline(max_inline_bytes=REPLAY_INLINE_BYTES, store=None, secrets=[])
+    pipeline = Pipeline(max_inline_bytes=REPLAY_INLINE_BYTES, store=store, secrets=[])
     for stream, suffix in (("stdout", ".out"), ("stderr", ".err")):
         path = case.path(suffix)
         if path.exists():

@@ -24,6 +24,8 @@ class Pipeline:
     def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
                  events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None) -> None:
         self.events = events
+        self.store = store
+        self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
         self.progress = ProgressTracker() if events is not None else None
         self.cleaners = {s: TerminalCleaner(on_transient=self._transient_handler(s)) for s in STREAMS}

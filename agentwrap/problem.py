@@ -19,7 +19,9 @@ class CodeAction(NamedTuple):
     is_preferred: bool = False
     edit: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
+        """The RFC 9457 object. `compact` (the entries of `problems`) leaves out what is empty or null and
+        what the envelope already says once (instance, exit_code): the deciding `error` stays whole."""
         out: dict[str, Any] = {"title": self.title, "kind": self.kind}
         if self.command is not None:
             out["command"] = list(self.command)
@@ -53,7 +55,9 @@ class Problem(NamedTuple):
     def with_instance(self, request_id: str) -> Problem:
         return self._replace(instance=f"urn:agentwrap:request:{request_id}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
+        """The RFC 9457 object. `compact` (the entries of `problems`) leaves out what is empty or null and
+        what the envelope already says once (instance, exit_code): the deciding `error` stays whole."""
         out: dict[str, Any] = {
             "type": self.type,
             "title": self.title,
@@ -74,6 +78,12 @@ class Problem(NamedTuple):
         }
         if self.location is not None:
             out["location"] = self.location
+        if compact:
+            for key in ("instance", "exit_code"):
+                del out[key]
+            for key in ("retry_after", "suggested_fix", "docs_url", "remediation"):
+                if out[key] in (None, []):
+                    del out[key]
         out.update(self.extra or {})
         return out
 

@@ -12,6 +12,7 @@ envelopes are at most 20% of the raw bytes in aggregate, with every expected fac
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,9 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentwrap import fixtures, prevention, registry  # noqa: E402
+from agentwrap.artifacts import ArtifactStore  # noqa: E402
 from agentwrap.render.views import dumps  # noqa: E402
 
 BIG = 2048
+STORE = ArtifactStore(Path(tempfile.mkdtemp(prefix="aw-tokens-")))  # long text goes here, as in a live run
 
 
 def _context(adapter_env: dict[str, str]) -> dict[str, object]:
@@ -52,7 +55,8 @@ def main() -> int:
     for case in fixtures.cases(ROOT / "fixtures"):
         adapter = registry.builtin(case.adapter)
         meta = case.meta()
-        env, _ = fixtures.replay(adapter, case, context=_context(adapter.environment([str(a) for a in meta["argv"]])))
+        env, _ = fixtures.replay(adapter, case, context=_context(adapter.environment([str(a) for a in meta["argv"]])),
+                                 store=STORE)
         raw = sum(case.path(s).stat().st_size for s in (".out", ".err") if case.path(s).exists())
         size = len(dumps(env))
         lost = fixtures.mismatches(_facts(case.expected() or {}), env)

@@ -17,7 +17,8 @@ from typing import Any
 _SEVERITIES = "fatal error|internal compiler error|error|warning|note|remark"
 # Files of other languages are never gcc's: a saved log may interleave mypy's `app.py:2: error:` lines.
 _OTHER_LANGUAGE = r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?<!\.rs)(?<!\.go)(?<!\.java)(?<!\.rb)"
-DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^:\n]*[^:\s\n])" + _OTHER_LANGUAGE + r":(?P<line>\d+):(?:(?P<column>\d+):)? "
+DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^:\n]*[^:\s\n])" + _OTHER_LANGUAGE
+                  + r":(?P<line>\d+):(?:(?P<column>\d+):)? "
                   rf"(?P<severity>{_SEVERITIES}): (?P<message>.*)$")
 _OPTION = re.compile(r"\s\[(?P<option>-[A-Za-z][^\]\s]*)\]$")
 _FIXIT = re.compile(r'^fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:'
