@@ -1,0 +1,294 @@
+"""Reading terraform's (and OpenTofu's) output: diagnostics boxes, -json streams, plan/apply summaries, outputs.
+
+Pure functions of text. Diagnostics come in three shapes, all read here: the boxed form a terminal gets
+(`╷ │ Error: ... ╵`), the plain form of `-no-color`, and the JSON of `validate -json` / `plan -json`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple
+
+
+class Diagnostic(NamedTuple):
+    severity: str  # "error" | "warning"
+    summary: str
+    detail: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def text(self) -> str:
+        """The form block rules match: `Error: SUMMARY`, then `  on FILE line N`, then the detail."""
+        where = f"\n  on {self.file} line {self.line}" if self.file else ""
+        return f"{self.severity.capitalize()}: {self.summary}{where}\n{self.detail}"
+
+    def location(self) -> dict[str, Any] | None:
+        if not self.file:
+            return None
+        loc: dict[str, Any] = {"file": self.file}
+        if self.line is not None:
+            loc["line"] = self.line
+        if self.column is not None:
+            loc["column"] = self.column
+        return loc
+
+
+_START = re.compile(r"^(Error|Warning): (.*\S)\s*$")
+_ON = re.compile(r"^\s*on (?P<file>.+?) line (?P<line>\d+)(?:, in .*)?:\s*$")
+_SNIPPET = re.compile(r"^\s*(?:\d+:|├|│|\(source code not available\))")
+_MAX = 200
+
+
+def _unbox(line: str) -> tuple[str, bool | None]:
+    """A line without its box frame; True on `╷` (a box opens), False on `╵` (it closes)."""
+    stripped = line.rstrip()
+    if stripped == "╷":
+        return "", True
+    if stripped == "╵":
+        return "", False
+    if stripped.startswith("│"):
+        return stripped[2:] if stripped.startswith("│ ") else stripped[1:], None
+    return stripped, None
+
+
+def diagnostics(text: str) -> list[Diagnostic]:
+    """Every Error/Warning block in terraform's human output (boxed or -no-color), in order."""
+    found: list[Diagnostic] = []
+    current: list[str] | None = None
+    head: tuple[str, str] | None = None
+
+    def close() -> None:
+        if head is not None and current is not None and len(found) < _MAX:
+            found.append(_block(head[0], head[1], current))
+
+    for raw in text.splitlines():
+        line, box = _unbox(raw)
+        start = _START.match(line)
+        if start:
+            close()
+            head, current = (start.group(1).lower(), start.group(2)), []
+        elif box is False or (box is True and current is not None):
+            close()
+            head, current = None, None
+        elif current is not None:
+            current.append(line)
+    close()
+    return found
+
+
+def _block(severity: str, summary: str, body: list[str]) -> Diagnostic:
+    file = line = None
+    detail: list[str] = []
+    in_snippet = False
+    for text in body:
+        on = _ON.match(text) if file is None else None
+        if on:
+            file, line, in_snippet = on.group("file"), int(on.group("line")), True
+            continue
+        if in_snippet and (_SNIPPET.match(text) or not text.strip()):
+            if not text.strip() and detail:
+                in_snippet = False
+            continue
+        in_snippet = False
+        detail.append(text.strip())
+    return Diagnostic(severity, summary, " ".join(w for w in detail if w)[:2000], file, line)
+
+
+def json_values(text: str) -> list[dict[str, Any]]:
+    """The JSON objects in text: one whole document (`validate -json`) or one per line (`plan -json`)."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return []
+    try:
+        whole = json.loads(stripped)
+        return [whole] if isinstance(whole, dict) else []
+    except ValueError:
+        pass
+    out = []
+    for line in stripped.splitlines():
+        if line.startswith("{"):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                out.append(value)
+    return out
+
+
+def json_diagnostics(values: list[dict[str, Any]]) -> list[Diagnostic]:
+    """Diagnostics of `validate -json` (a `diagnostics` list) and of `-json` streams (`diagnostic` events)."""
+    raw: list[Any] = []
+    for value in values:
+        raw.extend(value.get("diagnostics") or [])
+        if isinstance(value.get("diagnostic"), dict):
+            raw.append(value["diagnostic"])
+    out = []
+    for d in raw[:_MAX]:
+        if not isinstance(d, dict):
+            continue
+        rng = d.get("range") or {}
+        start = rng.get("start") or {}
+        out.append(Diagnostic(str(d.get("severity", "error")), str(d.get("summary", "")),
+                              " ".join(str(d.get("detail") or "").split())[:2000], rng.get("filename"),
+                              start.get("line"), start.get("column")))
+    return out
+
+
+# --- plan, apply, destroy ---------------------------------------------------------------------------------
+
+_PLAN = re.compile(r"^Plan: (?:(?P<import>\d+) to import, )?(?P<add>\d+) to add, (?P<change>\d+) to change, "
+                   r"(?P<destroy>\d+) to destroy\.", re.M)
+_NO_CHANGES = re.compile(r"^No changes\. ", re.M)
+_ACTION = re.compile(r"^\s*# (?P<address>\S+) (?:will be|must be) (?P<what>created|updated in-place|destroyed|"
+                     r"replaced|read during apply|imported)", re.M)
+_ACTIONS = {"created": "create", "updated in-place": "update", "destroyed": "delete", "replaced": "replace",
+            "read during apply": "read", "imported": "import"}
+_APPLIED = re.compile(r"^(?P<what>Apply|Destroy) complete! Resources: (?:(?P<imported>\d+) imported, )?"
+                      r"(?:(?P<added>\d+) added, (?P<changed>\d+) changed, )?(?P<destroyed>\d+) destroyed\.", re.M)
+_SCALAR = re.compile(r'^(?:"(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false)$')
+_OUTPUT_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w-]*) = (?P<value>.*)$")
+
+
+def plan(text: str) -> dict[str, Any]:
+    """Counts and per-resource actions of a plan (`plan`, and the plan `apply`/`destroy` print first)."""
+    values = json_values(text)
+    if values:
+        return _plan_json(values)
+    data: dict[str, Any] = {}
+    m = _PLAN.search(text)
+    if m:
+        data["changes"] = {k: int(v) for k, v in m.groupdict().items() if v is not None}
+    elif _NO_CHANGES.search(text):
+        data["changes"] = {"add": 0, "change": 0, "destroy": 0}
+    if "changes" in data:
+        data["no_changes"] = not any(data["changes"].values())
+    actions = [{"address": a.group("address"), "action": _ACTIONS[a.group("what")]} for a in _ACTION.finditer(text)]
+    if actions:
+        data["resources"] = actions[:_MAX]
+    return data
+
+
+def _plan_json(values: list[dict[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    actions = []
+    for v in values:
+        if v.get("type") == "change_summary" and isinstance(v.get("changes"), dict):
+            c = v["changes"]
+            data["changes"] = {"add": c.get("add", 0), "change": c.get("change", 0), "destroy": c.get("remove", 0)}
+            if c.get("import"):
+                data["changes"]["import"] = c["import"]
+            data["no_changes"] = not any(data["changes"].values())
+        elif v.get("type") == "planned_change" and isinstance(v.get("change"), dict):
+            change = v["change"]
+            addr = (change.get("resource") or {}).get("addr")
+            if addr:
+                actions.append({"address": addr, "action": str(change.get("action", ""))})
+    if actions:
+        data["resources"] = actions[:_MAX]
+    return data
+
+
+def applied(text: str) -> dict[str, Any]:
+    """`apply`/`destroy`: the plan they showed, what they did, and the outputs they printed."""
+    data = plan(text)
+    m = _APPLIED.search(text)
+    if m:
+        data["applied"] = {k: int(v) for k, v in m.groupdict().items() if v is not None and k != "what"}
+    outputs = _outputs_section(text)
+    if outputs:
+        data["outputs"] = outputs
+    return data
+
+
+def _outputs_section(text: str) -> dict[str, str]:
+    _, sep, rest = text.rpartition("\nOutputs:\n")
+    return outputs_text(rest) if sep else {}
+
+
+def outputs_text(text: str) -> dict[str, Any]:
+    """`name = value` lines: a quoted string or a number as its value, anything else as terraform printed it."""
+    out: dict[str, Any] = {}
+    name: str | None = None
+    for line in text.splitlines():
+        m = _OUTPUT_LINE.match(line)
+        if m:
+            name = m.group("name")
+            out[name] = m.group("value").strip()
+        elif name is not None and line.strip():
+            out[name] += "\n" + line.rstrip()
+        if len(out) > _MAX:
+            break
+    return {k: _scalar(v) for k, v in out.items()}
+
+
+def _scalar(value: str) -> Any:
+    if _SCALAR.match(value):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def outputs(text: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
+    """`terraform output`: -json gives typed values (sensitive ones are withheld here), else the text."""
+    words = [a for a in argv[2:] if not a.startswith("-")]
+    stripped = text.strip()
+    if "-json" in argv:
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            return None
+        if words:
+            return {"name": words[0], "value": value}
+        if not isinstance(value, dict):
+            return None
+        return {"outputs": {k: ("<sensitive>" if isinstance(v, dict) and v.get("sensitive") else
+                                (v.get("value") if isinstance(v, dict) else v)) for k, v in value.items()}}
+    if words:
+        return {"name": words[0], "value": stripped}
+    return {"outputs": outputs_text(text)}
+
+
+# --- other read commands ----------------------------------------------------------------------------------
+
+_VERSION = re.compile(r"^(?:Terraform|OpenTofu) v(?P<version>\S+)\s*$(?:\non (?P<platform>\S+))?", re.M)
+_PROVIDER_VERSION = re.compile(r"^\+ provider (?P<name>\S+) v(?P<version>\S+)", re.M)
+_INSTALLED = re.compile(r"^- Install(?:ed|ing) (?P<name>\S+) v(?P<version>[^\s.]\S*?)(?:\.\.\.|\s|$)", re.M)
+_REUSED = re.compile(r"^- (?:Reusing previous version of|Using previously-installed) (?P<name>\S+?)"
+                     r"(?: v(?P<version>\S+?))?(?: from the dependency lock file)?\s*$", re.M)
+
+
+def version(text: str) -> dict[str, Any] | None:
+    values = json_values(text)
+    if values:
+        v = values[0]
+        return {"version": v.get("terraform_version"), "platform": v.get("platform"),
+                "providers": v.get("provider_selections") or {}}
+    m = _VERSION.search(text)
+    if not m:
+        return None
+    return {"version": m.group("version"), "platform": m.group("platform"),
+            "providers": {p.group("name"): p.group("version") for p in _PROVIDER_VERSION.finditer(text)}}
+
+
+def init(text: str) -> dict[str, Any]:
+    providers: dict[str, str | None] = {}
+    for m in _INSTALLED.finditer(text):
+        providers[m.group("name")] = m.group("version")
+    for m in _REUSED.finditer(text):
+        providers.setdefault(m.group("name"), m.group("version"))
+    return {"initialized": "has been successfully initialized" in text,
+            "providers": [{"name": k, "version": v} for k, v in providers.items()]}
+
+
+def validate(text: str) -> dict[str, Any]:
+    values = json_values(text)
+    if values and "valid" in values[0]:
+        v = values[0]
+        return {"valid": bool(v["valid"]), "error_count": v.get("error_count", 0),
+                "warning_count": v.get("warning_count", 0)}
+    return {"valid": "The configuration is valid" in text}
