@@ -155,9 +155,8 @@ def test_state_lock_names_the_lock_and_never_force_unlocks_blindly(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="engine: the prompt finder reads only the main thread's /proc/PID/syscall; terraform "
-                          "(Go) reads the approval answer on another thread", strict=False)
 def test_live_approval_prompt_is_input_required(tmp_path):
+    """terraform (Go) reads the approval on a thread other than the main one: every thread is inspected."""
     work = _config(tmp_path / "tf", RESOURCE)
     answer = aw("--timeout", "8", "--cwd", str(work), "--", "terraform", "apply")
     assert answer.error["code"] == "INPUT_REQUIRED"

@@ -121,3 +121,11 @@ def test_user_env_overrides_prevention():
 def test_inherited_environment_is_kept():
     a = aw("sh", "-c", 'echo "$HOME"')
     assert a.text() == f"{os.environ['HOME']}\n"
+
+
+def test_a_program_that_closes_its_output_before_exiting_is_not_hung_up():
+    # dd closes stdout and stderr, then exits: closing the terminal under it would SIGHUP it.
+    for _ in range(8):
+        a = aw("dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=20")
+        assert a.code == 0, a.env["exit"]
+        assert a.env["exit"]["signal"] is None

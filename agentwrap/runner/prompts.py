@@ -61,15 +61,22 @@ def classify(prompt: str) -> str:
     return "text"
 
 
-def _syscall(pid: int) -> tuple[int, int] | None:
+def _syscalls(pid: int) -> list[tuple[int, int]]:
+    """What each thread of `pid` is blocked in: Go programs read stdin on a thread other than the main one."""
+    calls = []
     try:
-        with open(f"/proc/{pid}/syscall") as f:
-            fields = f.read().split()
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return None
-    if len(fields) < 2 or not fields[0].lstrip("-").isdigit():
-        return None  # "running", or a process we may not inspect
-    return int(fields[0]), int(fields[1], 16)
+        tasks = [str(pid)]
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/syscall") as f:
+                fields = f.read().split()
+        except OSError:
+            continue
+        if len(fields) >= 2 and fields[0].lstrip("-").isdigit():  # else "running", or not ours to inspect
+            calls.append((int(fields[0]), int(fields[1], 16)))
+    return calls
 
 
 def _fd_target(pid: int, fd: int) -> str | None:
@@ -95,20 +102,20 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
     reads = _READ_CALLS.get(_ARCH, set())
     waits = _WAIT_CALLS.get(_ARCH, set())
     for proc in pids:
-        call = _syscall(proc.pid)
-        if call is None:
+        calls = _syscalls(proc.pid)
+        if not calls:
             continue
-        number, fd = call
         name = ""
         with contextlib.suppress(Exception):  # psutil.Error: the process is gone or hidden
             name = proc.name()
-        if number in reads:
-            target = _fd_target(proc.pid, fd)
-            if target in targets:
-                source = "stdin-pipe" if target and target.startswith("pipe:") else (
-                    "terminal" if fd == 0 else "dev-tty")
-                return Waiter(proc.pid, name, "kernel", source)
-        elif raw_mode and number in waits and _holds(proc.pid, targets):
+        for number, fd in calls:
+            if number in reads:
+                target = _fd_target(proc.pid, fd)
+                if target in targets:
+                    source = "stdin-pipe" if target and target.startswith("pipe:") else (
+                        "terminal" if fd == 0 else "dev-tty")
+                    return Waiter(proc.pid, name, "kernel", source)
+        if raw_mode and any(number in waits for number, _ in calls) and _holds(proc.pid, targets):
             return Waiter(proc.pid, name, "terminal-mode", "terminal")
     return None
 

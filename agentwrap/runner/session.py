@@ -107,6 +107,7 @@ class _Session:
         self.candidate_since = 0.0
         self.last_check = 0.0
         self.answer_counts: dict[str, tuple[int, int, int]] = {}
+        self.finished: list[int] = []
         self.newlines = 0
 
     # --- output -------------------------------------------------------------------------------
@@ -147,7 +148,9 @@ class _Session:
         if eof:
             self.poller.unregister(fd)
             del self.streams[fd]
-            os.close(fd)
+            # Not closed yet: closing a terminal's master hangs it up, and SIGHUP would kill a program
+            # that closed its stdout but has not exited (dd, cp). Closed once the tree is gone.
+            self.finished.append(fd)
 
     def drain_all(self) -> None:
         for fd in list(self.streams):
@@ -247,7 +250,7 @@ class _Session:
             for s, h in old_handlers.items():
                 signal.signal(s, h)
             spare = [] if self.chans.answer_fd in (None, self.chans.stdout_fd) else [self.chans.answer_fd]
-            for fd in (*self.streams, self.wake_r, wake_w, *spare):
+            for fd in (*self.streams, *self.finished, self.wake_r, wake_w, *spare):
                 with contextlib.suppress(OSError):
                     os.close(fd)
         tree.reap_orphans()
