@@ -35,6 +35,13 @@ SIGNATURES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
      lazy(r"^[^\s:]+\.pyi?:\d+:\d+: [A-Z]{1,4}\d{2,4}\b|^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])? .+|invalid-syntax: .+)"
           r"\n\s*--> \S+\.(?:pyi?|ipynb):\d+:\d+", _M)),
     ("tsc", ("error TS",), lazy(r"^[^\s(]+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+) ?[:-] ?error TS\d+:", _M)),
+    ("terraform", ("Error: ", "Warning: "), lazy(r"^[│╷ ]*(?:Error|Warning): .+\n(?:[│ ]*\n)?[│ ]*on \S+ line \d+"
+                                                 r"|^[│╷]\s*Error: ", _M)),
+    ("kubectl", ("Error from server", "The connection to the server", "Unable to connect to the server"),
+     lazy(r"^Error from server(?: \(\w+\))?: |^The connection to the server \S+ was refused"
+          r"|^Unable to connect to the server: ", _M)),
+    ("docker", ("Error response from daemon", "Cannot connect to the Docker daemon"),
+     lazy(r"^(?:docker: )?Error response from daemon: |^Cannot connect to the Docker daemon at ", _M)),
     ("eslint", ("  error  ", "  warning  ", "✖ "),
      lazy(r"^\s+\d+:\d+\s+(?:error|warning)\s+.+$|^✖ \d+ problems?", _M)),
 )
