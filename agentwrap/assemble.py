@@ -47,6 +47,9 @@ def assemble(*, request_id: str, argv: list[str], program: str, adapter: Adapter
     if interp.problems or interp.data is not None:  # the facts are out: the text is a reference now
         budget = max(256, pipeline.max_inline_bytes // EXPLAINED_SHARE)
         streams = {name: shrink(s, budget, pipeline.store) for name, s in streams.items()}
+    if interp.data is not None and not captured.complete:
+        all_warnings.append({"code": "DATA_PARTIAL", "message": "the output was too long to parse whole: data comes "
+                             "from its first 384 KiB and last 128 KiB, so counts are lower bounds"})
     data, cut = envelope.bound_data(interp.data, pipeline.max_inline_bytes * 2)
     if cut:
         all_warnings.append({"code": "DATA_TRUNCATED", "message": f"{cut} items of data were left out to keep the "

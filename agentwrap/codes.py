@@ -101,6 +101,7 @@ WARNINGS = {
     "REDACTED": "Secrets were removed from the output.",
     "DATA_TRUNCATED": "Parsed data was longer than the envelope's budget; its longest lists were cut and the "
                       "cuts counted in `<key>_omitted`.",
+    "DATA_PARTIAL": "The output was too long for the adapter to read whole; data comes from its head and tail.",
     "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
     "ADAPTER_LOAD_FAILED": "An adapter (user folder, plugin or built-in) could not be loaded; the run used another.",
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",

@@ -23,7 +23,8 @@ ALIASES = {"i": "install", "in": "install", "ins": "install", "inst": "install",
            "udpate": "update", "it": "install-test", "cit": "install-ci-test", "find": "search", "s": "search",
            "se": "search", "c": "config", "ddp": "dedupe", "why": "explain", "author": "owner", "ln": "link",
            "verison": "version", "adduser": "login", "create": "init", "innit": "init", "issues": "bugs"}
-_TREE = re.compile(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-]{2}[┬─-]? )(?P<rest>.+)$")
+# `├── a@1` (a leaf) and `├─┬ a@1` (a package with children: npm draws one dash and a tee).
+_TREE = re.compile(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-](?:[─-][┬─-]?|┬) )(?P<rest>.+)$")
 _PKG = re.compile(r"^(?P<unmet>UNMET (?:OPTIONAL )?DEPENDENCY )?(?P<name>@?[^@\s]+)@(?P<version>\S+)(?P<flags>.*)$")
 _VULN = re.compile(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?vulnerabilit"
                    r"(?:y|ies) \((?P<breakdown>[^)]*)\)", re.M)
