@@ -99,7 +99,9 @@ def test_check_and_show(env):
     pip, wheels = env
     aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "beta==2.0")
     aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "--no-deps", "alpha")
-    check = aw(str(pip), "check")
+    # PYTHONPATH (set so the test imports agentwrap from the checkout) must not reach the venv's pip: a
+    # checkout with agentwrap.egg-info in it (left by `pip install .`) would be checked too.
+    check = aw("--env", "PYTHONPATH=", str(pip), "check")
     assert check.env["data"]["broken"] == [{"name": "alpha", "version": "1.0", "requirement": "beta==1.0",
                                             "installed": "beta 2.0"}]
     assert check.error["code"] == "PIP_BROKEN_REQUIREMENT"
