@@ -58,6 +58,13 @@ class PromptRule(NamedTuple):
     code_actions: tuple[dict[str, Any], ...]
 
 
+def rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
+         fix: str, **more: Any) -> dict[str, Any]:
+    """A rule as spec data, positionally: the shorthand Python adapters use for long rule tables."""
+    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
+            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
+
+
 def _slug(code: str, adapter: str) -> str:
     """GIT_PUSH_REJECTED in the git adapter -> push-rejected (the type URI already names the tool)."""
     prefix = adapter.upper().replace("-", "_") + "_"

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.spec import rule as _rule
+
 _DPKG_LOCK_DOCS = "https://wiki.debian.org/Teams/Dpkg/FAQ#db-lock"
 _WAIT = {"title": "Wait up to 2 minutes for the lock, then do the same", "applicability": "machine_applicable",
          "command": ["{prog}", "-o", "DPkg::Lock::Timeout=120", "{args...}"], "is_preferred": True}
 _UPDATE = {"title": "Refresh the package lists", "command": ["apt-get", "update"], "applicability": "maybe_incorrect"}
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool, fix: str,
-          **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 RULES: list[dict[str, Any]] = [

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.spec import rule as _rule
+
 _DOCS = "https://docs.docker.com/"
 _LOGIN = {"title": "Log in to the registry without a prompt (token on stdin; replace <USER> and <REGISTRY>)",
           "command": ["agentwrap", "--stdin", "<TOKEN_FILE>", "--", "docker", "login", "-u", "<USER>",
                       "--password-stdin", "<REGISTRY>"], "applicability": "has_placeholders"}
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 RULES: list[dict[str, Any]] = [

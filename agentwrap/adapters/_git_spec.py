@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentwrap.adapters._git_prompts import PROMPTS
+from agentwrap.spec import rule as _rule
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _LOCAL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}
@@ -37,10 +38,6 @@ _EFFECTS: dict[str, dict[str, bool]] = {
     "reset": _LOCAL,  # refined per invocation in git.py (--hard, relative revisions)
 }
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 def _act(title: str, command: list[str], applicability: str, preferred: bool = False) -> dict[str, Any]:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.spec import rule as _rule
+
 _DOCS = "https://kubernetes.io/docs/"
 _CONTEXTS = {"title": "List the contexts in your kubeconfig", "command": ["{prog}", "config", "get-contexts"],
              "applicability": "machine_applicable"}
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 RULES: list[dict[str, Any]] = [

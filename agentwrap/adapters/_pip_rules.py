@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.spec import rule as _rule
+
 DOCS = "https://pip.pypa.io/en/stable/"
 
 #: code: (title, category, status, retryable, safe_to_retry) for problems built by pip.py's diagnostics.
@@ -16,10 +18,6 @@ FACTS: dict[str, tuple[str, str, int, bool, bool]] = {
 }
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 RULES: list[dict[str, Any]] = [

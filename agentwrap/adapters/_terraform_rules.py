@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.spec import rule as _rule
+
 _DOCS = "https://developer.hashicorp.com/terraform/cli/commands/"
 _INIT = {"title": "Initialise the working directory (providers, modules, lock file)",
          "command": ["{prog}", "init", "-input=false"], "applicability": "machine_applicable", "is_preferred": True}
@@ -14,10 +16,6 @@ _NETWORK = (r"(?:could not connect|dial tcp|no such host|i/o timeout|connection 
             r"timeout awaiting|network is unreachable|context deadline exceeded|Client\.Timeout)")
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 BLOCK_RULES: list[dict[str, Any]] = [

@@ -13,6 +13,7 @@ from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters._gcc_problems import CODES, DRIVER, compiler_problems
 from agentwrap.problem import Problem
 from agentwrap.spec import Spec
+from agentwrap.spec import rule as _rule
 
 _LD = r"^(?:\S*ld(?:\.\w+)?: )?"
 _AT = r"(?:(?P<file>[^\s:]+):(?:(?P<line>\d+)|\([^)]*\)): )?"
@@ -20,10 +21,6 @@ _Q = "[`‘']"
 _EQ = "['’]"
 
 
-def _rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
-          fix: str, **more: Any) -> dict[str, Any]:
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
 LINK_DOCS = "https://gcc.gnu.org/onlinedocs/gcc/Link-Options.html"
