@@ -208,3 +208,30 @@ def test_describe_and_capabilities_list_builtins():
     assert aw("describe", "nosuch").error["code"] == "USAGE"
     listed = aw("adapter", "list")
     assert {"make", "generic"} <= {a["name"] for a in listed.env["data"]["adapters"]}
+
+
+def test_no_builtin_rule_backtracks_catastrophically():
+    """Every rule of every built-in meets adversarial text (deep tracebacks, long lines, many frames) and
+    finishes: a pattern with nested ambiguous repeats would hang a run at its verdict."""
+    import subprocess
+
+    script = r'''
+import sys
+from agentwrap import registry
+from agentwrap.adapters import INDEX
+from agentwrap.adapter import generic_spec
+frames = "".join(f'  File "/usr/lib/python3.11/m{i}.py", line {i}, in f\n    x = f()\n' for i in range(400))
+text = ("Traceback (most recent call last):\n" + frames + "MemoryError: Errno 2]\n"
+        + "    at f (node:internal/x:1:1)\n" * 400 + "x" * 20000 + "\n" + ("a:" * 3000) + "\n")
+specs = [generic_spec()] + [getattr(registry.builtin(s), "spec", None) for s in sorted(set(INDEX.values()))]
+for spec in specs:
+    for rule in spec.rules if spec else ():
+        for _ in rule.pattern.finditer(text):
+            pass
+print("ok")
+'''
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]
