@@ -24,4 +24,6 @@ INDEX: dict[str, str] = {
     "ruff": "ruff",
     "tsc": "tsc",
     "eslint": "eslint",
+    "grep": "grep", "egrep": "grep", "fgrep": "grep",
+    "tar": "tar",
 }
