@@ -131,39 +131,53 @@ def mypy_truth(out: subprocess.CompletedProcess[str]) -> set[Key]:
     return keys
 
 
+def _key_located(p: dict) -> Key:
+    return (_loc(p).get("file"), _loc(p).get("line"), _loc(p).get("column"), p.get("severity"))
+
+
+def _key_test(p: dict) -> Key:
+    return (str(p.get("nodeid") or "").split("::")[-1],)
+
+
+def _key_ruff(p: dict) -> Key:
+    return (Path(str(_loc(p).get("file"))).name, _loc(p).get("line"), _loc(p).get("column"), p.get("rule"))
+
+
+def _key_mypy(p: dict) -> Key:
+    return (_loc(p).get("file"), _loc(p).get("line"), p.get("rule"))
+
+
 def run_tool(name: str, d: Path) -> tuple[set[Key], set[Key]]:
     """(truth from the machine format, keys found by normalize in the human log)."""
     if name == "gcc":
         gcc_project(d)
         human = sh(["gcc", "-Wall", "-fdiagnostics-color=always", "-c", "a.c", "b.c"], d)
         truth = gcc_truth(sh(["gcc", "-Wall", "-fdiagnostics-format=json", "-c", "a.c", "b.c"], d))
-        key: Callable[[dict], Key] = lambda p: (_loc(p).get("file"), _loc(p).get("line"), _loc(p).get("column"),
-                                                p.get("severity"))
+        key: Callable[[dict], Key] = _key_located
         log = human.stderr
     elif name == "cargo":
         cargo_project(d)
         crate = d / "demo"
         log = sh(["cargo", "build", "--color=always", "--offline"], crate).stderr
         truth = cargo_truth(sh(["cargo", "build", "--message-format=json", "--offline"], crate))
-        key = lambda p: (_loc(p).get("file"), _loc(p).get("line"), _loc(p).get("column"), p.get("severity"))
+        key = _key_located
         d = crate
     elif name == "pytest":
         pytest_project(d)
         log = sh([sys.executable, "-m", "pytest", "--color=yes", "-p", "no:cacheprovider"], d).stdout
         sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml"], d)
         truth = pytest_truth(d)
-        key = lambda p: (str(p.get("nodeid") or "").split("::")[-1],)
+        key = _key_test
     elif name == "ruff":
         ruff_project(d)
         log = sh(["ruff", "check", "--no-cache", "--select", "E,F", "."], d, env={"FORCE_COLOR": "1"}).stdout
         truth = ruff_truth(sh(["ruff", "check", "--no-cache", "--select", "E,F", "--output-format", "json", "."], d))
-        key = lambda p: (Path(str(_loc(p).get("file"))).name, _loc(p).get("line"), _loc(p).get("column"),
-                         p.get("rule") or p.get("code_id") or str(p.get("detail", "")).split(" ")[0])
+        key = _key_ruff
     else:
         mypy_project(d)
         log = sh(["mypy", "--no-incremental", "t.py"], d).stdout
         truth = mypy_truth(sh(["mypy", "--no-incremental", "-O", "json", "t.py"], d))
-        key = lambda p: (_loc(p).get("file"), _loc(p).get("line"), p.get("rule") or p.get("error_code"))
+        key = _key_mypy
     problems = normalized(github_wrap(name, log), d)
     # The machine formats list located diagnostics (and failed tests); summary lines such as "could not
     # compile" have no counterpart there, so only located problems are compared.
