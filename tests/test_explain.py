@@ -101,3 +101,16 @@ def test_schema_bad_arguments_raise_usage(argv: list[str]) -> None:
 def test_schema_usage_error_lists_kinds(argv: list[str]) -> None:
     with pytest.raises(UsageError, match="result.*problem.*event"):
         schema.main(argv, CTX)
+
+
+def test_every_code_has_the_documentation_its_docs_url_names():
+    from pathlib import Path
+
+    from agentwrap import codes
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "problems.md").read_text()
+    for info in codes.BY_CODE.values():
+        assert f"## {info.slug}\n" in doc, info.code
+        assert info.meaning in doc, info.code
+    for code in codes.WARNINGS:
+        assert f"`{code}`" in doc, code
