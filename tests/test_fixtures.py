@@ -36,3 +36,17 @@ def test_index_agrees_with_each_adapter(stem):
 @pytest.mark.parametrize("stem", sorted(set(INDEX.values())))
 def test_each_builtin_has_fixtures(stem):
     assert [c for c in CASES if c.adapter == stem], f"{stem} has no fixtures"
+
+
+@pytest.mark.parametrize("stem", [*sorted(set(INDEX.values())), "generic"])
+def test_each_builtin_spec_is_valid(stem):
+    """Built-ins skip validation at run time (start-up cost); here every one is checked as a user's would be."""
+    from agentwrap.spec_check import check
+
+    from agentwrap.adapter import generic_spec
+
+    spec = generic_spec() if stem == "generic" else registry.builtin(stem).spec
+    assert spec is not None
+    check(spec.data, spec.source)
+    for rule in spec.rules:
+        assert rule.pattern.pattern  # compiles
