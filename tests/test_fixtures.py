@@ -41,9 +41,8 @@ def test_each_builtin_has_fixtures(stem):
 @pytest.mark.parametrize("stem", [*sorted(set(INDEX.values())), "generic"])
 def test_each_builtin_spec_is_valid(stem):
     """Built-ins skip validation at run time (start-up cost); here every one is checked as a user's would be."""
-    from agentwrap.spec_check import check
-
     from agentwrap.adapter import generic_spec
+    from agentwrap.spec_check import check
 
     spec = generic_spec() if stem == "generic" else registry.builtin(stem).spec
     assert spec is not None
