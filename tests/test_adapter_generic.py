@@ -15,15 +15,17 @@ from agentwrap.capture import StreamResult
 
 
 def test_cat_ls_grep_missing_files(tmp_path):
+    # --no-adapter: grep has an adapter of its own (GREP_NO_SUCH_FILE); here the generic rules are under test.
     for argv in (["cat", "missing.txt"], ["ls", "missing.txt"], ["grep", "x", "missing.txt"]):
-        error = aw("--cwd", str(tmp_path), "--", *argv).error
+        error = aw("--cwd", str(tmp_path), "--no-adapter", "--", *argv).error
         assert error["code"] == "FILE_NOT_FOUND", argv
         assert error["category"] == "not_found" and error["detail"] == "no such file or directory: missing.txt"
 
 
 def test_grep_without_a_match_is_not_dressed_up(tmp_path):
+    # Without an adapter, exit 1 with no output is an unexplained failure and no generic rule claims it.
     (tmp_path / "a.txt").write_text("alpha\n")
-    error = aw("--cwd", str(tmp_path), "--", "grep", "zzz", "a.txt").error
+    error = aw("--cwd", str(tmp_path), "--no-adapter", "--", "grep", "zzz", "a.txt").error
     assert error["code"] == "COMMAND_FAILED" and error["exit_code"] == 1
 
 
