@@ -194,12 +194,14 @@ class Spec:
             if not run.failed and not rule.on_success and rule.severity == "error":
                 continue
             for match in rule.pattern.finditer(run.text(rule.stream)):
-                found.append(self._problem(rule, match, run))
+                found.append(self.problem(rule, match, run))
                 if len(found) >= 200:
                     return found
         return found
 
-    def _problem(self, rule: Rule, match: re.Match[str], run: CapturedRun) -> Problem:
+    def problem(self, rule: Rule, match: re.Match[str], run: CapturedRun) -> Problem:
+        """The Problem a rule makes of one match (public: Python adapters build problems from their own
+        matches with it, so every adapter's problems share one shape)."""
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
         values = {"prog": run.argv[0], "subcommand": run.subcommand or "", "match": match.group(0).strip(), **groups}
         line_start = match.string.rfind("\n", 0, match.start()) + 1

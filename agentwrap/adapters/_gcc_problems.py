@@ -73,7 +73,7 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
             continue
         for m in rule.pattern.finditer(text):
             claimed.add(gp.line_index(text, m.start()))
-            found.append((m.start(), _augment(spec._problem(rule, m, run), m, argv)))
+            found.append((m.start(), _augment(spec.problem(rule, m, run), m, argv)))
     for diag in gp.parse(text):
         found.append((diag.offset, diag_problem(diag, run, argv, tool, sources)))
     for m in _DRIVER_LINE.finditer(text):

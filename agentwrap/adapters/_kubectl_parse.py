@@ -182,7 +182,7 @@ def first_rule_per_line(spec: Spec, run: CapturedRun) -> list[Problem]:
             if line in claimed:
                 continue
             claimed.add(line)
-            found.append(spec._problem(rule, match, run))  # noqa: SLF001 - the engine's own Problem builder
+            found.append(spec.problem(rule, match, run))
             if len(found) >= 200:
                 return found
     return found

@@ -115,7 +115,7 @@ class CurlAdapter(BaseAdapter):
             if rule.code == code:
                 empty = re.compile("").match("")
                 assert empty is not None
-                problem = self.spec._problem(rule, empty, run)  # noqa: SLF001 - the engine's own Problem builder
+                problem = self.spec.problem(rule, empty, run)
                 detail = f"curl exited with status {run.exit_code}: {rule.title.removeprefix('curl: ')}"
                 return problem._replace(detail=detail)
         return None

@@ -149,7 +149,7 @@ class MakeAdapter(BaseAdapter):
             if not run.failed and not rule.on_success and rule.severity == "error":
                 continue
             for m in rule.pattern.finditer(text):
-                problem = self.spec._problem(rule, m, run)
+                problem = self.spec.problem(rule, m, run)
                 facts = {k: v for k, v in m.groupdict().items() if v and k in ("target", "needed_by", "command",
                                                                                 "signal")}
                 if m.groupdict().get("status"):

@@ -185,7 +185,7 @@ class TerraformAdapter(BaseAdapter):
                 match = rule.pattern.search(text)
                 if match is None or (rule.severity == "error") != (diag.severity == "error"):
                     continue
-                problem = _BLOCKS._problem(rule, match, run)  # noqa: SLF001 - the engine's own Problem builder
+                problem = _BLOCKS.problem(rule, match, run)
                 problems.append(_finish(problem, diag, rule.detail is None, read_only, list(run.argv), sub))
                 break
         return problems
