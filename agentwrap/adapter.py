@@ -8,7 +8,9 @@ Adapters are pure: they read a finished, captured run and return facts. They nev
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from agentwrap.lazyre import lazy
@@ -62,6 +64,26 @@ class Effects(NamedTuple):
 
     def to_dict(self) -> dict[str, bool | None]:
         return dict(self._asdict())
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How a tool's text reads for a model (declared in the spec: `noise`, `parsed_whole`, `layout`,
+    `concise_omit`)."""
+
+    noise: tuple[tuple[re.Pattern[str], str], ...] = ()  # (pattern, stream): lines that carry no fact
+    parsed_whole: bool = False  # `data` holds every fact of stdout: the text stays in the artifact
+    layout: bool = False  # the tool draws for the terminal: rules and padding are not content
+    concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
+
+    def noise_for(self, stream: str) -> list[re.Pattern[str]]:
+        return [pattern for pattern, where in self.noise if where in ("any", stream)]
+
+
+def presentation_of(adapter: Adapter, argv: list[str]) -> Presentation:
+    """The adapter's presentation of this invocation, or the plain one for an adapter written before it."""
+    method = getattr(adapter, "presentation", None)
+    return method(argv) if callable(method) else Presentation()
 
 
 class Adapter(Protocol):
@@ -162,6 +184,9 @@ class BaseAdapter:
             return None, []
         return self.spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
 
+    def presentation(self, argv: list[str]) -> Presentation:
+        return self.spec.presentation(self.subcommand(argv)) if self.spec else Presentation()
+
     def problem_codes(self) -> list[str]:
         return sorted({*(self.spec.problem_codes() if self.spec else []), *generic_spec().problem_codes()})
 
@@ -199,7 +224,7 @@ class BaseAdapter:
         fatal_on_success = [p for p in errors if p.extra and p.extra.get("fatal_on_success")]
         if exited_ok and not fatal_on_success:
             summary = self.summarize(run, data)
-            return Interpretation(summary or f"{prog} succeeded ({_lines(run)})", None, tuple(problems), data)
+            return Interpretation(summary or f"{prog} succeeded", None, tuple(problems), data)
         if run.signal is not None and not errors:
             return Interpretation(f"{prog} was killed by signal {run.signal}", None, tuple(problems), data)
         if errors:
@@ -209,11 +234,6 @@ class BaseAdapter:
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)
         return Interpretation(detail[:300], error, tuple(problems), data, success=False)
-
-
-def _lines(run: CapturedRun) -> str:
-    n = run.stdout.lines
-    return f"{n} line{'s' * (n != 1)} of output"
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

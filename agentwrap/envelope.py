@@ -6,10 +6,13 @@ dicts, so a caller parses one shape whatever it asked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentwrap import SCHEMA_VERSION
 from agentwrap.problem import Problem
+
+if TYPE_CHECKING:
+    from agentwrap.outcome.record import RunRecord
 
 MAX_PROBLEMS = 50
 
@@ -19,14 +22,27 @@ def empty_stream() -> dict[str, Any]:
 
 
 class Outcome:
-    """What a command hands back to the CLI edge: the envelope and agentwrap's exit code."""
+    """What a command hands back to the CLI edge: its answer and agentwrap's exit code. A wrapped run
+    answers with its `RunRecord` (projected at the edge); other commands with an envelope dict."""
 
-    def __init__(self, envelope: dict[str, Any], exit_code: int, raw_text: str | None = None,
-                 raw_output: str | None = None) -> None:
-        self.envelope = envelope
+    def __init__(self, envelope: dict[str, Any] | None, exit_code: int, raw_text: str | None = None,
+                 raw_output: str | None = None, record: RunRecord | None = None) -> None:
+        self.record = record
+        self._envelope = envelope
         self.exit_code = exit_code
         self.raw_text = raw_text  # what a person should see instead (help text), in pretty format
         self.raw_output = raw_output  # printed as is in every format (SARIF, workflow commands), redacted
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """The standard envelope."""
+        if self._envelope is None:
+            self._envelope = self.record.standard() if self.record is not None else {}
+        return self._envelope
+
+    @property
+    def answer(self) -> RunRecord | dict[str, Any]:
+        return self.record if self.record is not None else self.envelope
 
 
 def build(
@@ -76,54 +92,8 @@ def build(
     return env
 
 
-def bound_data(data: Any, budget: int) -> tuple[Any, int]:
-    """`data` within about `budget` bytes of JSON: the longest lists are cut (their first items kept) and
-    each cut is counted in a sibling `<key>_omitted`. Returns the data and how many items were left out."""
-    import json
-
-    if data is None or len(json.dumps(data, default=str)) <= budget:
-        return data, 0
-    data = json.loads(json.dumps(data, default=str))  # a private copy to cut
-    omitted = 0
-    for _ in range(64):
-        lists = sorted(_lists(data), key=lambda found: -len(found[0][found[1]]))
-        if not lists or len(json.dumps(data)) <= budget:
-            break
-        parent, key = lists[0]
-        items = parent[key]
-        keep = max(len(items) // 2, 0) if len(items) > 3 else 0
-        if keep == len(items):
-            break
-        omitted += len(items) - keep
-        parent[key] = items[:keep]
-        if isinstance(parent, dict) and isinstance(key, str):
-            parent[f"{key}_omitted"] = parent.get(f"{key}_omitted", 0) + len(items) - keep
-    return data, omitted
-
-
-def _lists(node: Any) -> list[tuple[Any, Any]]:
-    found: list[tuple[Any, Any]] = []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if isinstance(value, list) and value:
-                found.append((node, key))
-            found.extend(_lists(value))
-    elif isinstance(node, list):
-        for item in node:
-            found.extend(_lists(item))
-    return found
-
-
 def exit_code_for(error: Problem | None, *, program_exit: int | None, signal: int | None) -> int:
-    """CONTRACT section 4: the one place that turns a result into agentwrap's process exit code."""
-    if error is None:
-        return 0
-    if error.code == "TIMEOUT":
-        return 124
-    if error.code in ("NOT_EXECUTABLE", "PROGRAM_NOT_FOUND") or error.exit_code in (125, 126, 127):
-        return error.exit_code or 125
-    if signal is not None:
-        return 128 + signal
-    if program_exit:
-        return program_exit
-    return 1  # the program exited 0 but its adapter found a failure
+    """CONTRACT section 4, for answers that are not runs (usage errors, refusals): the run's own table."""
+    from agentwrap.outcome.decide import exit_status
+
+    return exit_status(error, program_exit=program_exit, signal=signal)

@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 from agentwrap.adapter import Adapter
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.assemble import assemble
+from agentwrap.outcome import build
+from agentwrap.outcome.record import RunRecord
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
 
@@ -50,6 +51,13 @@ def cases(root: Path, adapter: str | None = None) -> list[Case]:
 
 def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay", context: dict[str, Any] | None = None,
            store: ArtifactStore | None = None) -> tuple[dict[str, Any], int]:
+    """The standard envelope and exit code of a replayed case (see `replay_record`)."""
+    record = replay_record(adapter, case, request_id=request_id, context=context, store=store)
+    return record.standard(), record.exit_code
+
+
+def replay_record(adapter: Adapter, case: Case, *, request_id: str = "req_replay",
+                  context: dict[str, Any] | None = None, store: ArtifactStore | None = None) -> RunRecord:
     """The envelope the adapter produces for a captured case, exactly as for the live run (which keeps
     long text in artifacts: pass a `store` to see that too; without one, every byte stays inline)."""
     meta = case.meta()
@@ -77,8 +85,8 @@ def replay(adapter: Adapter, case: Case, *, request_id: str = "req_replay", cont
             result.prompt = PromptInfo(str(prompt.get("prompt") or ""), str(prompt.get("input_kind") or "text"),
                                        detection, str(prompt.get("source") or "terminal"), 0, "")
     argv = [str(a) for a in meta["argv"]]
-    return assemble(request_id=request_id, argv=argv, program=str(meta.get("program", argv[0])),
-                    adapter=adapter, result=result, pipeline=pipeline, context=context)
+    return build(request_id=request_id, argv=argv, program=str(meta.get("program", argv[0])),
+                 adapter=adapter, result=result, pipeline=pipeline, context=context)
 
 
 def expectation(env: dict[str, Any]) -> dict[str, Any]:

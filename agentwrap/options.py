@@ -34,6 +34,7 @@ class Options:
     answers: list[tuple[str, str]]
     max_inline_bytes: int | None = None
     detail: str = "standard"
+    detail_given: bool = False
     fields: list[str] | None = None
     no_pty: bool = False
     adapter: str | None = None
@@ -104,6 +105,10 @@ def _choice(value: str, choices: tuple[str, ...], option: str) -> str:
     return value
 
 
+def _detail(opts: Options, value: str) -> None:
+    opts.detail, opts.detail_given = _choice(value, DETAILS, "--detail"), True
+
+
 def _timeout(opts: Options, value: str) -> None:
     opts.timeout, opts.timeout_given = parse_duration(value), True
 
@@ -125,7 +130,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--grace": _grace,
     "--answer": lambda o, v: o.answers.append(split_answer(v)),
     "--max-inline-bytes": lambda o, v: setattr(o, "max_inline_bytes", parse_size(v, "--max-inline-bytes")),
-    "--detail": lambda o, v: setattr(o, "detail", _choice(v, DETAILS, "--detail")),
+    "--detail": lambda o, v: _detail(o, v),
     "--fields": lambda o, v: setattr(o, "fields", [f.strip() for f in v.split(",") if f.strip()]),
     "--adapter": lambda o, v: setattr(o, "adapter", v),
     "--cwd": lambda o, v: setattr(o, "cwd", v),
@@ -192,6 +197,8 @@ def validate(opts: Options) -> None:
                              f"{', '.join(ENVELOPE_KEYS)}")
     if opts.agent and not opts.timeout_given:
         opts.timeout = AGENT_TIMEOUT
+    if opts.agent and not opts.detail_given:
+        opts.detail = "concise"  # CONTRACT 2a: what an agent reads by default is the lean projection
 
 
 def resolve_format(opts: Options, stdout_is_tty: bool) -> str:

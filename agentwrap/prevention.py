@@ -32,6 +32,15 @@ EDITOR_VARS = ("EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "KUBE_ED
 ASKPASS_VARS = ("GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS")
 
 
+def listed(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The prevention environment as `describe` and `capabilities` list it once (CONTRACT 2a), so that no
+    envelope repeats it; shim paths are shown under the per-run folder `$AGENTWRAP_SHIMS`."""
+    shims = {kind: f"$AGENTWRAP_SHIMS/agentwrap-{kind}" for kind in ("editor", "askpass")}
+    env = environment(shims, extra)
+    env["AGENTWRAP_REQUEST_LOG"] = "$AGENTWRAP_SHIMS/requests.jsonl"
+    return dict(sorted(env.items()))
+
+
 def environment(shims: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables agentwrap sets for the program: generic prevention, shims, then `extra` (adapter)."""
     env = dict(GENERIC)

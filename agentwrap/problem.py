@@ -51,6 +51,7 @@ class Problem(NamedTuple):
     location: dict[str, Any] | None = None
     severity: str = "error"
     extra: dict[str, Any] | None = None  # e.g. prompt, input_kind
+    matched: str = ""  # the output line a rule read this from: not serialised, never shown twice
 
     def with_instance(self, request_id: str) -> Problem:
         return self._replace(instance=f"urn:agentwrap:request:{request_id}")

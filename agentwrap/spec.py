@@ -10,7 +10,7 @@ import os
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapter import CapturedRun, Effects
+from agentwrap.adapter import CapturedRun, Effects, Presentation
 from agentwrap.lazyre import lazy
 from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
 from agentwrap.retry import retry_after_in
@@ -23,7 +23,9 @@ class SpecError(ValueError):
 
 
 _TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
-        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version"}
+        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
+        "parsed_whole", "layout", "concise_omit"}
+_NOISE = {"pattern", "stream", "subcommands"}
 _DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 _EFFECT_KEYS = set(Effects._fields)
 _ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
@@ -123,6 +125,12 @@ class Spec:
                                         frozenset(p["subcommands"]) if "subcommands" in p else None,
                                         p.get("suggested_fix"), tuple(p.get("code_actions", [])))
                              for p in data.get("prompts", []))
+        self.noise = tuple((lazy(n["pattern"]), n.get("stream", "any"),
+                            frozenset(n["subcommands"]) if "subcommands" in n else None)
+                           for n in data.get("noise", []))
+        self.parsed_whole = frozenset(data.get("parsed_whole", []))
+        self.layout = bool(data.get("layout", False))
+        self.concise_omit = tuple(data.get("concise_omit", []))
         self.rules = tuple(Rule(**{**r, "pattern": lazy(r["pattern"], re.M),
                                    "subcommands": frozenset(r["subcommands"]) if "subcommands" in r else None,
                                    "exit_codes": frozenset(r["exit_codes"]) if "exit_codes" in r else None,
@@ -179,6 +187,13 @@ class Spec:
         values = {"prog": argv[0], "subcommand": subcommand or ""}
         return chosen.suggested_fix, _actions(chosen.code_actions, argv, values)
 
+    def presentation(self, subcommand: str | None) -> Presentation:
+        """How this tool's text reads for a model: its noise lines, and whether its data says it all."""
+        first = (subcommand or "").split(" ")[0]
+        noise = tuple((pattern, stream) for pattern, stream, subs in self.noise if subs is None or first in subs)
+        whole = subcommand in self.parsed_whole or first in self.parsed_whole or "*" in self.parsed_whole
+        return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit)
+
     # --- outcome ------------------------------------------------------------------------------
     def problem_codes(self) -> list[str]:
         return sorted({r.code for r in self.rules})
@@ -227,7 +242,7 @@ class Spec:
             retryable=rule.retryable, safe_to_retry=rule.safe_to_retry, exit_code=run.exit_code,
             retry_after=retry_after, suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,
             docs_url=rule.docs_url, code_actions=tuple(_actions(rule.code_actions, list(run.argv), values)),
-            location=location, severity=rule.severity,
+            location=location, severity=rule.severity, matched=line,
             extra={"tool": self.name, **({"fatal_on_success": True} if rule.on_success else {})})
 
     def describe(self) -> dict[str, Any]:

@@ -68,16 +68,26 @@ def _actions(source: str, where: str, actions: Any) -> None:
 
 def check(data: Any, source: str) -> None:
     """Raise SpecError naming the first problem in `data`, an adapter spec read from `source`."""
-    from agentwrap.spec import _DESCRIPTOR, _EFFECT_KEYS, _PROMPT, _RULE, _TOP
+    from agentwrap.spec import _DESCRIPTOR, _EFFECT_KEYS, _NOISE, _PROMPT, _RULE, _TOP
 
     _keys(source, "top level", data, _TOP, ("name",))
     if not isinstance(data["name"], str) or not _NAME.match(data["name"]):
         _fail(source, "name", f"must be a lower-case word (letters, digits, . _ + -), got {data['name']!r}")
-    for key in ("matches", "global_options_with_value", "nested_subcommands"):
+    for key in ("matches", "global_options_with_value", "nested_subcommands", "parsed_whole",
+                "concise_omit"):
         if key in data:
             _strings(source, key, data[key], key)
-    if "has_subcommands" in data:
-        _type(source, "has_subcommands", data["has_subcommands"], bool, "has_subcommands")
+    for key in ("has_subcommands", "layout"):
+        if key in data:
+            _type(source, key, data[key], bool, key)
+    for i, noise in enumerate(_list(source, "noise", data.get("noise", [])), 1):
+        where = f"noise[{i}]"
+        _keys(source, where, noise, _NOISE, ("pattern",))
+        _regex(source, where, noise["pattern"])
+        if noise.get("stream", "any") not in ("any", "stdout", "stderr"):
+            _fail(source, where, "stream must be any, stdout or stderr")
+        if "subcommands" in noise:
+            _strings(source, where, noise["subcommands"], "subcommands")
     _keys(source, "descriptor", data.get("descriptor", {}), _DESCRIPTOR)
     for key, value in data.get("descriptor", {}).items():
         _type(source, f"descriptor.{key}", value, str, key)

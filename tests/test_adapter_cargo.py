@@ -205,6 +205,6 @@ def test_effects_and_prevention(tmp_path):
                                              "open_world": None}
     assert described["effects"]["publish"]["open_world"] is True
     assert described["effects"]["metadata"]["read_only"] is True
-    a = aw("--cwd", str(tmp_path), "cargo", "version")
+    a = aw("--cwd", str(tmp_path), "cargo", "version", detail="detailed")
     assert a.code == 0 and a.env["command"]["subcommand"] == "version"
     assert a.env["context"]["env_set"]["CARGO_TERM_PROGRESS_WHEN"] == "never"

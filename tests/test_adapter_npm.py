@@ -54,7 +54,7 @@ def test_missing_script_lists_the_scripts_that_exist(tmp_path):
 
 
 def test_npx_refuses_to_install_and_says_how_to_consent(tmp_path):
-    a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi")
+    a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi", detail="detailed")
     assert a.env["context"]["env_set"]["npm_config_yes"] == "false"
     assert a.error["code"] == "NPM_NPX_NOT_CONFIRMED" and a.error["category"] == "input_required"
     assert a.error["code_actions"][0]["command"] == ["npx", "--yes", "cowsay", "hi"]

@@ -82,7 +82,7 @@ def test_not_found_version_not_found_and_conflict(env):
 def test_uninstall_question_is_refused_and_the_fix_applies(env):
     pip, wheels = env
     aw(str(pip), "install", *OFFLINE, "--find-links", str(wheels), "beta")
-    asked = aw(str(pip), "uninstall", "beta")
+    asked = aw(str(pip), "uninstall", "beta", detail="detailed")
     error = asked.error
     assert (error["code"], error["category"], error["safe_to_retry"]) == ("PIP_CONFIRMATION_REQUIRED",
                                                                           "input_required", True)
@@ -114,9 +114,17 @@ def test_check_and_show(env):
 @pytest.mark.slow
 def test_list_table_equals_pips_own_json():
     own = json.loads(subprocess.run([*PIP, "list", "--format=json"], capture_output=True, check=True).stdout)
-    table = aw(*PIP, "list").env["data"]["packages"]
+    big = ("--max-inline-bytes", "1M")  # room for every package of this machine (data is bounded at 2x)
+    table = aw(*big, *PIP, "list").env["data"]["packages"]
     assert [(p["name"], p["version"]) for p in table] == [(p["name"], p["version"]) for p in own]
-    assert aw(*PIP, "list", "--format=json").env["data"]["packages"] == own
+    # (an editable install's location shows only without the PYTHONPATH the test run sets for agentwrap)
+    def same(packages):
+        return [{k: v for k, v in p.items() if k != "editable_project_location"} for p in packages]
+
+    assert same(aw(*big, *PIP, "list", "--format=json").env["data"]["packages"]) == same(own)
+    cut = aw("--max-inline-bytes", "1k", *PIP, "list", "--format=json").env["data"]
+    assert len(cut["packages"]) + cut.get("packages_omitted", 0) == len(own)
+    assert all(set(p) <= {"name", "version"} for p in cut["packages"]), "a cut list keeps each item's identity"
     frozen = {p["name"].lower() for p in aw(*PIP, "freeze").env["data"]["packages"] if p.get("name")}
     assert {p["name"].lower() for p in own} - frozen <= {"pip", "setuptools", "wheel", "distribute"}
 

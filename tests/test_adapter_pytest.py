@@ -200,7 +200,8 @@ def test_parser_on_text_without_a_rootdir_line():
     assert data["failed"] == 1 and data["duration_ms"] == 10
     assert data["failures"] == [{"nodeid": "t/test_a.py::test_a", "outcome": "failed", "when": "call",
                                  "title": "test_a", "file": "t/test_a.py", "line": 2, "message": "assert 0",
-                                 "exception": "AssertionError"}]
+                                 "exception": "AssertionError",
+                                 "evidence": ["/abs/proj/t/test_a.py:2: in test_a", "    assert 0", "E   assert 0"]}]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="prompt detection by the kernel")

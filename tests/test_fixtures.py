@@ -2,25 +2,63 @@
 
 from __future__ import annotations
 
+import json
+
 import jsonschema
 import pytest
 from conftest import ROOT
 
 from agentwrap import fixtures, registry
 from agentwrap.adapters import INDEX
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.outcome import bound
+from agentwrap.render import views
 from agentwrap.schema_files import load
 
 CASES = fixtures.cases(ROOT / "fixtures")
+RESULT = jsonschema.Draft202012Validator(load("result"))
+CONCISE = jsonschema.Draft202012Validator({**load("result"), "$ref": "#/$defs/concise"})
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.adapter}/{c.name}" for c in CASES])
-def test_fixture(case):
+def test_fixture(case, tmp_path):
     expected = case.expected()
     assert expected is not None, f"{case.path('.expected.json')} is missing"
-    env, code = fixtures.replay(registry.builtin(case.adapter), case)
+    store = ArtifactStore(tmp_path)
+    record = fixtures.replay_record(registry.builtin(case.adapter), case, store=store)
+    env, code = record.standard(), record.exit_code
     assert fixtures.mismatches(expected, env) == []
-    jsonschema.validate(env, load("result"))
+    RESULT.validate(env)
     assert (code == 0) == (env["status"] == "success")
+    check_concise(views.concise(record), env, expected, record, store)
+
+
+def check_concise(lean, env, expected, record, store):
+    """The agent's default view of the same run: valid, a projection of the standard envelope that invents
+    nothing, and every fact the reviewed expectation pins (each problem's code and location) still there."""
+    RESULT.validate(lean)
+    CONCISE.validate(lean)
+    assert set(lean) <= set(env) | {"problems_omitted"}, set(lean) - set(env)
+    assert (lean["status"], lean["summary"]) == (env["status"], env["summary"])
+    shown = [lean["error"]] if "error" in lean else []
+    shown += lean.get("problems", [])
+    facts = {(p["code"], json.dumps(p.get("location"), sort_keys=True)) for p in shown}
+    wanted = [p for p in [expected.get("error"), *expected.get("problems", [])] if p]
+    if "problems_omitted" not in lean:
+        for p in wanted:
+            assert (p["code"], json.dumps(p.get("location"), sort_keys=True)) in facts, p
+    for name, stream in lean.get("output", {}).items():
+        source = {bound.tidy(line) for line in record_text(record, name, store)}
+        for line in stream["text"].splitlines():
+            assert line.startswith(bound.MARKER) or line in source or bound.tidy(line) in source, line
+
+
+def record_text(record, name, store):
+    """Every line the run printed on stream `name`: its artifact, else its inline text."""
+    stream = record.output[name]
+    if stream.artifact:
+        return store.get(stream.artifact).path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return stream.text.splitlines()
 
 
 @pytest.mark.parametrize("stem", sorted(set(INDEX.values())))

@@ -102,7 +102,7 @@ def test_secrets_are_redacted_everywhere():
     blob = a.stdout.decode()
     for secret in (token, "s3cr3t-value-123", "pa55word"):
         assert secret not in blob
-    assert a.env["context"]["env_set"]["DEPLOY_TOKEN"] == "[REDACTED]"
+    assert a.env["context"]["env"]["DEPLOY_TOKEN"] == "[REDACTED]"
     assert "example.com" in a.text("stderr")
 
 

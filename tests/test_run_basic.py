@@ -76,11 +76,12 @@ def test_cwd_and_env_reach_the_program(tmp_path):
     a = aw("--cwd", str(tmp_path), "--env", "GREETING=hi there", "sh", "-c", 'pwd; echo "$GREETING"')
     assert a.text() == f"{tmp_path}\nhi there\n"
     assert a.env["context"]["cwd"] == str(tmp_path)
-    assert a.env["context"]["env_set"]["GREETING"] == "hi there"
+    assert a.env["context"]["env"] == {"GREETING": "hi there"}  # what the caller set; --detail detailed adds the rest
 
 
 def test_prevention_environment_is_set_and_echoed():
-    a = aw("sh", "-c", 'echo "$GIT_TERMINAL_PROMPT $PAGER $GIT_PAGER $PIP_NO_INPUT $DEBIAN_FRONTEND $TERM $NO_COLOR"')
+    a = aw("sh", "-c", 'echo "$GIT_TERMINAL_PROMPT $PAGER $GIT_PAGER $PIP_NO_INPUT $DEBIAN_FRONTEND $TERM $NO_COLOR"',
+           detail="detailed")
     assert a.text() == "0 cat cat 1 noninteractive xterm-256color 1\n"
     env_set = a.env["context"]["env_set"]
     for name in ("GIT_TERMINAL_PROMPT", "PAGER", "PIP_NO_INPUT", "DEBIAN_FRONTEND", "EDITOR", "GIT_ASKPASS",

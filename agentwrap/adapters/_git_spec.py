@@ -272,6 +272,16 @@ SPEC: dict[str, Any] = {
                        "(GIT_MERGE_AUTOEDIT=no); custom formats, -z and column output are not parsed.",
     },
     "env": {"GIT_MERGE_AUTOEDIT": "no", "GIT_OPTIONAL_LOCKS": "0", "LANGUAGE": "en"},
+    # data holds every fact of these outputs (see GitAdapter.presentation for the flags that add text)
+    "parsed_whole": ["status", "branch", "log"],
+    "noise": [
+        {"pattern": r"^\s*\(use \"git [^\"]*\"[^)]*\)$"},  # "(use "git add <file>..." to ...)"
+        {"pattern": r"^\s*\((?:fix conflicts|all conflicts fixed)[^)]*\)$"},
+        {"pattern": r"^hint: ", "stream": "stderr"},  # advice for a person: the problem carries the fix
+        {"pattern": r"^(?:remote: )?(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving|Total|"
+                    r"Delta compression|Unpacking)\b.*(?:done|\d+%|reused \d+)"},  # transfer progress
+        {"pattern": r"^remote:\s*$"},
+    ],
     "effects": _EFFECTS,
     "prompts": PROMPTS,
     "rules": _RULES,

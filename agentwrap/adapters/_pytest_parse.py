@@ -43,9 +43,32 @@ class Report(NamedTuple):
     exception: str | None
     crash: dict[str, Any] | None  # where the exception was raised, when it is not `file:line`
     fixture: str | None = None  # a fixture that does not exist
+    evidence: tuple[str, ...] = ()  # the deciding lines: the failing source line (`>`) and the `E` lines
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self._asdict().items() if v is not None}
+        out = {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
+        return {**out, "evidence": list(self.evidence)} if self.evidence else out
+
+
+EVIDENCE_LINES = 12
+_CARETS = re.compile(r"^\s+[~^]+\s*$")
+
+
+def evidence(body: list[str]) -> tuple[str, ...]:
+    """What a reader needs to see of a failure block: each `path:line: in func` entry with the source line
+    under it, the `>` line, and the `E` lines (pytest's own choice of what matters), within a bound."""
+    kept: list[str] = []
+    for i, line in enumerate(body):
+        if line.startswith(">") or _E_LINE.match(line):
+            kept.append(line.rstrip())
+            if i + 1 < len(body) and _CARETS.match(body[i + 1]):
+                kept.append(body[i + 1].rstrip())  # python's ^^^^ under the failing expression
+        elif _ENTRY.match(line) and not line.startswith("<"):
+            kept.append(line.rstrip())
+            if i + 1 < len(body) and body[i + 1].startswith("    "):
+                kept.append(body[i + 1].rstrip())
+    kept = [k[:200] for k in kept if k.strip() not in ("E", "")]
+    return tuple(kept[-EVIDENCE_LINES:])
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
@@ -165,7 +188,7 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
     fixture = re.search(r"fixture '([^']+)' not found", "\n".join(messages))
     crash_dict = ({"file": crash[0], "line": crash[1]} if crash and (crash[0], crash[1]) != (file, line_no) else None)
     return Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000],
-                  exception, crash_dict, fixture.group(1) if fixture else None)
+                  exception, crash_dict, fixture.group(1) if fixture else None, evidence(body))
 
 
 def _match_sections(sections: list[tuple[str | None, list[str]]], summary: list[tuple[str, str, str]],
@@ -278,4 +301,5 @@ def internal_error(text: str) -> _traceback.PyException | None:
 
 
 def reports(data: dict[str, Any]) -> list[Report]:
-    return [Report(**{f: item.get(f) for f in Report._fields}) for item in data.get("failures", [])]
+    return [Report(**{**{f: item.get(f) for f in Report._fields}, "evidence": tuple(item.get("evidence") or ())})
+            for item in data.get("failures", [])]

@@ -109,6 +109,8 @@ class AptAdapter(BaseAdapter):
             return data if data["count"] or not run.failed else None
         if sub in _CHANGES:  # a failed install's partial result is still a fact
             changes = parse.changes(text)
+            if _simulated(run.argv):  # a simulation that would change nothing prints no Inst line
+                changes["simulated"] = True
             return changes if changes["install"] or changes["remove"] or len(changes) > 3 else None
         if sub == "update":  # counts are facts whether or not apt called the run a failure
             return parse.update(text)

@@ -4,10 +4,11 @@ non-interactive forms spliced into the user's arguments, conflict problems, and 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
+from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation, Presentation
 from agentwrap.adapters import _git_write
 from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
 from agentwrap.adapters._git_parse import parse_branch, parse_status
@@ -105,6 +106,11 @@ def _refine(sub: str, args: list[str], base: Effects) -> Effects:
     return base
 
 
+_LOG_TEXT_FLAGS = {"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status",
+                   "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L", "--word-diff", "--graph",
+                   "--oneline"}
+
+
 class GitAdapter(BaseAdapter):
     parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
                "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
@@ -124,6 +130,14 @@ class GitAdapter(BaseAdapter):
         if word is None:
             return _RO if set(argv[1:]) & _INFO else super().effects(argv)
         return _refine(word, args, super().effects(argv))
+
+    def presentation(self, argv: list[str]) -> Presentation:
+        """`log -p`, `--stat` and custom formats print what the log parser does not keep."""
+        shown = super().presentation(argv)
+        _, word, args = split(argv)
+        if word == "log" and any(a.split("=")[0] in _LOG_TEXT_FLAGS or a.startswith("-p") for a in args):
+            return dataclasses.replace(shown, parsed_whole=False)
+        return shown
 
     def parse(self, run: CapturedRun) -> Any:
         sub = (run.subcommand or "").split(" ")[0]
@@ -161,7 +175,7 @@ class GitAdapter(BaseAdapter):
     def _editor_required(self, run: CapturedRun, file: str) -> Interpretation:
         """git stopped because the editor shim (or a missing editor) refused: the same INPUT_REQUIRED a live
         run reports, so a replayed log and the live run agree."""
-        from agentwrap.verdict import input_required
+        from agentwrap.outcome.decide import input_required
 
         argv = list(run.argv)
         problem = input_required(argv, file, "editor", {"detection": "editor-error", "source": "editor"})

@@ -33,6 +33,25 @@ SPEC: dict[str, Any] = {
                        "short-summary messages are cut to the terminal width.",
     },
     "env": {},  # pytest never prompts by itself; --pdb/--trace and breakpoint() are caught by the engine
+    "layout": True,  # rules and the right-aligned [NN%] are drawn to the terminal's width
+    # each failure is a problem with its location and evidence; the per-test results and timing, counts
+    "concise_omit": ["failures", "results", "duration_ms"],
+    "noise": [  # lines that carry no fact for an agent: the counts are in the summary, failures in problems
+        {"pattern": r"^=+ (?:test session starts|FAILURES|ERRORS|PASSES|short test summary info|warnings summary"
+                    r"|slowest \d+ durations) =+$"},
+        {"pattern": r"^(?:platform \w+ -- Python |cachedir: |rootdir: |configfile: |testpaths: |plugins: |"
+                    r"collecting \.\.\.|collected \d+ items?|hypothesis profile |Using --randomly-seed)"},
+        {"pattern": r"^[.FEsxXp]+\s*(?:\[\s*\d+%\])?$"},  # progress dots
+        {"pattern": r"^\S+\.py [.FEsxXp]+\s*(?:\[\s*\d+%\])?$"},  # per-file progress
+        {"pattern": r"^\S+::\S.* (?:PASSED|XFAIL|XPASS|SKIPPED)(?: \(.*\))?\s*(?:\[\s*\d+%\])?$"},  # -v lines
+        {"pattern": r"^_+ .+ _+$"},  # a failure's header: the problem names the test
+        {"pattern": r"^    (?:async def|def|class) \w+\(.*\):$"},  # the failing function's header (long --tb)
+        {"pattern": r"^-- Docs: https://docs\.pytest\.org/"},
+        {"pattern": r"^\s+[~^]+\s*$"},  # a caret line: the failure's evidence keeps it under its source line
+        {"pattern": r"^benchmark: \d\S* \(defaults: "},  # pytest-benchmark's session header
+        {"pattern": r"^(?:=+ )?(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
+                    r"(?:, )?)+ in [\d.]+s(?: \(\d+:\d+:\d+\))?(?: =+)?$"},  # the counts: in the summary
+    ],
     "effects": {"default": {}},
     "prompts": [
         {"pattern": r"\(Pdb\+*\) ?$", "input_kind": "text",
@@ -118,13 +137,15 @@ def _installer(run: CapturedRun) -> tuple[str, ...]:
 def _from_report(r: Report, run: CapturedRun) -> Problem:
     location = {"file": r.file, **({"line": r.line} if r.line else {})} if r.file else None
     extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
-                               ("crash", r.crash), ("message", r.message)) if v}
+                               ("crash", r.crash), ("evidence", list(r.evidence))) if v}
     rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
                         applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
     where = f" at {r.file}:{r.line}" if r.file and r.line else ""
     if r.outcome == "failed":
         return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed: {r.message}", run, location=location,
-                        fix=f"Fix the code under test or the test{where}; the message and `crash` say what broke.",
+                        fix=f"Fix the code under test or the test{where}" + (
+                            f"; the exception was raised at {r.crash['file']}:{r.crash['line']}." if r.crash
+                            else "; `evidence` shows the failing line."),
                         actions=rerun, extra=extra)
     if r.fixture:
         plugin = PLUGIN_FIXTURES.get(r.fixture)
@@ -252,7 +273,11 @@ class PytestAdapter(BaseAdapter):
             error = problems[0]
         counts = _counts(interp.data)
         ran = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "passed", "errors"))
-        summary = f"pytest: {counts}; {error.detail}" if error is not None and ran else interp.summary
+        # With the counts, the summary says what the error does not: the failure itself is said once, there.
+        failing = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "errors"))
+        summary = interp.summary
+        if error is not None and ran:
+            summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
         return interp._replace(problems=problems, error=error, summary=summary[:300])
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation
+from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Presentation, presentation_of
 from agentwrap.adapters import _traceback
 from agentwrap.adapters._python_errors import CODES, installer_for, module_not_found
 from agentwrap.lazyre import lazy
@@ -182,6 +182,10 @@ class PythonAdapter(BaseAdapter):
     def environment(self, argv: list[str]) -> dict[str, str]:
         delegate = _delegate_of(argv)
         return {**super().environment(argv), **(delegate[0].environment(delegate[1]) if delegate else {})}
+
+    def presentation(self, argv: list[str]) -> Presentation:
+        delegate = _delegate_of(argv)
+        return presentation_of(delegate[0], delegate[1]) if delegate else super().presentation(argv)
 
     def effects(self, argv: list[str]) -> Effects:
         delegate = _delegate_of(argv)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentwrap import __version__, envelope, registry
+from agentwrap import __version__, envelope, prevention, registry
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.envelope import Outcome
@@ -16,6 +16,8 @@ FEATURES = {
     "bounded_output": "head, salient lines and tail inline; the rest in artifacts (agentwrap artifact show)",
     "redaction": "tokens, keys, passwords and credentials in URLs never appear in any field",
     "formats": "json, jsonl (events), problem (RFC 9457), pretty",
+    "detail": "--detail concise (the --agent default: each fact once), standard (the complete envelope), "
+              "detailed (plus the prevention environment and the noise dropped); --fields a,b.c",
     "explain": "agentwrap explain CODE: meaning and fixes of every problem code, offline",
     "schema": "agentwrap schema result|problem|event: the JSON Schemas of every answer",
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
@@ -36,7 +38,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
             continue
         adapters.append({"name": name, "purpose": descriptor.get("purpose", ""),
                          "matches": descriptor.get("matches") or ["*"]})
-    data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET)}
+    data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET),
+            "prevention_env": prevention.listed()}  # every run's; `describe NAME` adds the adapter's own
     return Outcome(envelope.build(request_id=ctx.request_id, data=data, warnings=warnings,
                                   summary=f"agentwrap {__version__}: {len(FEATURES)} features, "
                                           f"{len(adapters)} adapters"), 0)

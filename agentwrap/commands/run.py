@@ -12,11 +12,11 @@ from typing import IO, Any
 
 from agentwrap import envelope, prevention, registry
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.assemble import assemble
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
 from agentwrap.ids import new_id
 from agentwrap.options import Options
+from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
 from agentwrap.runner import session
@@ -100,13 +100,16 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
-    context = {"cwd": cwd, "pty": not opts.no_pty, "env_set": _shown_env(env_set, shim_root),
-               "shims_dir": str(shim_root), "started_at": result.started_at,
+    shown_env = _shown_env(env_set, shim_root)
+    context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
                "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
                "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
                "answered": result.answered}
-    env, code = assemble(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
-                         pipeline=pipeline, context=context, warnings=adapter_warnings)
+    if opts.env:
+        context["env"] = {k: shown_env[k] for k in sorted(opts.env)}
+    record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
+                   pipeline=pipeline, context=context, warnings=adapter_warnings,
+                   env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
     if events:
-        events.emit("operation_completed", status=env["status"], exit_code=code, envelope=env)
-    return envelope.Outcome(env, code)
+        events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
+    return envelope.Outcome(None, record.exit_code, record=record)

@@ -7,6 +7,7 @@ from typing import IO, Any
 
 from agentwrap.envelope import Outcome
 from agentwrap.options import Options
+from agentwrap.outcome.record import RunRecord
 from agentwrap.redact import Redactor, secret_values
 from agentwrap.render import views
 
@@ -48,44 +49,46 @@ class Writer:
         if event.get("type") == "operation_completed":
             self.completed = True
         if event.get("type") == "operation_completed" and "envelope" in event:
-            event = {**event, "envelope": self._project(event["envelope"])}
+            event = {**event, "envelope": self._project(event["envelope"])}  # a record or a dict
         self._write(_dumps_event(self.redactor.redact_obj(event)))
 
-    def _project(self, env: dict[str, Any]) -> dict[str, Any]:
-        return views.by_fields(views.by_detail(env, self.opts.detail), self.opts.fields)
+    def _project(self, answer: RunRecord | dict[str, Any]) -> dict[str, Any]:
+        return views.project(answer, self.opts.detail, self.opts.fields)
 
     def finish(self, outcome: Outcome) -> None:
         if outcome.raw_output is not None:
             self._write(self.redactor.redact(outcome.raw_output).encode("utf-8", "replace"))
             return
-        env = self.redactor.redact_obj(outcome.envelope)
         if self.format == "jsonl":
             if not self.completed:
-                self._jsonl_wrap(env, outcome.exit_code)
+                self._jsonl_wrap(outcome.answer, outcome.exit_code)
             return
         if self.format == "pretty":
             from agentwrap.render.pretty import render
 
+            env = self.redactor.redact_obj(outcome.envelope)
             text = outcome.raw_text if outcome.raw_text is not None else render(
                 env, color=self.is_tty and "NO_COLOR" not in os.environ)
             self._write(text.encode())
             return
-        env = self._project(env)
-        if self.format == "problem":
-            env = views.problem_view(env)
-        self._write(views.dumps(env))
+        if self.format == "problem" and outcome.envelope.get("status") == "error" and outcome.envelope.get("error"):
+            env = outcome.envelope["error"]  # the whole RFC 9457 object, whatever the detail level
+        else:
+            env = self._project(outcome.answer)
+        self._write(views.dumps(self.redactor.redact_obj(env)))
 
-    def _jsonl_wrap(self, env: dict[str, Any], exit_code: int) -> None:
+    def _jsonl_wrap(self, answer: RunRecord | dict[str, Any], exit_code: int) -> None:
         """A command that produced no stream of its own still answers as a well-formed stream."""
         from agentwrap.events import EventStream
 
+        env = answer.standard() if isinstance(answer, RunRecord) else answer
         op = str(env.get("request_id", "req_")).replace("req_", "op_", 1)
         stream = EventStream(self.event, self.last_event.get("operation_id", op), 0)
         stream.sequence = int(self.last_event.get("sequence", 0))
         if not self.started:
             stream.emit("operation_started")
         if "status" in env:
-            stream.emit("operation_completed", status=env["status"], exit_code=exit_code, envelope=env)
+            stream.emit("operation_completed", status=env["status"], exit_code=exit_code, envelope=answer)
         else:
             stream.emit("operation_completed", status="success", exit_code=exit_code, document=env)
 

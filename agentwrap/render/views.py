@@ -1,15 +1,27 @@
-"""Projections (--detail, --fields) and the machine views (json, problem) of an envelope."""
+"""Projections of an answer (CONTRACT section 2a): `concise`, `standard`, `detailed` and `--fields` are
+views of one built record, and the machine views (json, problem) of the result.
+
+A wrapped run's answer is a `RunRecord`; every other command answers with a plain envelope dict, which
+has no more than its standard form, and whose concise form only loses what is empty or null.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from agentwrap import SCHEMA_VERSION
+from agentwrap.outcome.record import RunRecord, Stream
+from agentwrap.problem import CodeAction, Problem
+
 ALWAYS = ("schema_version", "status", "summary", "request_id", "error")
-_CONCISE_DROP = ("context", "metrics", "effects", "verification", "command")
-_CONCISE_PROBLEM_KEEP = ("type", "title", "status", "detail", "code", "category", "retryable", "safe_to_retry",
-                         "retry_after", "suggested_fix", "code_actions", "location", "prompt", "input_kind",
-                         "exit_code", "severity")
+CONCISE_PROBLEMS = 20
+# Problem members a model does not act on: ids and links it can derive (`agentwrap explain CODE`), how a
+# prompt was found, which adapter said it.
+_NOT_DECISIVE = {"tool", "fatal_on_success", "detection", "source", "process"}
+_EMPTY: tuple[Any, ...] = (None, [], {}, "")
+# the cut stream itself says so; the concise data has its own bound
+_LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
 
 
 def dumps(obj: Any) -> bytes:
@@ -18,23 +30,155 @@ def dumps(obj: Any) -> bytes:
     return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
 
 
-def _concise_problem(problem: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in problem.items() if k in _CONCISE_PROBLEM_KEEP and v not in (None, [], {})}
+def project(answer: RunRecord | dict[str, Any], detail: str, fields: list[str] | None = None) -> dict[str, Any]:
+    """The envelope at `detail`, then narrowed to `fields` (taken from the standard envelope)."""
+    if fields:
+        base = answer.standard() if isinstance(answer, RunRecord) else answer
+        return by_fields(base, fields)
+    if isinstance(answer, RunRecord):
+        if detail == "concise":
+            return concise(answer)
+        return detailed(answer) if detail == "detailed" else answer.standard()
+    return _concise_dict(answer) if detail == "concise" else answer
 
 
-def by_detail(env: dict[str, Any], detail: str) -> dict[str, Any]:
-    if detail != "concise" or "schema_version" not in env:
-        return env
-    out = {k: v for k, v in env.items() if k not in _CONCISE_DROP}
-    if out.get("error"):
-        out["error"] = _concise_problem(out["error"])
-    out["problems"] = [_concise_problem(p) for p in out.get("problems", [])[:10]]
-    for key in ("warnings", "artifacts"):
-        if not out.get(key):
-            out.pop(key, None)
+# --- concise ------------------------------------------------------------------------------------
+def concise(rec: RunRecord) -> dict[str, Any]:
+    """Each fact once; nothing empty, null or default; nothing that cannot change the next step."""
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "status": rec.status, "summary": rec.summary}
+    exit_info = _concise_exit(rec)
+    if exit_info:
+        out["exit"] = exit_info
+    if rec.lean_data is not None:
+        out["data"] = rec.lean_data
+    streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
+    if streams:
+        out["output"] = streams
+    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP]
+    if rec.lean_data_cut:
+        warnings.append({"code": "DATA_TRUNCATED", "message": f"{rec.lean_data_cut} items of data were left out; "
+                         "--detail standard or the artifact has them"})
+    for key, value in (("effects", list(rec.effects)), ("warnings", warnings)):
+        if value:
+            out[key] = value
+    if rec.error is not None:
+        out["error"] = concise_problem(rec.error, summary=rec.summary, deciding=True)
+    others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
+    if others:
+        out["problems"] = [concise_problem(p) for p in others[:CONCISE_PROBLEMS]]
+        omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
+        if omitted:
+            out["problems_omitted"] = omitted
     return out
 
 
+def _concise_exit(rec: RunRecord) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    code = rec.exit.get("code")
+    if code not in (0, None) or rec.status == "error":
+        info["code"] = code
+    if rec.exit.get("signal") is not None:
+        info["signal"] = rec.exit["signal"]
+        if rec.exit.get("signal_name"):
+            info["signal_name"] = rec.exit["signal_name"]
+    if rec.exit.get("timed_out"):
+        info["timed_out"] = True
+    return info
+
+
+def _concise_stream(s: Stream) -> dict[str, Any]:
+    out: dict[str, Any] = {"text": s.lean}
+    if s.lean_cut:
+        out["truncated"] = True
+        out["omitted_lines"] = max(s.omitted_lines, s.lines - s.lean.count("\n"))
+        if s.artifact:
+            out["artifact"] = s.artifact
+    return out
+
+
+def _same(a: Problem, b: Problem) -> bool:
+    return a.code == b.code and a.detail == b.detail and a.location == b.location
+
+
+def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False) -> dict[str, Any]:
+    """Code, location, the message, the fix; retry facts only where a retry is on the table. The deciding
+    problem keeps its code actions; a listed one keeps only edits (a compiler's fix-it)."""
+    out: dict[str, Any] = {"code": p.code}
+    if p.detail and (not summary or p.detail not in summary):
+        out["detail"] = p.detail
+    if p.location:
+        out["location"] = p.location
+    if p.severity != "error":
+        out["severity"] = p.severity
+    if p.retryable:
+        out["retryable"] = True
+        out["safe_to_retry"] = p.safe_to_retry
+        if p.retry_after is not None:
+            out["retry_after"] = p.retry_after
+    if p.suggested_fix:
+        out["suggested_fix"] = p.suggested_fix
+    actions = [_concise_action(a) for a in p.code_actions if deciding or a.kind == "edit"]
+    if actions:
+        out["code_actions"] = actions
+    asks_user = [r for r in p.remediation if r.get("requires_user")]
+    if asks_user:
+        out["remediation"] = asks_user
+    said = " ".join(str(x) for x in (summary, p.detail, p.suggested_fix) if x)
+    for key, value in (p.extra or {}).items():
+        if key in _NOT_DECISIVE or value in _EMPTY or key in out:
+            continue
+        if isinstance(value, str) and key not in ("prompt",) and value in said:
+            continue  # the summary, the detail or the fix already says it
+        out[key] = value
+    return out
+
+
+def _concise_action(a: CodeAction) -> dict[str, Any]:
+    out: dict[str, Any] = {"title": a.title}
+    if a.kind != "command":
+        out["kind"] = a.kind
+    if a.command is not None:
+        out["command"] = list(a.command)
+    if a.edit is not None:
+        out["edit"] = a.edit
+    if a.applicability != "unspecified":
+        out["applicability"] = a.applicability
+    if a.is_preferred:
+        out["is_preferred"] = True
+    return out
+
+
+def _concise_dict(env: dict[str, Any]) -> dict[str, Any]:
+    """Another command's envelope, concise: its ids, timings and empty members left out."""
+    if "schema_version" not in env:
+        return env
+    drop = {"request_id", "command", "context", "metrics", "verification"}
+    out = {k: v for k, v in env.items() if k not in drop and v not in _EMPTY}
+    if env.get("error"):
+        out["error"] = {k: v for k, v in env["error"].items() if v not in _EMPTY and k not in ("instance",)}
+    out.pop("problems", None)
+    others = [p for p in env.get("problems", []) if (p.get("code"), p.get("detail")) != (
+        (env.get("error") or {}).get("code"), (env.get("error") or {}).get("detail"))]
+    if others:
+        out["problems"] = [{k: v for k, v in p.items() if v not in _EMPTY} for p in others]
+    return out
+
+
+# --- detailed -----------------------------------------------------------------------------------
+def detailed(rec: RunRecord) -> dict[str, Any]:
+    """The standard envelope plus what agentwrap did to get it: the prevention environment, the shims
+    folder, and per stream the lines the noise rules and the facts already given took out of `lean`."""
+    env = rec.standard()
+    env["context"] = {**env["context"], "env_set": rec.env_set}
+    for name, s in rec.output.items():
+        env["output"][name].update(lean_bytes=len(s.lean.encode()), noise_lines=s.noise_lines,
+                                   restated_lines=s.restated_lines)
+    if rec.noise_fired:
+        env["noise_rules_fired"] = list(rec.noise_fired)
+    return env
+
+
+# --- fields -------------------------------------------------------------------------------------
 def _pick(obj: Any, path: list[str]) -> Any:
     for key in path:
         if not isinstance(obj, dict) or key not in obj:

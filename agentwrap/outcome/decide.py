@@ -1,4 +1,4 @@
-"""Deciding a run: which problem (if any) decides it, and agentwrap's exit code (CONTRACT sections 3-5).
+"""Decide: which problem (if any) decides a run, and agentwrap's exit code (CONTRACT sections 3-5).
 
 Precedence: what agentwrap did to the run (interrupted, timed out, stopped at a prompt) outranks what
 the program reported, because it explains the program's own exit status.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import signal
 
-from agentwrap.adapter import Adapter, CapturedRun, Interpretation
+from agentwrap.adapter import Adapter, Interpretation
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
 from agentwrap.runner.prompts import classify
 from agentwrap.runner.session import PromptInfo, RunResult
@@ -90,36 +90,49 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
                             code_actions=(*actions, *problem.code_actions))
 
 
-def decide(argv: list[str], run: RunResult, captured: CapturedRun, interp: Interpretation,
-           adapter: Adapter) -> tuple[Problem | None, int]:
-    """The deciding problem and agentwrap's exit code; the two always agree with `status`."""
+# CONTRACT section 4: codes that fix agentwrap's exit status whatever the program did.
+_FIXED_EXIT = {"TIMEOUT": 124, "INPUT_REQUIRED": 125, "USAGE": 125, "MUTATION_REFUSED": 125,
+               "IDEMPOTENCY_CONFLICT": 125, "INTERNAL": 125, "NOT_EXECUTABLE": 126, "PROGRAM_NOT_FOUND": 127}
+
+
+def exit_status(problem: Problem | None, *, program_exit: int | None = None, signal: int | None = None) -> int:
+    """The one exit-status table: agentwrap's process exit code for a deciding problem (or none)."""
+    if problem is None:
+        return 0
+    if problem.code in _FIXED_EXIT:
+        return _FIXED_EXIT[problem.code]
+    if program_exit is None and signal is None and problem.exit_code in (125, 126, 127):
+        return problem.exit_code  # agentwrap refused before any program ran
+    if signal is not None:
+        return 128 + signal
+    return program_exit or 1  # 1: the program exited 0 but its adapter found a failure
+
+
+def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Adapter) -> Problem | None:
+    """The deciding problem, its `exit_code` set from `exit_status` (so code, status and error agree)."""
     prog = argv[0].rsplit("/", 1)[-1]
     safe = adapter.effects(argv).read_only is True
     problem: Problem | None
+    pending = [r for r in run.requests if r.answered is None]
     if run.interrupted is not None:
-        code = 128 + run.interrupted
         problem = wrapper_problem("INTERRUPTED", f"agentwrap received {_signame(run.interrupted)} and ended "
                                   f"{prog} and its descendants", safe_to_retry=safe)
     elif run.timed_out:
-        code = 124
         problem = wrapper_problem("TIMEOUT", f"{prog} was still running after {run.duration_ms / 1000:.1f} s; "
                                   "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
-        code, problem = 125, _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
-    elif (pending := [r for r in run.requests if r.answered is None]) and (run.returncode or run.signal):
+        problem = _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
+    elif pending and (run.returncode or run.signal):
         # The first request is the cause: a password prompt after a refused passphrase is a symptom.
-        code, problem = 125, _with_tool_help(_from_request(argv, pending[0]), adapter, argv)
+        problem = _with_tool_help(_from_request(argv, pending[0]), adapter, argv)
     elif interp.error is not None:
         problem = interp.error
-        code = 128 + run.signal if run.signal else (run.returncode or 1)
-        if interp.success is False and code == 0:
-            code = 1
     elif run.signal is not None:
-        code = 128 + run.signal
         problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {_signame(run.signal)}")
     elif interp.success is False:
-        code = run.returncode or 1
         problem = wrapper_problem("COMMAND_FAILED", interp.summary[:1000])
     else:
-        return None, 0
-    return problem._replace(exit_code=code), code
+        return None
+    signal = run.interrupted if run.interrupted is not None else run.signal
+    code = exit_status(problem, program_exit=run.returncode, signal=signal)
+    return problem._replace(exit_code=code)

@@ -1,0 +1,111 @@
+"""From a finished run (live, or replayed from a fixture) to its record, in stages that run one way:
+
+    interpret (the adapter reads the run) -> decide (the deciding problem and exit code)
+    -> bound (what stays inline, per detail level) -> build (one frozen `RunRecord`)
+
+Pure: no process is touched here, so `agentwrap run`, `agentwrap adapter test` and the fixture suite
+all turn the same bytes into the same record. Every projection of the envelope is a view of the record
+(`agentwrap.render.views`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentwrap.adapter import Adapter, Interpretation, Presentation, presentation_of
+from agentwrap.artifacts import ArtifactRef
+from agentwrap.capture import StreamResult
+from agentwrap.outcome import bound
+from agentwrap.outcome.decide import decide
+from agentwrap.outcome.interpret import captured_run, interpret
+from agentwrap.outcome.record import Note, RunRecord, Stream
+from agentwrap.pipeline import Pipeline
+from agentwrap.problem import Problem
+from agentwrap.runner.session import RunResult
+
+MAX_PROBLEMS = 50
+
+
+def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
+          pipeline: Pipeline, context: dict[str, Any] | None = None,
+          warnings: list[dict[str, str]] | None = None, env_set: dict[str, str] | None = None) -> RunRecord:
+    """The record of a run whose output went through `pipeline`."""
+    results = pipeline.finish()
+    captured = captured_run(argv, program, adapter, result, results, pipeline, (context or {}).get("cwd"))
+    interp, notes = interpret(adapter, captured)
+    error = decide(argv, result, interp, adapter)
+    shown = presentation_of(adapter, argv)
+    problems, problems_omitted = _problems(error, interp.problems)
+    data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit),
+                                           pipeline.max_inline_bytes * bound.DATA_SHARE)
+    streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, shown,
+                              parsed_whole=shown.parsed_whole and interp.data is not None and captured.complete
+                              and not cut)
+    notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
+    notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
+    own = interp.error is not None and error is not None and (error.code, error.detail) == (
+        interp.error.code, interp.error.detail)
+    summary = interp.summary if error is None or own else error.detail
+    return RunRecord(
+        request_id=request_id, summary=summary[:300], exit_code=(error.exit_code or 0) if error else 0,
+        command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand},
+        context=context,
+        exit={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,
+              "duration_ms": result.duration_ms},
+        output=streams,
+        metrics={"duration_ms": result.duration_ms, "cpu_ms": result.cpu_ms, "max_rss_bytes": result.max_rss_bytes,
+                 "raw_bytes": sum(s.bytes for s in streams.values()),
+                 "inline_bytes": sum(len(s.text.encode()) for s in streams.values())},
+        error=error, problems=problems, problems_omitted=problems_omitted, data=data, lean_data=lean_data,
+        lean_data_cut=lean_cut,
+        effects=tuple(interp.effects), warnings=tuple(notes),
+        artifacts=tuple(ref.to_dict() for ref in refs), env_set=env_set or {},
+        noise_fired=tuple(sorted(fired)))
+
+
+def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[Problem, ...], int]:
+    """Every problem once, the deciding one first when the adapter did not list it, within the bound."""
+    problems = list(found)
+    if error is not None and not any(p.code == error.code and p.detail == error.detail for p in problems):
+        problems.insert(0, error)
+    return tuple(problems[:MAX_PROBLEMS]), max(0, len(problems) - MAX_PROBLEMS)
+
+
+def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Interpretation,
+             problems: tuple[Problem, ...], lean_data: Any, shown: Presentation,
+             parsed_whole: bool) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
+    explained = bool(interp.problems) or interp.data is not None
+    said = bound.facts_said(problems, lean_data) if explained else None
+    streams: dict[str, Stream] = {}
+    fired: set[str] = set()
+    refs: list[ArtifactRef] = []
+    for name, result in results.items():
+        streams[name], hits, ref = bound.stream(
+            result, pipeline.analysis_text(name)[0], budget=pipeline.max_inline_bytes, store=pipeline.store,
+            explained=explained, parsed_whole=parsed_whole and name == "stdout", noise=shown.noise_for(name),
+            said=said, layout=shown.layout)
+        fired |= hits
+        refs += [ref] if ref is not None else []
+    return streams, fired, refs
+
+
+def _run_notes(result: RunResult, streams: dict[str, Stream], interp: Interpretation, complete: bool, cut: int,
+               problems_omitted: int) -> list[Note]:
+    notes = [Note("OUTPUT_TRUNCATED", f"{name}: {s.omitted_lines} of {s.lines} lines not inline"
+                  + (f"; full text in artifact {s.artifact}" if s.artifact else ""))
+             for name, s in streams.items() if s.truncated]
+    if interp.data is not None and not complete:
+        notes.append(Note("DATA_PARTIAL", "the output was too long to parse whole: data comes from its first "
+                          "384 KiB and last 128 KiB, so counts are lower bounds"))
+    if cut:
+        notes.append(Note("DATA_TRUNCATED", f"{cut} items of data were left out to keep the envelope bounded; "
+                          "the full output is in the artifact"))
+    if problems_omitted:
+        notes.append(Note("PROBLEMS_TRUNCATED", f"{problems_omitted} more problems were left out."))
+    if result.tree_ended:
+        notes.append(Note("TREE_ENDED", f"{result.tree_ended} descendants were still running after the program "
+                          "exited and were ended"))
+    if result.answered:
+        notes.append(Note("PROMPT_ANSWERED", f"{len(result.answered)} prompts were answered by --answer rules"))
+    return notes

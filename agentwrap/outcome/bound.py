@@ -1,0 +1,255 @@
+"""Bound: the one owner of the inline budget. What stays inline, for each detail level, and what goes to
+an artifact. Pure but for the artifact store: nothing here reads a process.
+
+Two texts come out per stream. `text` (standard): the capture's bounded text, shrunk to a quarter of the
+budget when an adapter already turned the output into facts. `lean` (concise): `text` less the lines
+that carry no fact (the adapter's noise rules, rule lines, padding) and less the lines that `data` or
+`problems` already say, so each fact reaches a model once. The complete text always stays in an
+artifact, so nothing is lost; `agentwrap artifact show` reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore
+from agentwrap.capture import MEDIA_TYPE, StreamResult
+from agentwrap.lazyre import lazy
+from agentwrap.outcome.record import Stream
+from agentwrap.problem import Problem
+
+HEAD_SHARE = 0.3
+EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
+DATA_SHARE = 2  # parsed data may use twice the stream budget
+MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
+_RULE_RUN = lazy(r"([=_~*#-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
+_PAD = lazy(r"(?<=\S) {8,}(?=\S)")  # layout padding in the middle of a line (`[100%]` pushed right)
+_WORD = lazy(r"[^\W_]+")
+# Item fields that name an item: a cut list keeps these for every item before it drops any item.
+IDENTITY = ("sha", "id", "name", "nodeid", "file", "path", "package", "version", "subject", "title", "ref",
+            "line", "code", "status", "kind")
+
+
+def _fit(lines: list[str], budget: int) -> list[str]:
+    kept, used = [], 0
+    for line in lines:
+        size = len(line.encode("utf-8", "replace"))
+        if used + size > budget:
+            break
+        kept.append(line)
+        used += size
+    return kept
+
+
+def keep_whole(result: StreamResult, store: ArtifactStore | None) -> ArtifactRef | None:
+    """The stream's artifact, written now if the capture did not need one (the text is whole inline)."""
+    if result.artifact is not None or store is None or not result.text:
+        return result.artifact
+    try:
+        writer = store.create(media_type=MEDIA_TYPE)
+        writer.write(result.text.encode("utf-8", "replace"))
+        return writer.close()
+    except (ArtifactError, OSError):
+        return None
+
+
+def head_and_tail(text: str, budget: int, artifact: str | None, why: str) -> tuple[str, int]:
+    """`text` within about `budget` bytes: its head and tail around an elision line; and the lines cut."""
+    if len(text.encode("utf-8", "replace")) <= budget:
+        return text, 0
+    lines = text.splitlines(keepends=True)
+    head = _fit(lines, int(budget * HEAD_SHARE))
+    tail = list(reversed(_fit(list(reversed(lines[len(head):])), budget - sum(len(x) for x in head))))
+    omitted = len(lines) - len(head) - len(tail)
+    where = f"; full text: agentwrap artifact show {artifact}" if artifact else ""
+    return "".join(head) + f"… {omitted} lines not shown{why}{where}\n" + "".join(tail), omitted
+
+
+def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> StreamResult:
+    """`result` with at most about `budget` bytes inline, its full text kept in an artifact."""
+    if len(result.text.encode("utf-8", "replace")) <= budget:
+        return result
+    ref = keep_whole(result, store)
+    if ref is None:
+        return result  # nowhere to keep the full text: keep it inline rather than lose it
+    text, omitted = head_and_tail(result.text, budget, ref.id, ": the adapter's problems and data hold the facts")
+    omitted = max(result.lines - (len(text.splitlines()) - 1), omitted)
+    return result._replace(text=text, truncated=True, omitted_lines=omitted, artifact=ref)
+
+
+# --- what a model reads -------------------------------------------------------------------------
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if len(w) > 1 or w.isdigit()]
+
+
+def facts_said(problems: Sequence[Problem], data: Any) -> set[str]:
+    """The words that problems and data already say: a line made of them restates a fact."""
+    said: set[str] = set()
+    for p in problems:
+        said.update(_words(p.detail))
+        said.update(_words(p.matched))
+        loc = p.location or {}
+        said.update(_words(" ".join(str(v) for v in loc.values())))
+        for line in (p.extra or {}).get("evidence", ()):
+            said.update(_words(str(line)))
+    if data is not None:
+        said.update(_words(json.dumps(data, default=str)))
+    return said
+
+
+def restates(line: str, said: set[str]) -> bool:
+    """A line whose words (nearly) all appear in the facts already given, e.g. pytest's `FAILED id - msg`."""
+    words = _words(line)
+    if len(words) < 2 or not said:
+        return False
+    new = sum(1 for w in words if w not in said)
+    return new == 0 or (len(words) >= 8 and new * 10 <= len(words))
+
+
+def tidy(line: str) -> str:
+    """A line without the layout a wide terminal adds: drawn rules shortened, padding and trailing blanks."""
+    line = _RULE_RUN.sub(lambda m: m.group(1) * 3, line.rstrip())
+    return _PAD.sub("  ", line)
+
+
+def lean_text(text: str, noise: Sequence[Any], said: set[str] | None,
+              layout: bool) -> tuple[str, int, int, set[str]]:
+    """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
+    `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
+    (never for a file's own text, which an agent edits by its exact lines)."""
+    out: list[str] = []
+    noisy = restated = 0
+    fired: set[str] = set()
+    for line in text.splitlines():
+        if layout:
+            line = tidy(line)
+        if line.startswith(MARKER):
+            out.append(line)
+            continue
+        rule = next((n for n in noise if n.search(line)), None)
+        drawn = layout and len(line) >= 3 and not line.strip(line[0]) and not line[0].isalnum()
+        if rule is not None or drawn:
+            noisy += 1
+            fired.add(rule.pattern if rule is not None else "drawn rule")
+            continue
+        if said is not None and restates(line, said):
+            restated += 1
+            continue
+        if layout and not line.strip() and (not out or not out[-1].strip()):
+            continue  # one blank line is layout enough
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    if not out:
+        return "", noisy, restated, fired
+    joined = "\n".join(out)
+    return (joined + "\n" if text.endswith("\n") or layout else joined), noisy, restated, fired
+
+
+def stream(result: StreamResult, full_text: str, *, budget: int, store: ArtifactStore | None, explained: bool,
+           parsed_whole: bool, noise: Sequence[Any], said: set[str] | None,
+           layout: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
+    """The stream of the record: its standard text and its lean text, each within its budget. The lean
+    text is filtered from `full_text` (what the adapter read: the whole output, or its head and tail), so
+    what survives the noise rules and the facts already given is what the budget is spent on."""
+    standard = shrink(result, max(256, budget // EXPLAINED_SHARE), store) if explained else result
+    noisy = restated = 0
+    fired: set[str] = set()
+    lean = result.text
+    if parsed_whole:
+        lean, restated = "", result.lines  # the data holds every fact of this text
+    elif noise or layout or explained:
+        lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout)
+    ref = standard.artifact
+    if lean != result.text and ref is None:
+        ref = keep_whole(result, store)  # dropped lines stay readable in the artifact
+    lean_budget = max(256, budget // EXPLAINED_SHARE) if explained else budget
+    cut = 0
+    if lean is not result.text:
+        lean, cut = head_and_tail(lean, lean_budget, ref.id if ref else None, "")
+    return Stream(text=standard.text, bytes=standard.bytes, lines=standard.lines, truncated=standard.truncated,
+                  omitted_lines=standard.omitted_lines, artifact=ref.id if ref else None, lean=lean,
+                  lean_cut=bool(cut) or result.truncated, noise_lines=noisy, restated_lines=restated), fired, ref
+
+
+# --- data ---------------------------------------------------------------------------------------
+def lean_data(data: Any, restated_keys: Sequence[str]) -> Any:
+    """`data` for a model: without what problems restate (`restated_keys`) and without empty, null, false
+    or zero members, which say nothing a status or a count elsewhere does not."""
+    def prune(node: Any, top: bool) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if top and key in restated_keys:
+                    continue
+                value = prune(value, False)
+                if value in (None, [], {}, False, "", 0) and value is not True:
+                    continue
+                out[key] = value
+            return out
+        if isinstance(node, list):
+            return [prune(item, False) for item in node]
+        return node
+
+    if data is None:
+        return None
+    pruned = prune(data, True)
+    return pruned if pruned not in ({}, []) else None
+
+
+def bound_data(data: Any, budget: int) -> tuple[Any, int]:
+    """`data` within about `budget` bytes of JSON. The largest list is cut first: its items first lose their
+    detail (each keeps its identifying fields: a commit's sha and subject), then half of its items (the
+    first ones kept), each cut counted in a sibling `<key>_omitted`; then the next largest. Returns the
+    data and how many items were left out."""
+    if data is None or _size(data) <= budget:
+        return data, 0
+    data = json.loads(json.dumps(data, default=str))  # a private copy to cut
+    trimmed: set[int] = set()
+    omitted = 0
+    for _ in range(256):
+        lists = _lists(data)
+        if not lists or _size(data) <= budget:
+            break
+        parent, key = max(lists, key=lambda found: _size(found[0][found[1]]))
+        items = parent[key]
+        if id(items) not in trimmed:
+            parent[key] = [_identity(item) for item in items]
+            trimmed.add(id(parent[key]))
+            continue
+        keep = len(items) // 2 if len(items) > 3 else 0
+        omitted += len(items) - keep
+        parent[key] = items[:keep]
+        trimmed.add(id(parent[key]))
+        if isinstance(parent, dict) and isinstance(key, str):
+            parent[f"{key}_omitted"] = parent.get(f"{key}_omitted", 0) + len(items) - keep
+    return data, omitted
+
+
+def _size(node: Any) -> int:
+    return len(json.dumps(node, default=str))
+
+
+def _identity(item: Any) -> Any:
+    if not isinstance(item, dict):
+        return item
+    kept = {k: v for k, v in item.items() if k in IDENTITY and not isinstance(v, dict | list)}
+    for key, value in kept.items():
+        if isinstance(value, str) and len(value) > 120:
+            kept[key] = value[:119] + "…"
+    return kept or item
+
+
+def _lists(node: Any) -> list[tuple[Any, Any]]:
+    found: list[tuple[Any, Any]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, list) and value:
+                found.append((node, key))
+            found.extend(_lists(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_lists(item))
+    return found

@@ -1,0 +1,144 @@
+"""Detail levels (CONTRACT 2a) on real runs: `--agent` reads the concise projection, each fact once, and
+nothing the caller needs is lost (the standard envelope and the artifact keep the rest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, aw, check_envelope
+
+from agentwrap.outcome import bound
+
+PY = sys.executable
+
+
+def agent(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
+    """`agentwrap --agent ARGS` exactly as an agent's tool configuration runs it (no --detail)."""
+    proc = subprocess.run([PY, "-m", "agentwrap", "--agent", *args], capture_output=True, timeout=60, cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    env = json.loads(proc.stdout)
+    check_envelope(env, proc.returncode)
+    return proc.returncode, env
+
+
+def test_agent_mode_is_concise_and_a_small_command_costs_little():
+    code, env = agent("--", "echo", "hi")
+    assert code == 0
+    assert env == {"schema_version": "1.0", "status": "success", "summary": "echo succeeded",
+                   "output": {"stdout": {"text": "hi\n"}}}
+
+
+def test_a_failure_says_its_code_once_and_keeps_its_fix(tmp_path):
+    code, env = agent("--", "ls", str(tmp_path / "missing"))
+    assert code == 2 and env["exit"] == {"code": 2}
+    assert env["error"]["code"] == "FILE_NOT_FOUND" and "suggested_fix" in env["error"]
+    for absent in ("request_id", "context", "metrics", "command", "problems", "artifacts"):
+        assert absent not in env
+    assert "instance" not in env["error"] and "docs_url" not in env["error"]
+    standard = aw("ls", str(tmp_path / "missing")).env  # the complete record is one flag away
+    assert standard["error"]["type"].startswith("urn:agentwrap:problem:") and standard["error"]["instance"]
+
+
+def test_detail_levels_nest(tmp_path):
+    concise = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2", detail="concise").env
+    standard = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2").env
+    detailed = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2", detail="detailed").env
+    assert set(concise) < set(standard) <= set(detailed)
+    assert standard["context"]["env"] == {"MY_VAR": "1"} and "env_set" not in standard["context"]
+    env_set = detailed["context"]["env_set"]
+    assert env_set["GIT_TERMINAL_PROMPT"] == "0" and env_set["MY_VAR"] == "1" and "AGENTWRAP_SHIMS" in env_set
+    assert detailed["output"]["stdout"]["lean_bytes"] == 4
+
+
+def test_the_prevention_environment_is_listed_once_by_describe():
+    env = aw("describe", "git").env
+    prevention = env["data"]["prevention_env"]
+    assert prevention["GIT_TERMINAL_PROMPT"] == "0" and prevention["GIT_PAGER"] == "cat"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository of 20 commits whose messages are long: a log that must be cut to fit."""
+    genv = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+            "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, env=genv, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    for i in range(20):
+        (tmp_path / "f.txt").write_text(f"{i}\n")
+        git("add", "f.txt")
+        git("commit", "-q", "-m", f"Change {i} of the file\n\n" + "This paragraph explains the change. " * 40)
+    (tmp_path / "new.txt").write_text("x\n")
+    return tmp_path
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/git"), reason="git not installed")
+def test_parsed_read_commands_send_data_not_text(repo):
+    _, status = agent("--cwd", str(repo), "--", "git", "status")
+    assert status["data"]["untracked"] == ["new.txt"] and "output" not in status
+    _, log = agent("--cwd", str(repo), "--", "git", "log", "-n", "20")
+    commits = log["data"]["commits"]
+    assert len(commits) == 20, "a cut log keeps every commit's sha and subject before dropping any"
+    assert all(c["sha"] and c["subject"].startswith("Change ") for c in commits)
+    assert "output" not in log or len(log["output"]["stdout"]["text"]) <= 1100
+    _, patch = agent("--cwd", str(repo), "--", "git", "log", "-p", "-n", "1")
+    assert "+19" in patch["output"]["stdout"]["text"], "a patch is text the log parser does not keep"
+
+
+def test_pytest_failures_are_stated_once_with_their_evidence(tmp_path):
+    (tmp_path / "test_a.py").write_text("def test_ok():\n    pass\n\ndef test_bad():\n    a = [1, 2]\n"
+                                        "    assert a == [1, 3]\n")
+    code, env = agent("--cwd", str(tmp_path), "--", PY, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert code == 1 and env["summary"].startswith("pytest: 1 failed, 1 passed")
+    error = env["error"]
+    assert error["location"] == {"file": "test_a.py", "line": 6}
+    assert any(line.startswith("E ") and "assert [1, 2] == [1, 3]" in line for line in error["evidence"])
+    assert any(line.startswith(">") and "assert a == [1, 3]" in line for line in error["evidence"])
+    blob = json.dumps(env)
+    assert blob.count("assert [1, 2] == [1, 3]") <= 2, "the failure is stated once (detail and its E line)"
+    assert "====" not in blob and "[100%]" not in blob and "crash" not in error.get("suggested_fix", "")
+
+
+def test_noise_is_dropped_counted_and_kept_in_the_artifact(tmp_path):
+    (tmp_path / "test_a.py").write_text("".join(f"def test_{i}():\n    pass\n" for i in range(30)))
+    args = ("--cwd", str(tmp_path), PY, "-m", "pytest", "-v", "-p", "no:cacheprovider")
+    concise = aw(*args, detail="concise").env
+    assert concise["summary"].startswith("pytest: 30 passed") and "output" not in concise
+    detailed = aw(*args, detail="detailed").env
+    stream = detailed["output"]["stdout"]
+    assert stream["noise_lines"] >= 30 and detailed["noise_rules_fired"]
+    shown = aw("artifact", "show", stream["artifact"], "--grep", "PASSED").env
+    assert "test_a.py::test_29 PASSED" in json.dumps(shown)
+
+
+def test_file_reads_are_exact(tmp_path):
+    text = "title\n=====\n\n\n    x = 1          # aligned comment   \n"
+    (tmp_path / "README.rst").write_text(text)
+    _, env = agent("--", "cat", str(tmp_path / "README.rst"))
+    assert env["output"]["stdout"]["text"] == text, "a file an agent edits is shown byte for byte"
+
+
+def test_lean_text_helpers():
+    said = bound.facts_said([], {"nodeid": "tests/test_a.py::test_x", "outcome": "failed", "message": "assert 1 == 2"})
+    assert bound.restates("FAILED tests/test_a.py::test_x - assert 1 == 2", said)
+    assert not bound.restates("E   At index 2 diff: 3 != 4", said)
+    assert bound.tidy("." * 5 + " " * 40 + "[100%]") == ".....  [100%]"
+    assert bound.tidy("=" * 80 + " 2 passed " + "=" * 80) == "=== 2 passed ==="
+
+
+def test_bound_data_keeps_every_items_identity_before_dropping_items():
+    data = {"commits": [{"sha": f"{i:040x}", "subject": f"s{i}", "body": "b" * 2000} for i in range(20)]}
+    cut, omitted = bound.bound_data(data, 4096)
+    assert omitted == 0 and [c["subject"] for c in cut["commits"]] == [f"s{i}" for i in range(20)]
+    assert "body" not in cut["commits"][0]
+    many = {"commits": [{"sha": f"{i:040x}", "subject": f"s{i}"} for i in range(500)]}
+    cut, omitted = bound.bound_data(many, 4096)
+    assert omitted and cut["commits_omitted"] == omitted and len(cut["commits"]) + omitted == 500
