@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from typing import Any
@@ -72,6 +71,8 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         else:
             ctx = CommandContext(request_id=request_id, format=fmt, agent=opts.agent,
                                  max_inline_bytes=opts.inline_budget(), detail=opts.detail)
+            import importlib
+
             module = importlib.import_module(_COMMANDS[name])
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome

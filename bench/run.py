@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
 """agentwrap benchmarks, printed as ratios against reference runs made in the same process.
 
-    python3 bench/run.py [startup] [throughput] [memory] [--quick]
+    python3 bench/run.py [startup] [throughput] [memory] [--quick] [--no-install]
 
-startup     `agentwrap --agent true` against a bare `python -c pass` of the same interpreter (median)
+startup     `agentwrap --agent true` against a bare `python -c pass` of the same interpreter (median of
+            interleaved pairs), in each way a newcomer gets agentwrap: a fresh clone of this checkout's
+            HEAD installed with `pip install .` and with `pip install -e .` into new venvs (pip fetches
+            the dependencies), and this checkout itself (`python -m agentwrap`). The editable install is
+            measured twice: with PYTHONDONTWRITEBYTECODE=1 (no bytecode is ever written, so every module
+            is compiled at each start) and once its bytecode is written. --no-install skips the venvs.
 throughput  `agentwrap --agent cat FILE` (64 MiB of text) against `script -qc 'cat FILE' /dev/null`
             and `unbuffer cat FILE` (Debian package expect), all writing to the same pipe
 memory      agentwrap's peak RSS (its own process) for 10 MB, 100 MB and 1 GB of output
 
+Start-up runs use the default cache and configuration folders (XDG_CACHE_HOME and XDG_CONFIG_HOME point
+to empty temporary folders): the code path of a real first-time user, without touching theirs.
 Nothing here is asserted: the figures are for people (and the README), measured on this machine.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import statistics
@@ -20,16 +28,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 AGENTWRAP = [PY, "-m", "agentwrap"]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_CACHE_DIR": tempfile.mkdtemp(prefix="aw-bench-")}
+SCRATCH = Path(tempfile.mkdtemp(prefix="aw-bench-"))
+atexit.register(shutil.rmtree, SCRATCH, True)
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_CACHE_DIR": str(SCRATCH / "cache")}
 # An installed package has its bytecode compiled by pip; measure that, not a compile of every module per
 # run (some environments export PYTHONDONTWRITEBYTECODE=1).
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "agentwrap")], check=True, env=ENV)
+_compiled = False
+
+
+def _compile_checkout() -> None:
+    global _compiled
+    if not _compiled:
+        subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "agentwrap")], check=True, env=ENV)
+        _compiled = True
 
 
 def _time(argv: list[str], *, stdout: int | None = subprocess.DEVNULL) -> float:
@@ -38,22 +56,93 @@ def _time(argv: list[str], *, stdout: int | None = subprocess.DEVNULL) -> float:
     return time.perf_counter() - start
 
 
-def _median(argv: list[str], runs: int) -> float:
-    _time(argv)  # warm the page cache and .pyc files
-    return statistics.median(_time(argv) for _ in range(runs))
+def _startup_env(**extra: str) -> dict[str, str]:
+    """A newcomer's environment: no agentwrap overrides, default (but empty, private) cache and config."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("AGENTWRAP_") and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV")}
+    home = SCRATCH / "home"
+    env.update(XDG_CACHE_HOME=str(home / "cache"), XDG_CONFIG_HOME=str(home / "config"), **extra)
+    return env
 
 
-def startup(quick: bool) -> None:
-    """Bare and wrapped runs interleaved, so drift in the machine's speed hits both alike."""
+def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system, the process and what it waited for) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env=env, cwd=cwd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def _pairs(label: str, bare_cmd: list[str], wrapped_cmd: list[str], env: dict[str, str], cwd: Path,
+           runs: int, before: Callable[[], object] = lambda: None) -> None:
+    """Bare and wrapped runs interleaved, so drift in the machine's speed hits both alike. CPU time is printed
+    beside the wall clock: on a busy machine it varies less. `before` runs before each pair."""
+    _timed(bare_cmd, env, cwd), _timed(wrapped_cmd, env, cwd)  # warm caches (not counted)
+    pairs = [(before(), _timed(bare_cmd, env, cwd), _timed(wrapped_cmd, env, cwd))[1:] for _ in range(runs)]
+    bare = statistics.median(b[0] for b, _ in pairs)
+    wrapped = statistics.median(w[0] for _, w in pairs)
+    overhead = statistics.median(w[0] - b[0] for b, w in pairs)
+    cpu = statistics.median(w[1] - b[1] for b, w in pairs)
+    print(f"startup   {label:<52} bare {bare * 1000:5.1f} ms | agentwrap {wrapped * 1000:5.1f} ms | "
+          f"overhead {overhead * 1000:5.1f} ms, CPU {cpu * 1000:5.1f} ms (goal < 60 ms)", flush=True)
+
+
+def _fresh_clone(dest: Path) -> str:
+    """A clone of HEAD, as a newcomer gets it; says which commit, and whether the checkout differs."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False)
+    if head.returncode != 0:  # not a git checkout (an unpacked sdist): copy the sources instead
+        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".git", "__pycache__", "build", "*.egg-info"))
+        return "a copy of this folder"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], check=True)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return f"HEAD {head.stdout.strip()}" + (" (this checkout has uncommitted changes it lacks)" if dirty else "")
+
+
+def _venv(name: str, clone: Path, *pip_args: str) -> Path | None:
+    venv = SCRATCH / name
+    try:
+        subprocess.run([PY, "-m", "venv", str(venv)], check=True, capture_output=True)
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                        *pip_args, str(clone)], check=True, capture_output=True, env=_startup_env())
+    except subprocess.CalledProcessError as exc:
+        tail = (exc.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
+        print(f"startup   {name}: skipped, could not install ({' '.join(tail) or exc})", flush=True)
+        return None
+    return venv / "bin"
+
+
+def startup(quick: bool, install: bool = True) -> None:
     runs = 7 if quick else 31
-    bare_cmd, wrapped_cmd = [PY, "-c", "pass"], [*AGENTWRAP, "--agent", "true"]
-    _time(bare_cmd), _time(wrapped_cmd)  # warm the page cache and .pyc files
-    pairs = [(_time(bare_cmd), _time(wrapped_cmd)) for _ in range(runs)]
-    bare = statistics.median(b for b, _ in pairs)
-    wrapped = statistics.median(w for _, w in pairs)
-    overhead = statistics.median(w - b for b, w in pairs)
-    print(f"startup   bare python {bare * 1000:6.1f} ms | agentwrap --agent true {wrapped * 1000:6.1f} ms | "
-          f"overhead {overhead * 1000:6.1f} ms median of {runs} pairs (goal < 60 ms) | ratio {wrapped / bare:4.2f}x")
+    if install:
+        clone = SCRATCH / "clone"
+        what = _fresh_clone(clone)
+        print(f"startup   fresh clone: {what}; venvs made with {PY} -m venv", flush=True)
+        bin_dir = _venv("venv-install", clone)
+        if bin_dir is not None:
+            _pairs("pip install .  (the venv's bin/agentwrap)", [str(bin_dir / "python"), "-c", "pass"],
+                   [str(bin_dir / "agentwrap"), "--agent", "true"], _startup_env(), clone, runs)
+        edit_clone = SCRATCH / "clone-editable"
+        _fresh_clone(edit_clone)
+        bin_dir = _venv("venv-editable", edit_clone, "-e")
+        if bin_dir is not None:
+            bare, wrapped = [str(bin_dir / "python"), "-c", "pass"], [str(bin_dir / "agentwrap"), "--agent", "true"]
+            _pairs("pip install -e .  PYTHONDONTWRITEBYTECODE=1 (compiles)", bare, wrapped,
+                   _startup_env(PYTHONDONTWRITEBYTECODE="1"), edit_clone, runs)
+            _timed(wrapped, _startup_env(), edit_clone)  # writes the bytecode
+            _pairs("pip install -e .  bytecode written", bare, wrapped, _startup_env(), edit_clone, runs)
+    _compile_checkout()
+    bare, wrapped, env = [PY, "-c", "pass"], [*AGENTWRAP, "--agent", "true"], _startup_env(PYTHONPATH=str(ROOT))
+    _pairs("this checkout: python -m agentwrap, bytecode", bare, wrapped, env, ROOT, runs)
+    # `-m` puts the working directory on sys.path; files appearing in it (an editor, a build) change it
+    busy = SCRATCH / "busy"
+    busy.mkdir()
+    _pairs("... from a working directory changed before each run", bare, wrapped, env, busy, runs,
+           before=lambda: (busy / f"{time.monotonic_ns()}.tmp").touch())
 
 
 def _text_file(size: int) -> Path:
@@ -66,6 +155,7 @@ def _text_file(size: int) -> Path:
 
 
 def throughput(quick: bool) -> None:
+    _compile_checkout()
     size = (16 if quick else 64) << 20
     path = _text_file(size)
     runs = 1 if quick else 3
@@ -104,6 +194,7 @@ def _peak_rss(argv: list[str]) -> int:
 
 
 def memory(quick: bool) -> None:
+    _compile_checkout()
     sizes = [10, 100] if quick else [10, 100, 1000]
     parts = []
     for mb in sizes:
@@ -117,4 +208,7 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
     for name in args or ["startup", "throughput", "memory"]:
-        {"startup": startup, "throughput": throughput, "memory": memory}[name](quick)
+        if name == "startup":
+            startup(quick, install="--no-install" not in sys.argv)
+        else:
+            {"throughput": throughput, "memory": memory}[name](quick)

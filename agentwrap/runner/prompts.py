@@ -35,12 +35,12 @@ STRONG_PROMPT = lazy(
 )
 
 _KINDS = (
-    ("password", re.compile(r"pass(word|phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
-    ("credential", re.compile(r"user ?name|login|e-?mail|account", re.I)),
-    ("pager", re.compile(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
-    ("confirmation", re.compile(
+    ("password", lazy(r"pass(word|phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
+    ("credential", lazy(r"user ?name|login|e-?mail|account", re.I)),
+    ("pager", lazy(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
+    ("confirmation", lazy(
         r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]", re.I)),
-    ("selection", re.compile(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
+    ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 
 

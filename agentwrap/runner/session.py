@@ -6,6 +6,7 @@ that signals (SIGCHLD, and SIGINT/SIGTERM/SIGHUP sent to agentwrap) write to.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import errno
 import os
@@ -14,7 +15,6 @@ import resource
 import select
 import signal
 import termios
-import threading
 import time
 from typing import IO, NamedTuple, Protocol
 
@@ -243,7 +243,7 @@ class _Session:
             finally:
                 self.chans.close_child_ends()
             if spec.stdin is not None and self.chans.stdin_pipe_w is not None:
-                threading.Thread(target=_feed, args=(spec.stdin, self.chans.stdin_pipe_w), daemon=True).start()
+                _thread.start_new_thread(_feed, (spec.stdin, self.chans.stdin_pipe_w))
             self._loop(start)
         finally:
             signal.set_wakeup_fd(old_wakeup)
