@@ -57,10 +57,14 @@ def test_make_dash_C_makes_compiler_paths_usable_from_the_callers_folder(tmp_pat
     (tmp_path / "proj").mkdir()
     project = _project(tmp_path / "proj")
     answer = aw("make", "-C", str(project), "CC=gcc", cwd=tmp_path)
-    assert answer.error["location"]["file"] == str(project / "main.c")
-    assert answer.error["code_actions"][0]["edit"]["file"] == str(project / "main.c")
+    # relative to the folder the caller ran make from (shorter than absolute, and as usable)
+    assert answer.error["location"]["file"] == "proj/main.c" and (tmp_path / "proj/main.c").samefile(project / "main.c")
+    assert answer.error["code_actions"][0]["edit"]["file"] == "proj/main.c"
     recipe = next(p for p in answer.env["problems"] if p["code"] == "MAKE_RECIPE_FAILED")
-    assert recipe["location"] == {"file": str(project / "Makefile"), "line": 7}
+    assert recipe["location"] == {"file": "proj/Makefile", "line": 7}
+    (tmp_path / "elsewhere").mkdir()
+    outside = aw("make", "-C", str(project), "CC=gcc", cwd=tmp_path / "elsewhere")  # not below the caller's folder
+    assert outside.error["location"]["file"] == str(project / "main.c")
 
 
 @pytest.mark.skipif(not shutil.which("clang"), reason="clang not installed")

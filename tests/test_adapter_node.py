@@ -5,6 +5,7 @@ packages come with `npm install PKG` (never for relative paths), syntax errors a
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -36,7 +37,7 @@ def test_uncaught_error_location_equals_v8_call_site(tmp_path):
     assert a.error["code"] == "NODE_UNCAUGHT_EXCEPTION"
     assert a.error["error_type"] == "TypeError"
     assert a.error["detail"] == "TypeError: Cannot read properties of undefined (reading 'name')"
-    assert a.error["location"] == truth
+    assert a.error["location"] == {**truth, "file": os.path.relpath(truth["file"], tmp_path)}  # from --cwd
     assert a.error["stack"][0]["function"] == "greet"
 
 
@@ -45,7 +46,7 @@ def test_missing_package_offers_npm_install_but_a_relative_path_does_not(tmp_pat
     (tmp_path / "rel.js").write_text("\nconst h = require('./lib/helper');\n")
     a = aw("--cwd", str(tmp_path), "node", "pkg.js")
     assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND" and a.error["package"] == "lodash"
-    assert a.error["location"] == {"file": str(tmp_path / "pkg.js"), "line": 1, "column": 11}
+    assert a.error["location"] == {"file": "pkg.js", "line": 1, "column": 11}
     action = a.error["code_actions"][0]
     assert action["command"] == ["npm", "install", "lodash"] and action["applicability"] == "maybe_incorrect"
     r = aw("--cwd", str(tmp_path), "node", "rel.js")
@@ -59,14 +60,14 @@ def test_esm_missing_package_names_the_importer(tmp_path):
     a = aw("--cwd", str(tmp_path), "node", "m.mjs")
     assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND"
     assert a.error["package"] == "@scope/chalkish"
-    assert a.error["location"] == {"file": str(tmp_path / "m.mjs")}
+    assert a.error["location"] == {"file": "m.mjs"}
 
 
 def test_syntax_error_location_from_the_caret(tmp_path):
     (tmp_path / "bad.js").write_text("function f() {\n  const x = {a: 1,;\n  return x;\n}\n")
     a = aw("--cwd", str(tmp_path), "node", "--check", "bad.js")
     assert a.error["code"] == "NODE_SYNTAX_ERROR"
-    assert a.error["location"] == {"file": str(tmp_path / "bad.js"), "line": 2, "column": 19}
+    assert a.error["location"] == {"file": "bad.js", "line": 2, "column": 19}
 
 
 def test_unhandled_rejection_and_address_in_use(tmp_path):

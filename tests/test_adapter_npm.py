@@ -113,7 +113,7 @@ def test_script_failure_reports_the_node_error_inside(tmp_path):
     (proj / "main.js").write_text("require('left-pad-agentwrap-missing');\n")
     a = aw("--cwd", str(proj), "npm", "start")
     assert a.error["code"] == "NODE_PACKAGE_NOT_FOUND"
-    assert a.error["location"] == {"file": str(proj / "main.js"), "line": 1, "column": 1}
+    assert a.error["location"] == {"file": "main.js", "line": 1, "column": 1}  # relative to --cwd
     codes = [p["code"] for p in a.env["problems"]]
     assert codes == ["NODE_PACKAGE_NOT_FOUND", "NPM_SCRIPT_FAILED"]
 

@@ -130,7 +130,10 @@ def test_lean_text_helpers():
     said = bound.facts_said([], {"nodeid": "tests/test_a.py::test_x", "outcome": "failed", "message": "assert 1 == 2"})
     assert bound.restates("FAILED tests/test_a.py::test_x - assert 1 == 2", said)
     assert not bound.restates("E   At index 2 diff: 3 != 4", said)
+    said.lines.add("E   - abd")
+    assert bound.restates("  E   - abd", said) and not bound.restates("E   + ABC", said)
     assert bound.tidy("." * 5 + " " * 40 + "[100%]") == ".....  [100%]"
+    assert bound.tidy("E       ?          ^") == "E       ?          ^", "alignment that points is content"
     assert bound.tidy("=" * 80 + " 2 passed " + "=" * 80) == "=== 2 passed ==="
 
 
@@ -142,3 +145,21 @@ def test_bound_data_keeps_every_items_identity_before_dropping_items():
     many = {"commits": [{"sha": f"{i:040x}", "subject": f"s{i}"} for i in range(500)]}
     cut, omitted = bound.bound_data(many, 4096)
     assert omitted and cut["commits_omitted"] == omitted and len(cut["commits"]) + omitted == 500
+
+
+def test_a_toml_adapters_noise_rules_apply_and_are_checked(tmp_path):
+    adapters = tmp_path / "adapters"
+    adapters.mkdir()
+    tool = tmp_path / "fetchit"
+    tool.write_text("#!/bin/sh\nfor i in 1 2 3; do echo \"progress $i/3\"; done\necho 'fetched 3 files'\n")
+    tool.chmod(0o755)
+    (adapters / "fetchit.toml").write_text('name = "fetchit"\n[[noise]]\npattern = "^progress \\\\d+/\\\\d+$"\n')
+    env = {"AGENTWRAP_ADAPTER_DIR": str(adapters)}
+    lean = aw(str(tool), env=env, detail="concise").env
+    assert lean["output"]["stdout"]["text"] == "fetched 3 files\n"
+    full = aw(str(tool), env=env, detail="detailed").env
+    assert full["output"]["stdout"]["noise_lines"] == 3 and "progress 1/3" in full["output"]["stdout"]["text"]
+    (adapters / "fetchit.toml").write_text('name = "fetchit"\n[[noise]]\npatern = "x"\n')
+    broken = aw(str(tool), env=env, detail="standard").env
+    warning = next(w for w in broken["warnings"] if w["code"] == "ADAPTER_LOAD_FAILED")
+    assert "noise[1]" in warning["message"] and "did you mean 'pattern'" in warning["message"]

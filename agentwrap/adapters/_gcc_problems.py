@@ -117,6 +117,8 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
         extra["option"] = diag.option
     if diag.context:
         extra["context"] = diag.context
+    if diag.source:
+        extra["evidence"] = [diag.source.rstrip()]  # the source line the caret points into
     if diag.notes:
         extra["related"] = [{"severity": n.severity, "message": n.message, **({"location": n.location}
                              if n.location else {}), **({"context": n.context} if n.context else {})}

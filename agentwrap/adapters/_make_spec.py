@@ -25,6 +25,8 @@ SPEC: dict[str, Any] = {
                        "made absolute only for `make -C DIR` (recursive makes keep the compiler's relative paths).",
     },
     "env": {"MAKEFLAGS": ""},
+    "noise": [{"pattern": r"^g?make(?:\[\d+\])?: (?:Entering|Leaving) directory "}],  # read for paths, then noise
+    "concise_omit": ["directories", "failed_targets"],  # the problems locate each failed target
     "effects": {
         "default": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False},
         "clean": _CLEAN, "distclean": _CLEAN, "mrproper": _CLEAN, "maintainer-clean": _CLEAN, "uninstall": _CLEAN,

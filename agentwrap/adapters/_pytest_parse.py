@@ -58,17 +58,35 @@ def evidence(body: list[str]) -> tuple[str, ...]:
     """What a reader needs to see of a failure block: each `path:line: in func` entry with the source line
     under it, the `>` line, and the `E` lines (pytest's own choice of what matters), within a bound."""
     kept: list[str] = []
+    statement = False  # inside the `>` statement: its continuation lines are part of it
     for i, line in enumerate(body):
         if line.startswith(">") or _E_LINE.match(line):
             kept.append(line.rstrip())
+            statement = line.startswith(">")
             if i + 1 < len(body) and _CARETS.match(body[i + 1]):
                 kept.append(body[i + 1].rstrip())  # python's ^^^^ under the failing expression
+        elif statement and line.startswith("    ") and line.strip():
+            kept.append(line.rstrip())
         elif _ENTRY.match(line) and not line.startswith("<"):
+            statement = False
             kept.append(line.rstrip())
             if i + 1 < len(body) and body[i + 1].startswith("    "):
                 kept.append(body[i + 1].rstrip())
+        else:
+            statement = False
     kept = [k[:200] for k in kept if k.strip() not in ("E", "")]
     return tuple(kept[-EVIDENCE_LINES:])
+
+
+def failure_blocks(text: str) -> dict[str, str]:
+    """The text of each FAILURES and ERRORS section, by its title: what a failure's problem was read from."""
+    by_title = dict(_blocks(text.splitlines()))
+    out: dict[str, str] = {}
+    for name in ("FAILURES", "ERRORS"):
+        for title, body in _sections(by_title.get(name, [])):
+            if title:
+                out[title] = "\n".join(body)
+    return out
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:

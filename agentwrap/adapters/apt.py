@@ -35,6 +35,13 @@ SPEC: dict[str, Any] = {
     # Refuse prompts, never answer them: apt-listchanges and needrestart list instead of asking.
     "env": {"DEBIAN_FRONTEND": "noninteractive", "APT_LISTCHANGES_FRONTEND": "none", "APT_LISTBUGS_FRONTEND": "none",
             "NEEDRESTART_MODE": "l"},
+    "noise": [  # apt's progress: the plan and its results ("Setting up", counts) stay
+        {"pattern": r"^(?:Reading package lists|Building dependency tree|Reading state information)\.\.\."},
+        {"pattern": r"^(?:Get|Hit|Ign):\d+ "},
+        {"pattern": r"^\(Reading database \.\.\."},
+        {"pattern": r"^(?:Preparing to unpack|Selecting previously unselected package) "},
+        {"pattern": r"^N: Ignoring file '"},
+    ],
     "effects": {
         **dict.fromkeys(("install", "reinstall", "upgrade", "build-dep", "satisfy"), _INSTALL),
         **dict.fromkeys(("dist-upgrade", "full-upgrade"), {**_INSTALL, "destructive": True}),

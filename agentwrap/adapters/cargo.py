@@ -34,6 +34,12 @@ SPEC: dict[str, Any] = {
                        "suggestions rustc is known to mark so; builds may fetch crates not yet cached.",
     },
     "env": {"CARGO_TERM_PROGRESS_WHEN": "never", "CARGO_TERM_COLOR": "never"},
+    "noise": [  # dependencies being fetched and built: the workspace's own crates keep their `(path)` lines
+        {"pattern": r"^\s*(?:Compiling|Checking|Downloaded|Downloading|Fresh|Documenting) \S+ v\S+$"},
+        {"pattern": r"^\s*(?:Downloaded \d+ crates?|Updating crates\.io index|Locking \d+ packages?|Blocking "
+                    r"waiting for file lock)"},
+        {"pattern": r"^\s*Adding \S+ v\S+(?: \(latest: v\S+\))?$"},
+    ],
     "effects": {
         "default": {},
         **dict.fromkeys(("build", "check", "test", "bench", "doc", "clippy", "rustc", "rustdoc", "package"), _BUILD),

@@ -40,6 +40,14 @@ SPEC: dict[str, Any] = {
     },
     "env": {"npm_config_yes": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false",
             "npm_config_progress": "false"},
+    "noise": [  # funding and audit notices and hints; a vulnerability count other than zero stays
+        {"pattern": r"^\d+ packages? (?:is|are) looking for funding$"},
+        {"pattern": r"^\s*run `npm fund` for details$"},
+        {"pattern": r"^found 0 vulnerabilities$"},
+        {"pattern": r"^(?:To address (?:all )?issues.*, run:|Run `npm audit` for details\.)$"},
+        {"pattern": r"^\s*npm audit fix(?: --force)?$"},
+        {"pattern": r"^npm notice\b"},
+    ],
     "effects": {
         "default": _UNKNOWN,
         **dict.fromkeys(("install", "ci", "update", "dedupe", "rebuild", "link", "login", "logout"), _INSTALL),

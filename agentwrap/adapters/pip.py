@@ -37,6 +37,15 @@ SPEC: dict[str, Any] = {
         "limitations": "Reads pip's text output (checked with pip 23.0, 23.2); `pip list --format=json` parses best.",
     },
     "env": {"PIP_NO_INPUT": "1"},  # questions fail at once instead of waiting (see module docstring)
+    "parsed_whole": ["list", "freeze"],  # every package and version is in data
+    "noise": [  # progress and notices; what was installed or was already there is in data
+        {"pattern": r"^Requirement already satisfied: "},
+        {"pattern": r"^\s*(?:Collecting|Downloading|Using cached|Obtaining|Processing) \S"},
+        {"pattern": r"^\s*(?:Preparing|Getting requirements|Installing build dependencies|Building wheel for|"
+                    r"Created wheel for|Stored in directory|Installing collected packages)\b.*"},
+        {"pattern": r"^\[notice\] "},
+        {"pattern": r"^WARNING: (?:Running pip as the 'root' user|You are using pip version)"},
+    ],
     "effects": {
         "default": {},
         "install": _WRITE_NET, "download": {**_WRITE_NET}, "wheel": {**_WRITE_NET},

@@ -49,8 +49,9 @@ SPEC: dict[str, Any] = {
         {"pattern": r"^-- Docs: https://docs\.pytest\.org/"},
         {"pattern": r"^\s+[~^]+\s*$"},  # a caret line: the failure's evidence keeps it under its source line
         {"pattern": r"^benchmark: \d\S* \(defaults: "},  # pytest-benchmark's session header
-        {"pattern": r"^(?:=+ )?(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
-                    r"(?:, )?)+ in [\d.]+s(?: \(\d+:\d+:\d+\))?(?: =+)?$"},  # the counts: in the summary
+        {"pattern": r"^(?:=+ )?\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)* in [\d.]+s"
+                    r"(?: \(\d+:\d+:\d+\))?(?: =+)?$"},  # the counts: the summary has them
+        {"pattern": r"^\S+\.py::\S+\s*$"},  # a node id alone: a progress line's residue, a warning's test
     ],
     "effects": {"default": {}},
     "prompts": [
@@ -223,7 +224,9 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
     data = _pytest_parse.parse(run.text())
     rank = {"collect": 0, "call": 1}  # collection errors, then failed tests, then set-up/tear-down errors
     ordered = sorted(_pytest_parse.reports(data), key=lambda r: rank.get(r.when or "", 2))
-    return [_from_report(r, run) for r in ordered] + _run_level(run, data)
+    blocks = _pytest_parse.failure_blocks(run.text())
+    # each problem stands for its whole failure block: the block's lines are not repeated inline
+    return [_from_report(r, run)._replace(matched=blocks.get(r.title, "")) for r in ordered] + _run_level(run, data)
 
 
 def _paths(args: list[str]) -> list[str]:

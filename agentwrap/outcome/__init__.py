@@ -10,6 +10,7 @@ all turn the same bytes into the same record. Every projection of the envelope i
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from agentwrap.adapter import Adapter, Interpretation, Presentation, presentation_of
@@ -34,21 +35,35 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     captured = captured_run(argv, program, adapter, result, results, pipeline, (context or {}).get("cwd"))
     interp, notes = interpret(adapter, captured)
     error = decide(argv, result, interp, adapter)
+    cwd = (context or {}).get("cwd")
+    if error is not None:
+        error = bound.relative_files(error, cwd)
+    interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
     shown = presentation_of(adapter, argv)
     problems, problems_omitted = _problems(error, interp.problems)
-    data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit),
-                                           pipeline.max_inline_bytes * bound.DATA_SHARE)
-    streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, shown,
-                              parsed_whole=shown.parsed_whole and interp.data is not None and captured.complete
-                              and not cut)
-    notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
-    notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
     own = interp.error is not None and error is not None and (error.code, error.detail) == (
         interp.error.code, interp.error.detail)
-    summary = interp.summary if error is None or own else error.detail
+    summary = (interp.summary if error is None or own else error.detail)[:300]
+    data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary),
+                                           pipeline.max_inline_bytes * bound.DATA_SHARE)
+    whole = shown.parsed_whole and interp.data is not None and captured.complete and not cut
+    streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
+                                    parsed_whole=whole)
+    if whole and lean_data is not None:
+        # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
+        as_text, _, _ = bound.stream(results["stdout"], pipeline.analysis_text("stdout"),
+                                     budget=pipeline.max_inline_bytes, store=pipeline.store, explained=False,
+                                     parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
+                                     layout=shown.layout)
+        if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
+            streams["stdout"] = dataclasses.replace(streams["stdout"], lean=as_text.lean, restated_lines=0,
+                                                    noise_lines=as_text.noise_lines)
+            lean_data = None
+    notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
+    notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
     return RunRecord(
-        request_id=request_id, summary=summary[:300], exit_code=(error.exit_code or 0) if error else 0,
+        request_id=request_id, summary=summary, exit_code=(error.exit_code or 0) if error else 0,
         command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand},
         context=context,
         exit={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,
@@ -73,16 +88,16 @@ def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[
 
 
 def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Interpretation,
-             problems: tuple[Problem, ...], lean_data: Any, shown: Presentation,
+             problems: tuple[Problem, ...], lean_data: Any, summary: str, shown: Presentation,
              parsed_whole: bool) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
-    said = bound.facts_said(problems, lean_data) if explained else None
+    said = bound.facts_said(problems, lean_data, summary) if explained else None
     streams: dict[str, Stream] = {}
     fired: set[str] = set()
     refs: list[ArtifactRef] = []
     for name, result in results.items():
         streams[name], hits, ref = bound.stream(
-            result, pipeline.analysis_text(name)[0], budget=pipeline.max_inline_bytes, store=pipeline.store,
+            result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
             explained=explained, parsed_whole=parsed_whole and name == "stdout", noise=shown.noise_for(name),
             said=said, layout=shown.layout)
         fired |= hits

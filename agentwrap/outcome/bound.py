@@ -25,8 +25,9 @@ EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quar
 DATA_SHARE = 2  # parsed data may use twice the stream budget
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
 _RULE_RUN = lazy(r"([=_~*#-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
-_PAD = lazy(r"(?<=\S) {8,}(?=\S)")  # layout padding in the middle of a line (`[100%]` pushed right)
+_PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
+_TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
 # Item fields that name an item: a cut list keeps these for every item before it drops any item.
 IDENTITY = ("sha", "id", "name", "nodeid", "file", "path", "package", "version", "subject", "title", "ref",
             "line", "code", "status", "kind")
@@ -84,27 +85,48 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if len(w) > 1 or w.isdigit()]
 
 
-def facts_said(problems: Sequence[Problem], data: Any) -> set[str]:
-    """The words that problems and data already say: a line made of them restates a fact."""
-    said: set[str] = set()
+class Said:
+    """What problems and data already say: their words, and the output lines a problem was read from."""
+
+    def __init__(self) -> None:
+        self.words: set[str] = set()
+        self.lines: set[str] = set()
+
+    def update(self, words: Sequence[str]) -> None:
+        self.words.update(words)
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.lines)
+
+
+def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Said:
+    """What the summary, problems and data already say: a line made of their words, or one a problem was
+    read from, restates a fact."""
+    said = Said()
+    said.update(_words(summary))
     for p in problems:
         said.update(_words(p.detail))
         said.update(_words(p.matched))
+        said.lines.update(line.strip() for line in p.matched.splitlines() if line.strip())
         loc = p.location or {}
         said.update(_words(" ".join(str(v) for v in loc.values())))
-        for line in (p.extra or {}).get("evidence", ()):
-            said.update(_words(str(line)))
+        said.update(_words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
     if data is not None:
         said.update(_words(json.dumps(data, default=str)))
     return said
 
 
-def restates(line: str, said: set[str]) -> bool:
-    """A line whose words (nearly) all appear in the facts already given, e.g. pytest's `FAILED id - msg`."""
-    words = _words(line)
+def restates(line: str, said: Said) -> bool:
+    """A line a problem was read from, or whose words (nearly) all appear in the facts already given
+    (pytest's `FAILED id - msg`)."""
+    if line.strip() in said.lines:
+        return True
+    words = _words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
+    if not words:
+        return bool(line.strip()) and bool(said)  # a caret or margin line: its source line is evidence
     if len(words) < 2 or not said:
         return False
-    new = sum(1 for w in words if w not in said)
+    new = sum(1 for w in words if w not in said.words)
     return new == 0 or (len(words) >= 8 and new * 10 <= len(words))
 
 
@@ -114,7 +136,7 @@ def tidy(line: str) -> str:
     return _PAD.sub("  ", line)
 
 
-def lean_text(text: str, noise: Sequence[Any], said: set[str] | None,
+def lean_text(text: str, noise: Sequence[Any], said: Said | None,
               layout: bool) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
@@ -142,47 +164,85 @@ def lean_text(text: str, noise: Sequence[Any], said: set[str] | None,
         out.append(line)
     while out and not out[-1].strip():
         out.pop()
+    while out and not out[0].strip():
+        out.pop(0)
     if not out:
         return "", noisy, restated, fired
     joined = "\n".join(out)
     return (joined + "\n" if text.endswith("\n") or layout else joined), noisy, restated, fired
 
 
-def stream(result: StreamResult, full_text: str, *, budget: int, store: ArtifactStore | None, explained: bool,
-           parsed_whole: bool, noise: Sequence[Any], said: set[str] | None,
+def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
+           explained: bool, parsed_whole: bool, noise: Sequence[Any], said: Said | None,
            layout: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
     """The stream of the record: its standard text and its lean text, each within its budget. The lean
-    text is filtered from `full_text` (what the adapter read: the whole output, or its head and tail), so
-    what survives the noise rules and the facts already given is what the budget is spent on."""
+    text is filtered from `analysed` (what the adapter read: the whole output, or its head and tail, and
+    whether it was whole), so what survives the noise rules and the facts already given is what the budget
+    is spent on."""
+    full_text, whole = analysed
     standard = shrink(result, max(256, budget // EXPLAINED_SHARE), store) if explained else result
     noisy = restated = 0
     fired: set[str] = set()
-    lean = result.text
+    filtered = parsed_whole or bool(noise) or layout or explained
     if parsed_whole:
         lean, restated = "", result.lines  # the data holds every fact of this text
-    elif noise or layout or explained:
+    elif filtered:
         lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout)
+    else:
+        lean = result.text  # the capture's own bound: head, salient lines, tail
     ref = standard.artifact
     if lean != result.text and ref is None:
         ref = keep_whole(result, store)  # dropped lines stay readable in the artifact
-    lean_budget = max(256, budget // EXPLAINED_SHARE) if explained else budget
     cut = 0
-    if lean is not result.text:
+    if filtered:
+        lean_budget = max(256, budget // EXPLAINED_SHARE) if explained else budget
         lean, cut = head_and_tail(lean, lean_budget, ref.id if ref else None, "")
+    lost = bool(cut) or (result.truncated and (not filtered or not whole))
     return Stream(text=standard.text, bytes=standard.bytes, lines=standard.lines, truncated=standard.truncated,
                   omitted_lines=standard.omitted_lines, artifact=ref.id if ref else None, lean=lean,
-                  lean_cut=bool(cut) or result.truncated, noise_lines=noisy, restated_lines=restated), fired, ref
+                  lean_cut=lost, noise_lines=noisy, restated_lines=restated), fired, ref
+
+
+# --- problems -----------------------------------------------------------------------------------
+def relative_files(problem: Problem, cwd: str | None) -> Problem:
+    """`problem` with every `file` under the working directory written relative to it (`native/a.c`,
+    not `/tmp/x/native/a.c`): shorter, and what the caller would type from where it ran the command."""
+    if not cwd or cwd == "/":
+        return problem
+    prefix = cwd.rstrip("/") + "/"
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (v[len(prefix):] if k == "file" and isinstance(v, str) and v.startswith(prefix) else fix(v))
+                    for k, v in node.items()}
+        if isinstance(node, list | tuple):
+            return type(node)(fix(v) for v in node)
+        return node
+
+    if prefix not in repr(problem):
+        return problem
+    actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
+    return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
 
 
 # --- data ---------------------------------------------------------------------------------------
-def lean_data(data: Any, restated_keys: Sequence[str]) -> Any:
-    """`data` for a model: without what problems restate (`restated_keys`) and without empty, null, false
-    or zero members, which say nothing a status or a count elsewhere does not."""
+def cheaper_as_text(text: str, data: Any) -> bool:
+    """Whether `text` costs a model less than `data` (JSON bytes stand in for tokens: both grow alike)."""
+    return len(json.dumps(text, ensure_ascii=False)) < len(json.dumps(data, ensure_ascii=False,
+                                                                      separators=(",", ":")))
+
+
+def lean_data(data: Any, omit: Sequence[str], summary: str = "") -> Any:
+    """`data` for a model: without the members the adapter leaves to problems (`omit`), the top-level
+    words the summary already says (a commit's sha and subject), and empty, null, false or zero members,
+    which say nothing a status or a count elsewhere does not."""
     def prune(node: Any, top: bool) -> Any:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
-                if top and key in restated_keys:
+                if top and (key in omit or key.removesuffix("_omitted") in omit):
+                    continue
+                if top and isinstance(value, str) and len(value) >= 3 and value in summary:
                     continue
                 value = prune(value, False)
                 if value in (None, [], {}, False, "", 0) and value is not True:

@@ -8,6 +8,7 @@ has no more than its standard form, and whose concise form only loses what is em
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
@@ -20,6 +21,7 @@ CONCISE_PROBLEMS = 20
 # prompt was found, which adapter said it.
 _NOT_DECISIVE = {"tool", "fatal_on_success", "detection", "source", "process"}
 _EMPTY: tuple[Any, ...] = (None, [], {}, "")
+_WORDS = re.compile(r"[^\W_]+")
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
 
@@ -65,7 +67,8 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         out["error"] = concise_problem(rec.error, summary=rec.summary, deciding=True)
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
-        out["problems"] = [concise_problem(p) for p in others[:CONCISE_PROBLEMS]]
+        deciding_fix = rec.error.suggested_fix if rec.error is not None else None
+        out["problems"] = [concise_problem(p, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
         omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
@@ -100,9 +103,11 @@ def _same(a: Problem, b: Problem) -> bool:
     return a.code == b.code and a.detail == b.detail and a.location == b.location
 
 
-def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False) -> dict[str, Any]:
+def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False,
+                    known_fix: str | None = None) -> dict[str, Any]:
     """Code, location, the message, the fix; retry facts only where a retry is on the table. The deciding
-    problem keeps its code actions; a listed one keeps only edits (a compiler's fix-it)."""
+    problem keeps its code actions; a listed one keeps only edits (a compiler's fix-it), and its fix only
+    when it says more than the deciding fix and its own message and location do."""
     out: dict[str, Any] = {"code": p.code}
     if p.detail and (not summary or p.detail not in summary):
         out["detail"] = p.detail
@@ -115,7 +120,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
         out["safe_to_retry"] = p.safe_to_retry
         if p.retry_after is not None:
             out["retry_after"] = p.retry_after
-    if p.suggested_fix:
+    if p.suggested_fix and not _says_nothing_new(p, known_fix):
         out["suggested_fix"] = p.suggested_fix
     actions = [_concise_action(a) for a in p.code_actions if deciding or a.kind == "edit"]
     if actions:
@@ -131,6 +136,15 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
+
+
+def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
+    """A templated fix (`Fix the test at a.py:3`) repeated per problem: every word is in the deciding
+    fix, the problem's message or its location."""
+    if not known_fix or p.suggested_fix is None:
+        return False
+    known = set(_WORDS.findall(" ".join([known_fix, p.detail, json.dumps(p.location or {})]).lower()))
+    return set(_WORDS.findall(p.suggested_fix.lower())) <= known
 
 
 def _concise_action(a: CodeAction) -> dict[str, Any]:
