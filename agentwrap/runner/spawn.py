@@ -152,32 +152,48 @@ class Child:
         return self.returncode
 
 
+def _inherited_descriptors(keep: int) -> list[int]:
+    """Descriptors above 2 that an exec would pass on (ours are close-on-exec; these came from our parent)."""
+    try:
+        candidates = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        candidates = list(range(3, 256))
+    leaks = []
+    for fd in candidates:
+        if fd > 2 and fd != keep:
+            with contextlib.suppress(OSError):  # the listing's own descriptor is gone already
+                if os.get_inheritable(fd):
+                    leaks.append(fd)
+    return leaks
+
+
+_RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
+
+
 def _exec_child(argv: list[str], program: str, cwd: str, env: dict[str, str], fds: tuple[int, int, int],
-                own_terminal: bool, report: int) -> NoReturn:
-    """In the forked child: never returns; a failure is written to `report` as 'stage:errno'."""
+                own_terminal: bool, report: int, leaks: list[int], ignored: list[int]) -> NoReturn:
+    """In the forked child: never returns; a failure is written to `report` as 'stage:errno'. Everything that
+    can be is worked out by the parent: what runs here runs on copy-on-write pages."""
     stage = "setup"
     try:
         os.setsid()
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3) for fd in fds]  # so no dup2 below clobbers another
-        for target, fd in enumerate(high):
-            os.dup2(fd, target)
+        if min(fds) < 3:  # move them up first, so that no dup2 below clobbers another
+            fds = (fcntl.fcntl(fds[0], fcntl.F_DUPFD_CLOEXEC, 3), fcntl.fcntl(fds[1], fcntl.F_DUPFD_CLOEXEC, 3),
+                   fcntl.fcntl(fds[2], fcntl.F_DUPFD_CLOEXEC, 3))
+        os.dup2(fds[0], 0)
+        os.dup2(fds[1], 1)
+        os.dup2(fds[2], 2)
         if own_terminal:
             with contextlib.suppress(OSError):
                 fcntl.ioctl(1, termios.TIOCSCTTY, 0)
         stage = "chdir"
         os.chdir(cwd)
         stage = "setup"
-        for name in ("SIGPIPE", "SIGXFSZ"):  # Python ignores these; a program expects the default
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_DFL)
-        try:
-            inherited = [int(fd) for fd in os.listdir("/proc/self/fd")]
-        except OSError:
-            inherited = list(range(3, 256))
-        for fd in inherited:
-            if fd > 2 and fd != report:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+        for signum in ignored:  # Python ignores SIGPIPE and SIGXFSZ; a program expects the default
+            signal.signal(signum, signal.SIG_DFL)
+        for fd in leaks:
+            with contextlib.suppress(OSError):
+                os.close(fd)
         stage = "exec"
         os.execve(program, argv, env)
     except BaseException as exc:  # noqa: BLE001 - whatever happened, the parent must hear of it
@@ -192,13 +208,15 @@ def start(argv: list[str], program: str, *, cwd: str, env: dict[str, str],
           child_fds: tuple[int, int, int], use_pty: bool) -> Child:
     """Start the program in a new session; exec failures become ProgramNotFound / NotExecutable."""
     report_r, report_w = os.pipe()  # close-on-exec: an exec that works closes it, and we read EOF
+    leaks = _inherited_descriptors(report_w)
+    ignored = [s for s in _RESTORED if signal.getsignal(s) == signal.SIG_IGN]
     try:
         try:
             pid = os.fork()
         except OSError as exc:  # EAGAIN, ENOMEM: no process could be made
             raise NotExecutable(f"{argv[0]}: cannot execute: {exc.strerror}") from None
         if pid == 0:
-            _exec_child(argv, program, cwd, env, child_fds, use_pty, report_w)
+            _exec_child(argv, program, cwd, env, child_fds, use_pty, report_w, leaks, ignored)
         os.close(report_w)
         report_w = -1
         chunks = []
