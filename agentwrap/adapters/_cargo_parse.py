@@ -151,6 +151,9 @@ def _suggestions(block: list[str], file: str) -> list[tuple[str, Edit]]:
     return out
 
 
+_SOURCE = re.compile(r"^\s*\d+ \| ")
+
+
 def rustc_diagnostics(text: str, tool: str, exit_code: int | None) -> list[Problem]:
     lines = text.splitlines()
     starts = [i for i, ln in enumerate(lines) if _HEADER.match(ln) or _END.match(ln)]
@@ -162,10 +165,21 @@ def rustc_diagnostics(text: str, tool: str, exit_code: int | None) -> list[Probl
         if not head or not arrow or _END.match(lines[start]):
             continue
         block = lines[start + 1:starts[k + 1] if k + 1 < len(starts) else len(lines)]
-        found.append(_problem(head, arrow, block, tool, exit_code, lint_seen))
+        problem = _problem(head, arrow, block, tool, exit_code, lint_seen)
+        # the problem stands for its whole block; the source line and its caret stay as evidence
+        found.append(problem._replace(matched="\n".join([lines[start], *block]),
+                                      extra={**(problem.extra or {}), **_evidence(block)}))
         if len(found) >= 200:
             break
     return found
+
+
+def _evidence(block: list[str]) -> dict[str, list[str]]:
+    """The first `N | source` line of a diagnostic and the caret line under it."""
+    for i, line in enumerate(block):
+        if _SOURCE.match(line):
+            return {"evidence": [text.rstrip() for text in block[i:i + 2]]}
+    return {}
 
 
 def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: str, exit_code: int | None,

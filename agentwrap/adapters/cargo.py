@@ -34,8 +34,17 @@ SPEC: dict[str, Any] = {
                        "suggestions rustc is known to mark so; builds may fetch crates not yet cached.",
     },
     "env": {"CARGO_TERM_PROGRESS_WHEN": "never", "CARGO_TERM_COLOR": "never"},
-    "noise": [  # dependencies being fetched and built: the workspace's own crates keep their `(path)` lines
-        {"pattern": r"^\s*(?:Compiling|Checking|Downloaded|Downloading|Fresh|Documenting) \S+ v\S+$"},
+    "concise_omit": ["compiled", "duration_ms"],  # which crates were built and how long: no decision fact
+    "noise": [  # progress: crates fetched and built, test binaries started, passing tests (counts: summary)
+        {"pattern": r"^\s*(?:Compiling|Checking|Downloaded|Downloading|Fresh|Documenting) \S+ v\S+(?: \(.*\))?$"},
+        {"pattern": r"^\s*(?:Finished `\w+` profile|Running (?:unittests |tests/|benches/)?\S+(?: \(.*\))?$|"
+                    r"Doc-tests \S+$)"},
+        {"pattern": r"^running \d+ tests?$"},
+        {"pattern": r"^test \S+ \.\.\. ok$"},
+        {"pattern": r"^test result: ok\. "},
+        {"pattern": r"^\s+at /rustc/[0-9a-f]+/library/"},  # backtrace frames inside the standard library
+        {"pattern": r"^\s+\d+: (?:__rustc::|std::|core::|alloc::|test::|<(?:fn\(|core::|alloc::|std::))"},
+        {"pattern": r"^note: Some details are omitted, run with `RUST_BACKTRACE=full`"},
         {"pattern": r"^\s*(?:Downloaded \d+ crates?|Updating crates\.io index|Locking \d+ packages?|Blocking "
                     r"waiting for file lock)"},
         {"pattern": r"^\s*Adding \S+ v\S+(?: \(latest: v\S+\))?$"},

@@ -107,8 +107,7 @@ def _refine(sub: str, args: list[str], base: Effects) -> Effects:
 
 
 _LOG_TEXT_FLAGS = {"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status",
-                   "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L", "--word-diff", "--graph",
-                   "--oneline"}
+                   "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L", "--word-diff", "--graph"}
 
 
 class GitAdapter(BaseAdapter):

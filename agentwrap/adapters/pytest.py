@@ -135,10 +135,25 @@ def _installer(run: CapturedRun) -> tuple[str, ...]:
     return (python, "-m", "pip", "install")
 
 
+def _evidence(r: Report) -> list[str]:
+    """The report's evidence less what its message and location already say: the `E` line that is the
+    message itself, and the closing `file:line: ExceptionType` of the test's own frame."""
+    own = f"{r.file}:{r.line}: " if r.file and r.line else None
+    kept = []
+    for line in r.evidence:
+        body = line[1:].strip() if line.startswith("E ") else None
+        if body and body in r.message:
+            continue
+        if own and line.startswith(own) and line[len(own):].strip() == (r.exception or ""):
+            continue
+        kept.append(line)
+    return kept
+
+
 def _from_report(r: Report, run: CapturedRun) -> Problem:
     location = {"file": r.file, **({"line": r.line} if r.line else {})} if r.file else None
     extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
-                               ("crash", r.crash), ("evidence", list(r.evidence))) if v}
+                               ("crash", r.crash), ("evidence", _evidence(r))) if v}
     rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
                         applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
     where = f" at {r.file}:{r.line}" if r.file and r.line else ""

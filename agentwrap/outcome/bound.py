@@ -24,7 +24,7 @@ HEAD_SHARE = 0.3
 EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
 DATA_SHARE = 2  # parsed data may use twice the stream budget
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
-_RULE_RUN = lazy(r"([=_~*#-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
+_RULE_RUN = lazy(r"([=_~*#!-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
