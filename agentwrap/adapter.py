@@ -75,6 +75,7 @@ class Presentation:
     parsed_whole: bool = False  # `data` holds every fact of stdout: the text stays in the artifact
     layout: bool = False  # the tool draws for the terminal: rules and padding are not content
     concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
+    text_says: tuple[str, ...] = ()  # data keys that stdout says too: left out while stdout is shown whole
 
     def noise_for(self, stream: str) -> list[re.Pattern[str]]:
         return [pattern for pattern, where in self.noise if where in ("any", stream)]

@@ -3,10 +3,12 @@
 
     python3 bench/tokens.py [--markdown]
 
-For each fixture the envelope is what `agentwrap --agent` prints for that run (json, default detail,
-with the context a live run carries), and the check is that the facts survive: every problem code and
-location in the fixture's reviewed expectation is in the envelope. Goal: for outputs over 2 KB the
-envelopes are at most 20% of the raw bytes in aggregate, with every expected fact kept.
+For each fixture the envelope is what `agentwrap --agent` prints for that run (json, concise, with
+the context a live run carries), beside the complete `--detail standard` one, and the check is that
+the facts survive in the concise one: every problem code and location of the fixture's reviewed
+expectation is there. Goal: for outputs over 2 KB the envelopes are at most 20% of the raw bytes in
+aggregate, with every expected fact kept. These are single large fixtures; `bench/session.py`
+measures what a whole agent session costs.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentwrap import fixtures, prevention, registry  # noqa: E402
 from agentwrap.artifacts import ArtifactStore  # noqa: E402
-from agentwrap.render.views import dumps  # noqa: E402
+from agentwrap.render.views import dumps, project  # noqa: E402
 
 BIG = 2048
 STORE = ArtifactStore(Path(tempfile.mkdtemp(prefix="aw-tokens-")))  # long text goes here, as in a live run
@@ -37,17 +39,20 @@ def _context(adapter_env: dict[str, str]) -> dict[str, object]:
             "timeout_ms": 600000, "stdin": "terminal", "answered": []}
 
 
-def _facts(expected: dict) -> dict:
-    """The facts that must survive: codes and locations of the error and of every problem."""
-    def keep(p: dict | None) -> dict | None:
-        return None if p is None else {k: p[k] for k in ("code", "location") if k in p}
+def _lost(expected: dict, lean: dict) -> list[str]:
+    """The facts of the reviewed expectation missing from the concise envelope: the status, and each
+    problem's code and location (in `error` or `problems`, unless the list was cut and says so)."""
+    def fact(p: dict) -> tuple[str, str]:
+        return p.get("code", ""), repr(sorted((p.get("location") or {}).items()))
 
-    facts: dict = {"status": expected.get("status")}
-    if "error" in expected:
-        facts["error"] = keep(expected["error"])
-    if "problems" in expected:
-        facts["problems"] = [keep(p) for p in expected["problems"]]
-    return facts
+    lost = [f"status {lean.get('status')} != {expected.get('status')}"] if lean.get("status") != expected.get(
+        "status") else []
+    shown = {fact(p) for p in [lean.get("error") or {}, *lean.get("problems", [])]}
+    if "problems_omitted" not in lean:
+        for p in [expected.get("error"), *expected.get("problems", [])]:
+            if p and fact(p) not in shown:
+                lost.append(f"{p.get('code')} at {p.get('location')}")
+    return lost
 
 
 def main() -> int:
@@ -55,37 +60,42 @@ def main() -> int:
     for case in fixtures.cases(ROOT / "fixtures"):
         adapter = registry.builtin(case.adapter)
         meta = case.meta()
-        env, _ = fixtures.replay(adapter, case, context=_context(adapter.environment([str(a) for a in meta["argv"]])),
-                                 store=STORE)
+        record = fixtures.replay_record(adapter, case, store=STORE,
+                                        context=_context(adapter.environment([str(a) for a in meta["argv"]])))
         raw = sum(case.path(s).stat().st_size for s in (".out", ".err") if case.path(s).exists())
-        size = len(dumps(env))
-        lost = fixtures.mismatches(_facts(case.expected() or {}), env)
-        rows.append((case.adapter, case.name, raw, size, lost))
-    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for adapter, _, raw, size, lost in rows:
+        lean = project(record, "concise")
+        size, standard = len(dumps(lean)), len(dumps(record.standard()))
+        rows.append((case.adapter, case.name, raw, size, standard, _lost(case.expected() or {}, lean)))
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    for adapter, _, raw, size, standard, lost in rows:
         if raw > BIG:
             per[adapter][0] += raw
             per[adapter][1] += size
-        per[adapter][2] += 1
-        per[adapter][3] += bool(lost)
+            per[adapter][2] += standard
+        per[adapter][3] += 1
+        per[adapter][4] += bool(lost)
     markdown = "--markdown" in sys.argv
-    print("| adapter | fixtures | raw bytes (>2 KB) | envelope bytes | envelope/raw | facts lost |" if markdown else
-          f"{'adapter':<10} {'cases':>5} {'raw>2KB':>10} {'envelope':>9} {'ratio':>7} {'lost':>5}")
+    print("| adapter | fixtures | raw bytes (>2 KB) | concise bytes | concise/raw | standard/raw | facts lost |"
+          if markdown else f"{'adapter':<10} {'cases':>5} {'raw>2KB':>10} {'concise':>9} {'ratio':>7} "
+                           f"{'standard':>8} {'lost':>5}")
     if markdown:
-        print("|---|---|---|---|---|---|")
-    total = [0, 0, 0, 0]
-    for adapter, (raw, size, count, lost) in sorted(per.items()):
+        print("|---|---|---|---|---|---|---|")
+    total = [0, 0, 0, 0, 0]
+    for adapter, (raw, size, standard, count, lost) in sorted(per.items()):
         ratio = f"{size / raw:.1%}" if raw else "-"
-        print(f"| {adapter} | {count} | {raw} | {size} | {ratio} | {lost} |" if markdown else
-              f"{adapter:<10} {count:>5} {raw:>10} {size:>9} {ratio:>7} {lost:>5}")
-        total = [t + v for t, v in zip(total, (raw, size, count, lost), strict=True)]
+        full = f"{standard / raw:.1%}" if raw else "-"
+        print(f"| {adapter} | {count} | {raw} | {size} | {ratio} | {full} | {lost} |" if markdown else
+              f"{adapter:<10} {count:>5} {raw:>10} {size:>9} {ratio:>7} {full:>8} {lost:>5}")
+        total = [t + v for t, v in zip(total, (raw, size, standard, count, lost), strict=True)]
     ratio = f"{total[1] / total[0]:.1%}" if total[0] else "-"
-    print(f"| **all** | {total[2]} | {total[0]} | {total[1]} | **{ratio}** | {total[3]} |" if markdown else
-          f"{'all':<10} {total[2]:>5} {total[0]:>10} {total[1]:>9} {ratio:>7} {total[3]:>5}  (goal <= 20%, 0 lost)")
-    for adapter, name, _, _, lost in rows:
+    full = f"{total[2] / total[0]:.1%}" if total[0] else "-"
+    print(f"| **all** | {total[3]} | {total[0]} | {total[1]} | **{ratio}** | {full} | {total[4]} |" if markdown else
+          f"{'all':<10} {total[3]:>5} {total[0]:>10} {total[1]:>9} {ratio:>7} {full:>8} {total[4]:>5}"
+          "  (goal <= 20%, 0 lost)")
+    for adapter, name, _, _, _, lost in rows:
         for line in lost[:3]:
             print(f"  lost in {adapter}/{name}: {line}")
-    return 0 if total[3] == 0 else 1
+    return 0 if total[4] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -110,6 +110,9 @@ _LOG_TEXT_FLAGS = {"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", 
                    "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L", "--word-diff", "--graph"}
 
 
+_STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-status"}
+
+
 class GitAdapter(BaseAdapter):
     parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
                "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
@@ -131,11 +134,17 @@ class GitAdapter(BaseAdapter):
         return _refine(word, args, super().effects(argv))
 
     def presentation(self, argv: list[str]) -> Presentation:
-        """`log -p`, `--stat` and custom formats print what the log parser does not keep."""
+        """`log -p`, `--stat` and custom formats print what the log parser does not keep; a stat-only
+        `diff`/`show` is parsed whole; a patch says everything its file counts do."""
         shown = super().presentation(argv)
         _, word, args = split(argv)
-        if word == "log" and any(a.split("=")[0] in _LOG_TEXT_FLAGS or a.startswith("-p") for a in args):
+        flags = {a.split("=")[0] for a in args if a.startswith("-")}
+        if word == "log" and any(f in _LOG_TEXT_FLAGS or f.startswith("-p") for f in flags):
             return dataclasses.replace(shown, parsed_whole=False)
+        if word in ("diff", "show") and flags & _STAT_FLAGS and not flags & {"-p", "--patch", "-u"}:
+            return dataclasses.replace(shown, parsed_whole=True)
+        if word in ("diff", "show"):
+            return dataclasses.replace(shown, text_says=("files", "files_changed", "insertions", "deletions"))
         return shown
 
     def parse(self, run: CapturedRun) -> Any:

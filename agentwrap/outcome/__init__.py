@@ -60,6 +60,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
             streams["stdout"] = dataclasses.replace(streams["stdout"], lean=as_text.lean, restated_lines=0,
                                                     noise_lines=as_text.noise_lines)
             lean_data = None
+    if shown.text_says and lean_data is not None and streams["stdout"].lean and not streams["stdout"].lean_cut:
+        lean_data = bound.lean_data(lean_data, shown.text_says)  # the patch shows its files and counts
     notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
     notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
     return RunRecord(
