@@ -164,3 +164,32 @@ def test_a_toml_adapters_noise_rules_apply_and_are_checked(tmp_path):
     broken = aw(str(tool), env=env, detail="standard").env
     warning = next(w for w in broken["warnings"] if w["code"] == "ADAPTER_LOAD_FAILED")
     assert "noise[1]" in warning["message"] and "did you mean 'pattern'" in warning["message"]
+
+
+def test_a_persons_terminal_sets_the_programs_window(tmp_path):
+    """Pretty on a terminal: the program is laid out for the person's window, not the agent's 250 columns."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    probe = [PY, "-c", "import os; print('size', *os.get_terminal_size())"]
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    proc = subprocess.Popen([PY, "-m", "agentwrap", "--", *probe], stdin=slave, stdout=slave, stderr=slave,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=30)
+    os.close(master)
+    assert b"size 100 30" in out
+    _, env = agent("--", *probe)  # an agent's run keeps the wide window
+    assert env["output"]["stdout"]["text"] == "size 250 50\n"

@@ -45,6 +45,18 @@ def _stdin(opts: Options) -> IO[bytes] | None:
         raise UsageError(f"--stdin {opts.stdin}: cannot read: {exc.strerror}") from None
 
 
+def _persons_window(opts: Options) -> tuple[int, int] | None:
+    """A person reading the pretty view on a terminal gets the program laid out for that terminal (a
+    250-column window would draw pytest's rules over three of their lines); an agent gets the wide one."""
+    if opts.agent or opts.format not in (None, "pretty"):
+        return None
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return None  # stdout is not a terminal: the output is read by a program
+    return (size.columns, size.lines) if size.columns >= 20 else None
+
+
 def _remove_dir(path: Path) -> None:
     """Remove the per-run shim folder (flat: shims, request log, answers); tempfile+shutil cost ~6 ms to import."""
     with contextlib.suppress(OSError):
@@ -90,7 +102,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
                             tee=tee)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
-            timeout=opts.timeout, grace=opts.grace,
+            timeout=opts.timeout, grace=opts.grace, window=_persons_window(opts),
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)

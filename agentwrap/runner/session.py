@@ -50,6 +50,7 @@ class RunSpec(NamedTuple):
     timeout: float | None = None
     grace: float = 3.0
     answers: tuple[Answer, ...] = ()
+    window: tuple[int, int] | None = None  # (columns, rows) of the program's terminal; None: the agent's
 
 
 class Sink(Protocol):
@@ -223,7 +224,8 @@ class _Session:
     # --- the loop -----------------------------------------------------------------------------
     def run(self) -> RunResult:
         spec = self.spec
-        self.chans, child_fds = spawn.open_channels(use_pty=spec.use_pty, feed_stdin=spec.stdin is not None)
+        self.chans, child_fds = spawn.open_channels(use_pty=spec.use_pty, feed_stdin=spec.stdin is not None,
+                                                    window=spec.window or (spawn.COLS, spawn.ROWS))
         self.streams = {self.chans.stdout_fd: "stdout", self.chans.stderr_fd: "stderr"}
         self.poller = select.poll()
         for fd in self.streams:

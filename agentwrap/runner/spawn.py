@@ -23,7 +23,10 @@ from typing import NoReturn
 
 from agentwrap.errors import NotExecutable, ProgramNotFound, UsageError
 
-COLS, ROWS = 250, 50  # wide enough that tools do not wrap or truncate; rows for full-screen redraws
+# An agent's window: wide enough that tools do not truncate what they print to its width (ps, docker ps,
+# kubectl get); what they draw to it (rules, right-aligned progress) the adapters' layout cleaning shortens.
+# Rows for full-screen redraws. A person's run (pretty on a terminal) gets that person's window instead.
+COLS, ROWS = 250, 50
 
 
 class Channels:
@@ -106,11 +109,13 @@ def _open_terminal(cols: int, rows: int, *, echo: bool = False) -> tuple[int, in
     return master, slave
 
 
-def open_channels(*, use_pty: bool, feed_stdin: bool) -> tuple[Channels, tuple[int, int, int]]:
+def open_channels(*, use_pty: bool, feed_stdin: bool,
+                  window: tuple[int, int] = (COLS, ROWS)) -> tuple[Channels, tuple[int, int, int]]:
     """Create the parent's and the child's ends. Returns (channels, (child_stdin, child_stdout, child_stderr))."""
     if use_pty:
-        out_m, out_s = _open_terminal(COLS, ROWS)
-        err_m, err_s = _open_terminal(COLS, ROWS)
+        cols, rows = window
+        out_m, out_s = _open_terminal(cols, rows)
+        err_m, err_s = _open_terminal(cols, rows)
         # /dev/tty opened by getpass, ssh or sudo shows as itself; in our session it can only be ours.
         targets = frozenset({os.ttyname(out_s), os.ttyname(err_s), "/dev/tty"})
         child_fds = [out_s, err_s]
