@@ -128,15 +128,9 @@ def _entry_point_index() -> dict[str, str]:
 
 def _cache_file() -> Path:
     """Beside the artifacts (AGENTWRAP_CACHE_DIR, else the user cache folder), without platformdirs on Linux."""
-    override = os.environ.get("AGENTWRAP_CACHE_DIR")
-    if override:
-        return Path(override) / "entry-points.json"
-    if sys.platform.startswith("linux"):
-        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        return Path(base) / "agentwrap" / "entry-points.json"
-    from agentwrap.artifacts import default_root
+    from agentwrap.artifacts import cache_base
 
-    return default_root().parent / "entry-points.json"
+    return cache_base() / "entry-points.json"
 
 
 def _normalize(name: str) -> str:

@@ -227,3 +227,14 @@ def test_create_prunes_at_most_once_per_interval(store, monkeypatch):
     os.utime(mark, (past, past))
     _put(store, b"c")
     assert len(calls) == 2
+
+
+def test_the_cache_folder_is_where_platformdirs_puts_it(monkeypatch, tmp_path):
+    import platformdirs
+
+    from agentwrap.artifacts import cache_base
+
+    monkeypatch.delenv("AGENTWRAP_CACHE_DIR", raising=False)
+    for xdg in (str(tmp_path / "xdg"), ""):
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        assert cache_base() == Path(platformdirs.user_cache_dir("agentwrap"))
