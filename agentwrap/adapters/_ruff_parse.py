@@ -42,6 +42,15 @@ class Diagnostic(NamedTuple):
     help: str | None
     text: str
     cell: int | None = None
+    block: str = ""  # the full format's snippet and help under the diagnostic, as printed
+
+    def evidence(self) -> list[str]:
+        """The flagged source line and the caret under it, from the snippet."""
+        lines = self.block.splitlines()
+        for i, line in enumerate(lines):
+            if re.match(rf"\s*{self.line} \| ", line):
+                return [text.rstrip() for text in lines[i:i + 2]]
+        return []
 
 
 def _diag(m: re.Match[str], text: str, help_block: str = "", file: str | None = None) -> Diagnostic:
@@ -68,7 +77,7 @@ def diagnostics(text: str) -> list[Diagnostic]:
             head = f"{g['file']}:{g['line']}:{g['column']}: " + match.group(0).split("\n", 1)[0].strip()
         else:
             head = match.group(0).strip()
-        found.append(_diag(match, head, block))
+        found.append(_diag(match, head, block)._replace(block=match.group(0) + block))
     found.extend(_grouped(text))
     for m in _WOULD_REFORMAT.finditer(text):
         found.append(Diagnostic(m["file"], 0, 0, "unformatted", "File would be reformatted", True, False, None,

@@ -24,6 +24,8 @@ SPEC: dict[str, Any] = {
     "name": "mypy",
     "matches": ["mypy", "dmypy"],
     "global_options_with_value": ["--status-file"],
+    "noise": [{"pattern": r"^(?:Found \d+ errors? in \d+ files? \(checked \d+ source files?\)|"
+                          r"Success: no issues found in \d+ source files?)$"}],  # data and summary count them
     "descriptor": {
         "purpose": "Static type checking of Python code; each error is a located problem with mypy's error code.",
         "use_when": "Checking types of .py/.pyi files (mypy FILES, mypy -p PKG, dmypy run -- FILES for repeats).",

@@ -35,6 +35,8 @@ SPEC: dict[str, Any] = {
                        "makes a plain `ruff check` write files, which argv cannot show.",
     },
     # check reads (unless --fix), format writes (unless --check/--diff): decided per invocation in effects().
+    "noise": [{"pattern": r"^(?:Found \d+ errors?(?: \(\d+ fixed, \d+ remaining\))?\.|\[\*\] \d+ fixable with the "
+                          r"`--fix` option\.?|No fixes available.*)$"}],  # the counts are in data
     "effects": {"default": _READ_ONLY,
                 "format": {"read_only": False},
                 "clean": {"read_only": False}},
@@ -128,7 +130,10 @@ def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
     if d.cell is not None:
         extra["cell"] = d.cell
     fix = f"{d.help} (`ruff rule {d.rule}` explains the rule)" if d.help and code == "RUFF_VIOLATION" else None
-    return _make(code, d.text, location, extra, _actions(d, ruff), fix)
+    if evidence := d.evidence():
+        extra["evidence"] = evidence
+    # the problem stands for the snippet it was read from
+    return _make(code, d.text, location, extra, _actions(d, ruff), fix)._replace(matched=d.block)
 
 
 def _failure(detail: str, causes: str, location: dict[str, Any] | None) -> Problem:

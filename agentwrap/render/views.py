@@ -109,8 +109,9 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
     problem keeps its code actions; a listed one keeps only edits (a compiler's fix-it), and its fix only
     when it says more than the deciding fix and its own message and location do."""
     out: dict[str, Any] = {"code": p.code}
-    if p.detail and (not summary or p.detail not in summary):
-        out["detail"] = p.detail
+    detail = _without_location(p.detail, p.location)
+    if detail and (not summary or p.detail not in summary):
+        out["detail"] = detail
     if p.location:
         out["location"] = p.location
     if p.severity != "error":
@@ -130,12 +131,23 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
         out["remediation"] = asks_user
     said = " ".join(str(x) for x in (summary, p.detail, p.suggested_fix) if x)
     for key, value in (p.extra or {}).items():
-        if key in _NOT_DECISIVE or value in _EMPTY or key in out:
+        if key in _NOT_DECISIVE or value in _EMPTY or value is False or key in out:
             continue
         if isinstance(value, str) and key not in ("prompt",) and value in said:
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
+
+
+def _without_location(detail: str, location: dict[str, Any] | None) -> str:
+    """A compiler's `file:line:col: message` less the place `location` already gives."""
+    if not location or "file" not in location:
+        return detail
+    place = ":".join(str(location[k]) for k in ("file", "line", "column") if k in location)
+    for prefix in (f"{place}: ", f"{place}:"):
+        if detail.startswith(prefix) and len(detail) > len(prefix):
+            return detail[len(prefix):]
+    return detail
 
 
 def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
