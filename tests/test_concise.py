@@ -193,3 +193,10 @@ def test_a_persons_terminal_sets_the_programs_window(tmp_path):
     assert b"size 100 30" in out
     _, env = agent("--", *probe)  # an agent's run keeps the wide window
     assert env["output"]["stdout"]["text"] == "size 250 50\n"
+
+
+def test_a_prompt_keeps_what_a_caller_dispatches_on():
+    code, env = agent("--", PY, "-c", "input('Your name: ')")
+    assert code == 125 and env["error"]["code"] == "INPUT_REQUIRED"
+    assert (env["error"]["prompt"], env["error"]["input_kind"]) == ("Your name:", "text")
+    assert "code" not in env.get("exit", {}), "no exit code is null in a concise envelope"

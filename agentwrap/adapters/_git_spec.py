@@ -274,6 +274,7 @@ SPEC: dict[str, Any] = {
     "env": {"GIT_MERGE_AUTOEDIT": "no", "GIT_OPTIONAL_LOCKS": "0", "LANGUAGE": "en"},
     # data holds every fact of these outputs (see GitAdapter.presentation for the flags that add text)
     "parsed_whole": ["status", "branch", "log"],
+    "concise_omit": ["format"],  # which layout git status printed (long, short, porcelain): not a fact
     "noise": [
         {"pattern": r"^\s*\(use \"git [^\"]*\"[^)]*\)$"},  # "(use "git add <file>..." to ...)"
         {"pattern": r"^\s*\((?:fix conflicts|all conflicts fixed)[^)]*\)$"},

@@ -22,6 +22,7 @@ CONCISE_PROBLEMS = 20
 _NOT_DECISIVE = {"tool", "fatal_on_success", "detection", "source", "process"}
 _EMPTY: tuple[Any, ...] = (None, [], {}, "")
 _WORDS = re.compile(r"[^\W_]+")
+_ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
 
@@ -78,7 +79,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
 def _concise_exit(rec: RunRecord) -> dict[str, Any]:
     info: dict[str, Any] = {}
     code = rec.exit.get("code")
-    if code not in (0, None) or rec.status == "error":
+    if code is not None and (code != 0 or rec.status == "error"):
         info["code"] = code
     if rec.exit.get("signal") is not None:
         info["signal"] = rec.exit["signal"]
@@ -133,7 +134,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
     for key, value in (p.extra or {}).items():
         if key in _NOT_DECISIVE or value in _EMPTY or value is False or key in out:
             continue
-        if isinstance(value, str) and key not in ("prompt",) and value in said:
+        if isinstance(value, str) and key not in _ALWAYS_KEPT and value in said:
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
