@@ -39,10 +39,12 @@ def test_a_failure_says_its_code_once_and_keeps_its_fix(tmp_path):
     assert code == 2 and env["exit"] == {"code": 2}
     assert env["error"]["code"] == "FILE_NOT_FOUND" and "suggested_fix" in env["error"]
     for absent in ("request_id", "context", "metrics", "command", "problems", "artifacts"):
-        assert absent not in env
-    assert "instance" not in env["error"] and "docs_url" not in env["error"]
-    standard = aw("ls", str(tmp_path / "missing")).env  # the complete record is one flag away
-    assert standard["error"]["type"].startswith("urn:agentwrap:problem:") and standard["error"]["instance"]
+        assert absent not in env, "the deciding problem is not listed again"
+    error = env["error"]  # the deciding problem is whole (CONTRACT 2a), without null members
+    for member in ("type", "title", "status", "detail", "code", "category", "retryable", "safe_to_retry"):
+        assert member in error
+    assert None not in error.values() and "tool" not in error
+    assert "ls: cannot access" not in json.dumps(env), "the line the problem was read from is not repeated"
 
 
 def test_detail_levels_nest(tmp_path):

@@ -20,6 +20,7 @@ CONCISE_PROBLEMS = 20
 # Problem members a model does not act on: ids and links it can derive (`agentwrap explain CODE`), how a
 # prompt was found, which adapter said it.
 _NOT_DECISIVE = {"tool", "fatal_on_success", "detection", "source", "process"}
+_INTERNAL = {"tool", "fatal_on_success"}  # which adapter said it (the type names it), how the engine read it
 _EMPTY: tuple[Any, ...] = (None, [], {}, "")
 _WORDS = re.compile(r"[^\W_]+")
 _ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
@@ -65,7 +66,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         if value:
             out[key] = value
     if rec.error is not None:
-        out["error"] = concise_problem(rec.error, summary=rec.summary, deciding=True)
+        out["error"] = deciding_problem(rec)
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
         deciding_fix = rec.error.suggested_fix if rec.error is not None else None
@@ -102,6 +103,14 @@ def _concise_stream(s: Stream) -> dict[str, Any]:
 
 def _same(a: Problem, b: Problem) -> bool:
     return a.code == b.code and a.detail == b.detail and a.location == b.location
+
+
+def deciding_problem(rec: RunRecord) -> dict[str, Any]:
+    """CONTRACT 2a: the deciding problem whole (RFC 9457 and its extensions), without null or empty
+    members: it is what a caller dispatches on and acts on, so nothing of it is left to another level."""
+    assert rec.error is not None
+    problem = rec.standard()["error"]
+    return {k: v for k, v in problem.items() if v not in _EMPTY and k not in _INTERNAL}
 
 
 def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False,
