@@ -109,8 +109,15 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
     """CONTRACT 2a: the deciding problem whole (RFC 9457 and its extensions), without null or empty
     members: it is what a caller dispatches on and acts on, so nothing of it is left to another level."""
     assert rec.error is not None
-    problem = rec.standard()["error"]
-    return {k: v for k, v in problem.items() if v not in _EMPTY and k not in _INTERNAL}
+    problem = {k: v for k, v in rec.standard()["error"].items() if v not in _EMPTY and k not in _INTERNAL}
+    # Rules 1-3 of 2a: the request's id is no decision fact, the exit code is said once (in `exit`),
+    # and an error's severity is the default one.
+    problem.pop("instance", None)
+    if problem.get("exit_code") == rec.exit.get("code"):
+        problem.pop("exit_code", None)
+    if problem.get("severity") == "error":
+        problem.pop("severity")
+    return problem
 
 
 def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False,
