@@ -266,7 +266,13 @@ def runner_failures(text: str, tool: str, exit_code: int | None) -> list[Problem
                 body = body[:next((k for k, b in enumerate(body) if b.startswith("at ") or b.startswith("test at ")),
                                   len(body))]
                 reason = " ".join(b for b in body if b)[:300]
-                out.append(_test_problem(tool, name.group("name"), reason, at.groupdict(), exit_code))
+                end = next((j for j in range(i + 1, len(lines)) if _TEST_AT.match(lines[j])), len(lines))
+                problem = _test_problem(tool, name.group("name"), reason, at.groupdict(), exit_code)
+                site = next((ln.strip() for ln in lines[i + 2:end] if ln.strip().startswith("at ")
+                             and "node:" not in ln), None)  # where the assertion threw, in the user's code
+                extra = {**(problem.extra or {}), **({"evidence": [site]} if site else {})}
+                # the problem stands for its block (printed twice: in the run and in the recap)
+                out.append(problem._replace(matched="\n".join(lines[i:end]), extra=extra))
         return out
     for i, line in enumerate(lines):
         m = _TAP_FAIL.match(line)

@@ -21,6 +21,11 @@ SPEC: dict[str, Any] = {
         "limitations": "Errors a program catches and prints in its own format are only seen as text.",
     },
     "env": {"NODE_DISABLE_COLORS": "1"},
+    "noise": [  # the test runner's counts (in data) and passing tests; frames inside node itself
+        {"pattern": r"^ℹ (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$"},
+        {"pattern": r"^\s*✔ "},
+        {"pattern": r"^\s+at (?:async )?(?:\S+ \()?node:internal/"},
+    ],
     "effects": {"default": {}},
     "prompts": [{
         "pattern": r"^> ?$", "input_kind": "text",
