@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, aw, check_envelope
 
-from agentwrap.outcome import bound
+from agentwrap.outcome import bound, lean
 
 PY = sys.executable
 
@@ -130,14 +130,14 @@ def test_file_reads_are_exact(tmp_path):
 
 
 def test_lean_text_helpers():
-    said = bound.facts_said([], {"nodeid": "tests/test_a.py::test_x", "outcome": "failed", "message": "assert 1 == 2"})
-    assert bound.restates("FAILED tests/test_a.py::test_x - assert 1 == 2", said)
-    assert not bound.restates("E   At index 2 diff: 3 != 4", said)
+    said = lean.facts_said([], {"nodeid": "tests/test_a.py::test_x", "outcome": "failed", "message": "assert 1 == 2"})
+    assert lean.restates("FAILED tests/test_a.py::test_x - assert 1 == 2", said)
+    assert not lean.restates("E   At index 2 diff: 3 != 4", said)
     said.lines.add("E   - abd")
-    assert bound.restates("  E   - abd", said) and not bound.restates("E   + ABC", said)
-    assert bound.tidy("." * 5 + " " * 40 + "[100%]") == ".....  [100%]"
-    assert bound.tidy("E       ?          ^") == "E       ?          ^", "alignment that points is content"
-    assert bound.tidy("=" * 80 + " 2 passed " + "=" * 80) == "=== 2 passed ==="
+    assert lean.restates("  E   - abd", said) and not lean.restates("E   + ABC", said)
+    assert lean.tidy("." * 5 + " " * 40 + "[100%]") == ".....  [100%]"
+    assert lean.tidy("E       ?          ^") == "E       ?          ^", "alignment that points is content"
+    assert lean.tidy("=" * 80 + " 2 passed " + "=" * 80) == "=== 2 passed ==="
 
 
 def test_bound_data_keeps_every_items_identity_before_dropping_items():
@@ -158,8 +158,8 @@ def test_a_toml_adapters_noise_rules_apply_and_are_checked(tmp_path):
     tool.chmod(0o755)
     (adapters / "fetchit.toml").write_text('name = "fetchit"\n[[noise]]\npattern = "^progress \\\\d+/\\\\d+$"\n')
     env = {"AGENTWRAP_ADAPTER_DIR": str(adapters)}
-    lean = aw(str(tool), env=env, detail="concise").env
-    assert lean["output"]["stdout"]["text"] == "fetched 3 files\n"
+    view = aw(str(tool), env=env, detail="concise").env
+    assert view["output"]["stdout"]["text"] == "fetched 3 files\n"
     full = aw(str(tool), env=env, detail="detailed").env
     assert full["output"]["stdout"]["noise_lines"] == 3 and "progress 1/3" in full["output"]["stdout"]["text"]
     (adapters / "fetchit.toml").write_text('name = "fetchit"\n[[noise]]\npatern = "x"\n')

@@ -11,7 +11,7 @@ from conftest import ROOT
 from agentwrap import fixtures, registry
 from agentwrap.adapters import INDEX
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.outcome import bound
+from agentwrap.outcome import lean
 from agentwrap.render import views
 from agentwrap.schema_files import load
 
@@ -33,24 +33,24 @@ def test_fixture(case, tmp_path):
     check_concise(views.concise(record), env, expected, record, store)
 
 
-def check_concise(lean, env, expected, record, store):
+def check_concise(view, env, expected, record, store):
     """The agent's default view of the same run: valid, a projection of the standard envelope that invents
     nothing, and every fact the reviewed expectation pins (each problem's code and location) still there."""
-    RESULT.validate(lean)
-    CONCISE.validate(lean)
-    assert set(lean) <= set(env) | {"problems_omitted"}, set(lean) - set(env)
-    assert (lean["status"], lean["summary"]) == (env["status"], env["summary"])
-    shown = [lean["error"]] if "error" in lean else []
-    shown += lean.get("problems", [])
+    RESULT.validate(view)
+    CONCISE.validate(view)
+    assert set(view) <= set(env) | {"problems_omitted"}, set(view) - set(env)
+    assert (view["status"], view["summary"]) == (env["status"], env["summary"])
+    shown = [view["error"]] if "error" in view else []
+    shown += view.get("problems", [])
     facts = {(p["code"], json.dumps(p.get("location"), sort_keys=True)) for p in shown}
     wanted = [p for p in [expected.get("error"), *expected.get("problems", [])] if p]
-    if "problems_omitted" not in lean:
+    if "problems_omitted" not in view:
         for p in wanted:
             assert (p["code"], json.dumps(p.get("location"), sort_keys=True)) in facts, p
-    for name, stream in lean.get("output", {}).items():
-        source = {bound.tidy(line) for line in record_text(record, name, store)}
+    for name, stream in view.get("output", {}).items():
+        source = {lean.tidy(line) for line in record_text(record, name, store)}
         for line in stream["text"].splitlines():
-            assert line.startswith(bound.MARKER) or line in source or bound.tidy(line) in source, line
+            assert line.startswith(lean.MARKER) or line in source or lean.tidy(line) in source, line
 
 
 def record_text(record, name, store):

@@ -16,15 +16,14 @@ from typing import Any
 from agentwrap.adapter import Adapter, Interpretation, Presentation, presentation_of
 from agentwrap.artifacts import ArtifactRef
 from agentwrap.capture import StreamResult
-from agentwrap.outcome import bound
+from agentwrap.envelope import MAX_PROBLEMS  # one bound, for runs and other answers alike
+from agentwrap.outcome import bound, lean
 from agentwrap.outcome.decide import decide
 from agentwrap.outcome.interpret import captured_run, interpret
 from agentwrap.outcome.record import Note, RunRecord, Stream
 from agentwrap.pipeline import Pipeline
 from agentwrap.problem import Problem
 from agentwrap.runner.session import RunResult
-
-MAX_PROBLEMS = 50
 
 
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -93,7 +92,7 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
              problems: tuple[Problem, ...], lean_data: Any, summary: str, shown: Presentation,
              parsed_whole: bool) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
-    said = bound.facts_said(problems, lean_data, summary) if explained else None
+    said = lean.facts_said(problems, lean_data, summary) if explained else None
     streams: dict[str, Stream] = {}
     fired: set[str] = set()
     refs: list[ArtifactRef] = []

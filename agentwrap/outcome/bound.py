@@ -16,18 +16,13 @@ from typing import Any
 
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore
 from agentwrap.capture import MEDIA_TYPE, StreamResult
-from agentwrap.lazyre import lazy
+from agentwrap.outcome.lean import Said, lean_text
 from agentwrap.outcome.record import Stream
 from agentwrap.problem import Problem
 
 HEAD_SHARE = 0.3
 EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
 DATA_SHARE = 2  # parsed data may use twice the stream budget
-MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
-_RULE_RUN = lazy(r"([=_~*#!-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
-_PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
-_WORD = lazy(r"[^\W_]+")
-_TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
 # Item fields that name an item: a cut list keeps these for every item before it drops any item.
 IDENTITY = ("sha", "id", "name", "nodeid", "file", "path", "package", "version", "subject", "title", "ref",
             "line", "code", "status", "kind")
@@ -78,98 +73,6 @@ def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> St
     text, omitted = head_and_tail(result.text, budget, ref.id, ": the adapter's problems and data hold the facts")
     omitted = max(result.lines - (len(text.splitlines()) - 1), omitted)
     return result._replace(text=text, truncated=True, omitted_lines=omitted, artifact=ref)
-
-
-# --- what a model reads -------------------------------------------------------------------------
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if len(w) > 1 or w.isdigit()]
-
-
-class Said:
-    """What problems and data already say: their words, and the output lines a problem was read from."""
-
-    def __init__(self) -> None:
-        self.words: set[str] = set()
-        self.lines: set[str] = set()
-
-    def update(self, words: Sequence[str]) -> None:
-        self.words.update(words)
-
-    def __bool__(self) -> bool:
-        return bool(self.words or self.lines)
-
-
-def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Said:
-    """What the summary, problems and data already say: a line made of their words, or one a problem was
-    read from, restates a fact."""
-    said = Said()
-    said.update(_words(summary))
-    for p in problems:
-        said.update(_words(p.detail))
-        said.update(_words(p.matched))
-        said.lines.update(line.strip() for line in p.matched.splitlines() if line.strip())
-        loc = p.location or {}
-        said.update(_words(" ".join(str(v) for v in loc.values())))
-        said.update(_words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
-    if data is not None:
-        said.update(_words(json.dumps(data, default=str)))
-    return said
-
-
-def restates(line: str, said: Said) -> bool:
-    """A line a problem was read from, or whose words (nearly) all appear in the facts already given
-    (pytest's `FAILED id - msg`)."""
-    if line.strip() in said.lines:
-        return True
-    words = _words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
-    if not words:
-        return bool(line.strip()) and bool(said)  # a caret or margin line: its source line is evidence
-    if len(words) < 2 or not said:
-        return False
-    new = sum(1 for w in words if w not in said.words)
-    return new == 0 or (len(words) >= 8 and new * 10 <= len(words))
-
-
-def tidy(line: str) -> str:
-    """A line without the layout a wide terminal adds: drawn rules shortened, padding and trailing blanks."""
-    line = _RULE_RUN.sub(lambda m: m.group(1) * 3, line.rstrip())
-    return _PAD.sub("  ", line)
-
-
-def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool) -> tuple[str, int, int, set[str]]:
-    """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
-    `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
-    (never for a file's own text, which an agent edits by its exact lines)."""
-    out: list[str] = []
-    noisy = restated = 0
-    fired: set[str] = set()
-    for line in text.splitlines():
-        if layout:
-            line = tidy(line)
-        if line.startswith(MARKER):
-            out.append(line)
-            continue
-        rule = next((n for n in noise if n.search(line)), None)
-        drawn = layout and len(line) >= 3 and not line.strip(line[0]) and not line[0].isalnum()
-        if rule is not None or drawn:
-            noisy += 1
-            fired.add(rule.pattern if rule is not None else "drawn rule")
-            continue
-        if said is not None and restates(line, said):
-            restated += 1
-            continue
-        if layout and not line.strip() and (not out or not out[-1].strip()):
-            continue  # one blank line is layout enough
-        out.append(line)
-    while out and not out[-1].strip():
-        out.pop()
-    while out and not out[0].strip():
-        out.pop(0)
-    if not out:
-        return "", noisy, restated, fired
-    joined = "\n".join(out)
-    return (joined + "\n" if text.endswith("\n") or layout else joined), noisy, restated, fired
 
 
 def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
