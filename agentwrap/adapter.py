@@ -154,6 +154,9 @@ class BaseAdapter:
 
     spec: Spec | None = None
     parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
+    # The summary of a run that failed with several located errors is `summarize`'s counts ("mypy: 2 errors
+    # in 2 files"), not the deciding problem's detail again: the error says which one decides.
+    summarize_failures = False
 
     def __init__(self, spec: Spec | None = None) -> None:
         if spec is not None:
@@ -230,7 +233,9 @@ class BaseAdapter:
             return Interpretation(f"{prog} was killed by signal {run.signal}", None, tuple(problems), data)
         if errors:
             error = (fatal_on_success or errors)[0]
-            return Interpretation(error.detail[:300], error, tuple(problems), data, success=False)
+            several = sum(1 for p in errors if p.location) >= 2  # one error is its own best summary
+            counted = self.summarize(run, data) if self.summarize_failures and several and data is not None else None
+            return Interpretation((counted or error.detail)[:300], error, tuple(problems), data, success=False)
         reason = last_error_line(run)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)

@@ -101,7 +101,8 @@ def test_errors_decide_the_run_and_counts_are_data(tmp_path):
     first = answer.env["problems"][0]  # mypy's order (modules as it processed them) is kept
     assert answer.error["code"] == "MYPY_TYPE_ERROR" and answer.error["rule"] == first["rule"]
     assert answer.error["location"] == first["location"]
-    assert answer.env["summary"] == first["detail"]
+    assert answer.error["detail"] == first["detail"]
+    assert answer.env["summary"] == "mypy: 4 errors in 2 files (checked 2 source files)"  # counts; error: the first
     assert {(p["location"]["file"], p["location"]["line"], p["rule"]) for p in answer.env["problems"]} == {
         ("app.py", 2, "return-value"), ("app.py", 6, "assignment"), ("app.py", 7, "name-defined"),
         ("proto.py", 17, "arg-type"), ("proto.py", 18, None)}

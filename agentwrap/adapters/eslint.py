@@ -258,6 +258,8 @@ class EslintAdapter(BaseAdapter):
             data.update(fixable_errors=int(fixable["errors"]), fixable_warnings=int(fixable["warnings"]))
         return data
 
+    summarize_failures = True
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not data:
             return None

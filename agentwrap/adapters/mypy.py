@@ -198,6 +198,8 @@ class MypyAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         return mp.counts(run.text(), mp.diagnostics(run.text()))
 
+    summarize_failures = True
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not data:
             return None

@@ -187,6 +187,8 @@ class RuffAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         return rp.counts(run.text(), rp.diagnostics(run.text()))
 
+    summarize_failures = True
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not data:
             return None

@@ -197,6 +197,8 @@ class TscAdapter(BaseAdapter):
             return None  # tsc printed no diagnostics and no summary: nothing to count
         return data
 
+    summarize_failures = True
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not data:
             return None

@@ -11,6 +11,7 @@ artifact, so nothing is lost; `agentwrap artifact show` reads it back.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -147,6 +148,8 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "") -> Any:
                     continue
                 if top and isinstance(value, str) and len(value) >= 3 and value in summary:
                     continue
+                if top and _counted(key, value, summary):
+                    continue
                 value = prune(value, False)
                 if value in (None, [], {}, False, "", 0) and value is not True:
                     continue
@@ -160,6 +163,15 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "") -> Any:
         return None
     pruned = prune(data, True)
     return pruned if pruned not in ({}, []) else None
+
+
+def _counted(key: str, value: Any, summary: str) -> bool:
+    """A count the summary gives in words: `errors: 2` beside "2 errors", `checked: 4` beside "checked 4"."""
+    if not isinstance(value, int) or isinstance(value, bool) or not summary:
+        return False
+    word = key.replace("_", " ")
+    forms = (f"{value} {word}", f"{value} {word.removesuffix('s')}", f"{word} {value}")
+    return any(re.search(rf"(?<![\w.]){re.escape(form)}\b", summary) for form in forms)
 
 
 def bound_data(data: Any, budget: int) -> tuple[Any, int]:
