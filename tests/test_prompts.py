@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -131,3 +132,36 @@ def test_jsonl_reports_the_prompt_as_an_event():
     assert "prompt_detected" in kinds
     assert kinds[-1] == "operation_completed" and events[-1]["status"] == "error"
     assert a.code == 125
+
+
+def test_the_shims_refusal_line_is_the_one_the_runner_knows(tmp_path):
+    from agentwrap.runner.shims import ShimDir, refusal_line
+
+    shims = ShimDir(tmp_path, [])
+    proc = subprocess.run([shims.paths["askpass"], "Password for x:"], capture_output=True, text=True,
+                          env={**os.environ, "AGENTWRAP_SHIM_WAIT": "0"}, timeout=10)
+    assert proc.returncode == 1 and proc.stdout == ""  # a refusal never answers, not even with nothing
+    assert proc.stderr.strip() == refusal_line("askpass", "Password for x:")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("ssh-keygen"), reason="ssh-keygen not installed")
+def test_a_refused_passphrase_is_never_taken_for_an_empty_one(tmp_path):
+    """ssh-keygen takes a failed askpass as an empty passphrase: held at the request, it writes nothing."""
+    a = aw("--cwd", str(tmp_path), "ssh-keygen", "-q", "-t", "ed25519", "-f", "k1", check=True)
+    assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.error["input_kind"] == "password"
+    assert not (tmp_path / "k1").exists() and not (tmp_path / "k1.pub").exists()
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k2")], check=True)
+    before = (tmp_path / "k2").read_bytes()
+    b = aw("--cwd", str(tmp_path), "ssh-keygen", "-p", "-f", "k2")
+    assert b.code == 125 and b.error["code"] == "INPUT_REQUIRED"
+    assert (tmp_path / "k2").read_bytes() == before, "the key was not rewritten without a passphrase"
+    assert a.wall < 10 and b.wall < 10
+
+
+def test_a_refused_request_is_input_required_even_when_the_program_exits_0(tmp_path):
+    """A program that asks the editor, is refused and then says it succeeded did not get what it asked."""
+    script = tmp_path / "asks.sh"
+    script.write_text('#!/bin/sh\n"$EDITOR" "$1" || true\necho "unchanged"\nexit 0\n')
+    script.chmod(0o755)
+    a = aw("--env", "AGENTWRAP_SHIM_WAIT=0", str(script), str(tmp_path / "f.txt"))  # the shim gives up at once
+    assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.error["input_kind"] == "editor"

@@ -13,7 +13,7 @@ from agentwrap.adapter import Adapter, Interpretation
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
 from agentwrap.runner.prompts import classify
 from agentwrap.runner.session import PromptInfo, RunResult
-from agentwrap.runner.shims import Request
+from agentwrap.runner.shims import Request, refusal_line
 
 
 def _signame(num: int) -> str:
@@ -76,8 +76,9 @@ def _from_request(argv: list[str], req: Request) -> Problem:
     kind = "editor" if req.kind == "editor" else classify(req.prompt)
     if req.kind == "askpass" and kind == "text":
         kind = "password"
-    return input_required(argv, req.prompt or f"{req.kind} requested", kind,
-                          {"detection": f"{req.kind}-shim", "source": req.kind})
+    problem = input_required(argv, req.prompt or f"{req.kind} requested", kind,
+                             {"detection": f"{req.kind}-shim", "source": req.kind})
+    return problem._replace(matched=refusal_line(req.kind, req.prompt))  # the shim's own line, said once
 
 
 def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Problem:
@@ -122,8 +123,9 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
                                   "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
         problem = _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
-    elif pending and (run.returncode or run.signal):
-        # The first request is the cause: a password prompt after a refused passphrase is a symptom.
+    elif pending:
+        # Whatever the program did next (CONTRACT 5.1): it never had the answer it asked for. The first
+        # request is the cause: a password prompt after a refused passphrase is a symptom.
         problem = _with_tool_help(_from_request(argv, pending[0]), adapter, argv)
     elif interp.error is not None:
         problem = interp.error

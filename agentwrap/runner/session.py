@@ -297,6 +297,11 @@ class _Session:
                     if tree.has_children():
                         self.result.tree_ended = self.end_tree()
                     break
+            elif self.shims is not None and self.shims.refused():
+                # An editor or askpass request was refused: the shim holds the program there, so that
+                # it cannot go on as if the answer were empty; the tree is ended (CONTRACT 5.1).
+                self.end_tree()
+                break
             else:
                 prompt = self.check_prompt(now)
                 if prompt is not None and not self.try_answer(prompt):

@@ -1,8 +1,11 @@
-"""Editor and askpass stand-ins: they record what the program asked for, and fail fast.
+"""Editor and askpass stand-ins: they record what the program asked for, and never answer unasked.
 
 A program that wants an editor or a password helper gets one of these instead of a hang. The
 askpass shim answers only when an `--answer` rule authorises it (the askpass protocol: the reply
-on stdout, exit 0); otherwise it records the prompt and exits 1, so ssh and git fail at once.
+on stdout, exit 0). Otherwise it records the request and then waits, so that the program cannot take
+the refusal for an empty answer (ssh-keygen would write a key without a passphrase, visudo would call
+the file unchanged): the runner sees the request and ends the tree. Should no runner end it, the shim
+fails after `AGENTWRAP_SHIM_WAIT` seconds, as a refusal.
 """
 
 from __future__ import annotations
@@ -37,8 +40,17 @@ if log:
         f.write(json.dumps({{"kind": kind, "prompt": prompt}}) + "\\n")
 what = "an editor" if kind == "editor" else "a password or confirmation"
 sys.stderr.write("agentwrap: the program asked for " + what + " and no person is attached: " + prompt + "\\n")
+sys.stderr.flush()
+import time
+time.sleep(float(os.environ.get("AGENTWRAP_SHIM_WAIT") or 30))
 sys.exit(1)
 """
+
+
+def refusal_line(kind: str, prompt: str) -> str:
+    """The line a shim writes to the program's stderr when it refuses (the template says the same)."""
+    what = "an editor" if kind == "editor" else "a password or confirmation"
+    return f"agentwrap: the program asked for {what} and no person is attached: {prompt}"
 
 
 class Request(NamedTuple):
@@ -60,11 +72,25 @@ class ShimDir:
             path.chmod(0o700)
             self.paths[kind] = str(path)
         self.answers_file: str | None = None
+        self._seen = 0
+        self._refused = False
         if answers:
             fd = os.open(root / "answers.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 json.dump(answers, f)
             self.answers_file = str(root / "answers.json")
+
+    def refused(self) -> bool:
+        """Whether a request was refused (a cheap check the runner makes while the program runs)."""
+        try:
+            size = self.log.stat().st_size
+        except OSError:
+            return False
+        if size == self._seen:
+            return self._refused
+        self._seen = size
+        self._refused = any(r.answered is None for r in self.requests())
+        return self._refused
 
     def requests(self) -> list[Request]:
         try:
