@@ -165,3 +165,21 @@ def test_a_refused_request_is_input_required_even_when_the_program_exits_0(tmp_p
     script.chmod(0o755)
     a = aw("--env", "AGENTWRAP_SHIM_WAIT=0", str(script), str(tmp_path / "f.txt"))  # the shim gives up at once
     assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.error["input_kind"] == "editor"
+
+
+RAW_WAIT = ("import select, sys, time, tty; tty.setraw(0); "
+            "[(sys.stdout.write(f'\\r[{i * 10:3d}%] unpacking'), sys.stdout.flush(), select.select([0], [], [], 1.5)) "
+            "for i in range(3)]; print('\\r\\ndone')")  # quiet long enough between redraws to look like a prompt
+
+
+def test_a_guess_never_ends_a_program_that_is_changing_something():
+    """A raw-mode terminal and a progress line look like a prompt: for a mutating program (make's effects
+    say so) only the kernel's word may end it, so it finishes untouched; a read-only one is still refused."""
+    done = aw("--adapter", "make", "--", PY, "-c", RAW_WAIT, timeout=60)
+    assert done.code == 0 and "done" in done.text(), done.env.get("error")
+    assert done.wall >= 3  # it ran to its end
+
+
+def test_a_read_only_program_waiting_in_raw_mode_is_still_refused():
+    waits = aw("--", PY, "-c", "import select, tty; tty.setraw(0); select.select([0], [], [], 30)", timeout=60)
+    assert waits.code == 125 and waits.error["code"] == "INPUT_REQUIRED" and waits.wall < 10

@@ -103,6 +103,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=_persons_window(opts),
+            mutating=adapter.effects(argv).read_only is False,
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)

@@ -51,6 +51,7 @@ class RunSpec(NamedTuple):
     grace: float = 3.0
     answers: tuple[Answer, ...] = ()
     window: tuple[int, int] | None = None  # (columns, rows) of the program's terminal; None: the agent's
+    mutating: bool = False  # its adapter says it changes things: only the kernel's word may end it (5.4)
 
 
 class Sink(Protocol):
@@ -192,8 +193,12 @@ class _Session:
                 return None
             if now - self.candidate_since < CONFIRM[waiter.detection]:
                 return None
+            if waiter.detection != "kernel" and self.spec.mutating:
+                return None  # a progress bar in raw mode looks like this: never end a mutation on a guess
             return PromptInfo(text, prompts.classify(text), waiter.detection, waiter.source, waiter.pid, waiter.name)
         self.candidate = None
+        if self.spec.mutating:
+            return None  # the text heuristic alone never ends a program that is changing something
         if idle >= HEURISTIC_IDLE and prompts.STRONG_PROMPT.search(text) and prompts.all_sleeping(procs):
             return PromptInfo(text, prompts.classify(text), "heuristic", "terminal", procs[0].pid, "")
         return None
