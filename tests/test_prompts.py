@@ -105,21 +105,21 @@ def test_askpass_answer_reaches_the_program(tmp_path):
     assert "hunter22" not in a.stdout.decode()
 
 
-def test_raw_mode_reader_waiting_in_select_is_caught_by_terminal_mode():
+def test_raw_mode_reader_waiting_in_select_is_caught_by_the_kernel():
     script = ("import tty, select, sys; tty.setcbreak(0); print('Pick one: ', end='', flush=True); "
               "select.select([0], [], [])")
     a = aw(PY, "-c", script)
     assert a.error["code"] == "INPUT_REQUIRED"
-    assert a.error["detection"] == "terminal-mode"
+    assert a.error["detection"] == "kernel-wait"  # its select set holds our terminal
     assert a.wall < 4
 
 
-def test_prompt_text_heuristic_when_the_kernel_cannot_tell():
+def test_a_select_reader_in_canonical_mode_is_a_confirmation():
     script = ("import select, sys; print('Continue? [y/N] ', end='', flush=True); "
               "select.select([sys.stdin], [], [])")
     a = aw(PY, "-c", script)
     assert a.error["code"] == "INPUT_REQUIRED"
-    assert a.error["detection"] == "heuristic"
+    assert a.error["detection"] == "kernel-wait"  # once only the prompt text could say so
     assert a.error["input_kind"] == "confirmation"
 
 
@@ -183,3 +183,29 @@ def test_a_guess_never_ends_a_program_that_is_changing_something():
 def test_a_read_only_program_waiting_in_raw_mode_is_still_refused():
     waits = aw("--", PY, "-c", "import select, tty; tty.setraw(0); select.select([0], [], [], 30)", timeout=60)
     assert waits.code == 125 and waits.error["code"] == "INPUT_REQUIRED" and waits.wall < 10
+
+
+def test_a_timed_prompt_is_refused_before_it_answers_itself():
+    """bash's `read -t` waits in select(2) in canonical mode: the kernel's view of the select set says it
+    waits for our terminal, so the installer never goes on with its default."""
+    line = 'read -t 5 -p "Installing to /opt/app in 5 seconds. Type another directory, or wait: " d; echo installed'
+    a = aw("--detail", "detailed", "bash", "-c", line, timeout=30)
+    assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.error["detection"] == "kernel-wait"
+    assert "installed" not in a.text() and a.wall < 3
+    assert "Type another directory" in a.error["prompt"]
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node not installed")
+def test_an_event_loop_reading_the_terminal_is_found_by_its_epoll_set():
+    a = aw("node", "-e", "process.stdout.write('Name? '); process.stdin.on('data', () => process.exit(0))",
+           timeout=30)
+    assert a.code == 125 and a.error["detection"] == "kernel-wait" and a.wall < 5
+    quiet = aw("node", "-e", "setTimeout(() => console.log('done'), 1500)", timeout=30)  # epoll, no terminal
+    assert quiet.code == 0 and quiet.text() == "done\n"
+
+
+def test_a_wait_on_something_else_is_not_a_prompt():
+    """select(2) on a pipe of its own for two quiet seconds: not our terminal, so the program runs on."""
+    code = "import os, select; r, w = os.pipe(); select.select([r], [], [], 2); print('done')"
+    a = aw(PY, "-c", code, timeout=30)
+    assert a.code == 0 and a.text() == "done\n"

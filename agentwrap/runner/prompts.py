@@ -3,8 +3,11 @@
 On Linux the kernel says so for certain: /proc/PID/syscall shows a process blocked in read(2) and
 the file descriptor it reads, and /proc/PID/fd/N says whether that is our terminal (or our stdin
 pipe). /dev/tty readers (getpass, ssh, sudo) open our terminal too, so they are caught the same way.
-Programs that wait in poll/select (readline in raw mode, Node's readline, inquirer menus) are caught
-when they have switched our terminal out of canonical mode, and as a last resort by prompt text.
+A wait in poll/select/epoll is read for certain too: the descriptor set it waits on (the pollfd array or
+fd_set in the process's memory, an epoll's registered fds in /proc/PID/fdinfo) says whether it waits for
+our terminal (bash's `read -t`, readline, inquirer menus), when the process is in the terminal's
+foreground group. Where that cannot be read, programs that switched our terminal out of canonical mode
+are caught by that, and as a last resort by prompt text.
 """
 
 from __future__ import annotations
@@ -25,6 +28,11 @@ _WAIT_CALLS = {
     "aarch64": {22, 72, 73, 441},
 }
 _ARCH = os.uname().machine
+_POLL = {"x86_64": {7, 271}, "aarch64": {73}}  # poll ppoll: (struct pollfd *fds, nfds, ...)
+_SELECT = {"x86_64": {23, 270}, "aarch64": {72}}  # select pselect6: (nfds, fd_set *readfds, ...)
+_EPOLL = {"x86_64": {232, 281, 441}, "aarch64": {22, 441}}  # epoll_wait/pwait/pwait2: (epfd, ...)
+_POLLIN_OR_PRI = 0x3
+_MAX_FDS = 4096  # a wait set larger than this is not a prompt we can read cheaply
 
 #: Prompt text strong enough to act on when the kernel cannot tell (the process waits in poll/select).
 STRONG_PROMPT = lazy(
@@ -49,7 +57,7 @@ class Waiter(NamedTuple):
 
     pid: int
     name: str
-    detection: str  # "kernel" | "terminal-mode" | "heuristic"
+    detection: str  # "kernel" (blocked in read) | "kernel-wait" (poll/select on it) | "terminal-mode" | "heuristic"
     source: str  # "terminal" | "stdin-pipe" | "dev-tty"
 
 
@@ -61,8 +69,9 @@ def classify(prompt: str) -> str:
     return "text"
 
 
-def _syscalls(pid: int) -> list[tuple[int, int]]:
-    """What each thread of `pid` is blocked in: Go programs read stdin on a thread other than the main one."""
+def _syscalls(pid: int) -> list[tuple[int, ...]]:
+    """What each thread of `pid` is blocked in, with its first arguments: Go programs read stdin on a thread
+    other than the main one."""
     calls = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -74,9 +83,36 @@ def _syscalls(pid: int) -> list[tuple[int, int]]:
                 fields = f.read().split()
         except OSError:
             continue
-        if len(fields) >= 2 and fields[0].lstrip("-").isdigit():  # else "running", or not ours to inspect
-            calls.append((int(fields[0]), int(fields[1], 16)))
+        if len(fields) >= 3 and fields[0].lstrip("-").isdigit():  # else "running", or not ours to inspect
+            calls.append((int(fields[0]), *(int(a, 16) for a in fields[1:3])))
     return calls
+
+
+def _memory(pid: int, address: int, size: int) -> bytes:
+    """`size` bytes of the process's memory (we are its ancestor: Yama's default scope allows it)."""
+    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        mem.seek(address)
+        return mem.read(size)
+
+
+def waited_fds(pid: int, number: int, arg0: int, arg1: int) -> set[int]:
+    """The descriptors a process blocked in poll/select/epoll waits to read; empty when unknown."""
+    try:
+        if number in _POLL.get(_ARCH, ()) and 0 < arg1 <= _MAX_FDS:
+            data = _memory(pid, arg0, arg1 * 8)  # struct pollfd {int fd; short events; short revents;}
+            entries = (data[i:i + 8] for i in range(0, len(data), 8))
+            return {int.from_bytes(e[:4], "little", signed=True) for e in entries
+                    if int.from_bytes(e[4:6], "little") & _POLLIN_OR_PRI}
+        if number in _SELECT.get(_ARCH, ()) and 0 < arg0 <= _MAX_FDS and arg1:
+            bits = int.from_bytes(_memory(pid, arg1, (arg0 + 7) // 8), "little")
+            return {fd for fd in range(arg0) if bits >> fd & 1}
+        if number in _EPOLL.get(_ARCH, ()):
+            with open(f"/proc/{pid}/fdinfo/{arg0}") as info:
+                return {int(line.split()[1]) for line in info if line.startswith("tfd:")
+                        and int(line.split()[3], 16) & _POLLIN_OR_PRI}
+    except (OSError, ValueError, IndexError, OverflowError):
+        pass
+    return set()
 
 
 def _fd_target(pid: int, fd: int) -> str | None:
@@ -93,11 +129,14 @@ def _holds(pid: int, targets: frozenset[str]) -> bool:
         return False
 
 
-def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode: bool) -> Waiter | None:
+def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode: bool,
+                foreground: int | None = None) -> Waiter | None:
     """The first process blocked reading one of `targets` (terminal device paths or 'pipe:[inode]').
 
-    `raw_mode` says the program turned canonical mode off on our terminal: then a process waiting in
-    poll/select while holding the terminal is reading keys, not sleeping on the network.
+    A wait in poll/select/epoll whose set holds one of `targets` is a read for certain when the process is
+    in `foreground` (the terminal's foreground process group; None: not known). `raw_mode` says the
+    program turned canonical mode off on our terminal: then a process waiting in poll/select while
+    holding the terminal is reading keys, not sleeping on the network, even where its set is unreadable.
     """
     reads = _READ_CALLS.get(_ARCH, set())
     waits = _WAIT_CALLS.get(_ARCH, set())
@@ -108,16 +147,30 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
         name = ""
         with contextlib.suppress(Exception):  # psutil.Error: the process is gone or hidden
             name = proc.name()
-        for number, fd in calls:
-            if number in reads:
-                target = _fd_target(proc.pid, fd)
+        for number, fd, arg1 in calls:
+            candidates = [fd] if number in reads else []
+            if number in waits and _in_foreground(proc.pid, foreground):
+                candidates = sorted(waited_fds(proc.pid, number, fd, arg1))
+            for candidate in candidates:
+                target = _fd_target(proc.pid, candidate)
                 if target in targets:
                     source = "stdin-pipe" if target and target.startswith("pipe:") else (
-                        "terminal" if fd == 0 else "dev-tty")
-                    return Waiter(proc.pid, name, "kernel", source)
-        if raw_mode and any(number in waits for number, _ in calls) and _holds(proc.pid, targets):
+                        "terminal" if candidate == 0 else "dev-tty")
+                    # A blocking read is a prompt for certain; a wait on a set holding the terminal almost
+                    # (apt relays the terminal to dpkg in such a loop while it installs).
+                    return Waiter(proc.pid, name, "kernel" if number in reads else "kernel-wait", source)
+        if raw_mode and any(call[0] in waits for call in calls) and _holds(proc.pid, targets):
             return Waiter(proc.pid, name, "terminal-mode", "terminal")
     return None
+
+
+def _in_foreground(pid: int, foreground: int | None) -> bool:
+    if foreground is None:
+        return True
+    try:
+        return os.getpgid(pid) == foreground
+    except OSError:
+        return False
 
 
 def all_sleeping(pids: list[psutil.Process]) -> bool:

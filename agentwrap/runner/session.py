@@ -27,7 +27,7 @@ READ_SIZE = 1 << 16
 BATCH_SIZE = 1 << 18
 IDLE_BEFORE_CHECK = 0.15  # seconds of silence before we look for a waiting reader
 CHECK_EVERY = 0.1
-CONFIRM = {"kernel": 0.1, "terminal-mode": 0.5}  # the same waiter seen this long: certain
+CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "terminal-mode": 0.5}  # the same waiter seen this long
 HEURISTIC_IDLE = 1.5
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
 MAX_SAME_ANSWER = 3
@@ -170,6 +170,15 @@ class _Session:
         return tree.end_tree(self.spec.grace, poll_main=self.tick, first_signal=first)
 
     # --- prompts ------------------------------------------------------------------------------
+    def _foreground(self) -> int | None:
+        """The foreground process group of the program's terminal (None on pipes, or unknown)."""
+        if self.chans.tty_master is None:
+            return None
+        try:
+            return os.tcgetpgrp(self.chans.tty_master)
+        except OSError:
+            return None
+
     def _raw_mode(self) -> bool:
         if self.chans.tty_master is None:
             return False
@@ -184,7 +193,8 @@ class _Session:
             return None
         self.last_check = now
         procs = tree.descendants()
-        waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode())
+        waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode(),
+                                     foreground=self._foreground())
         text = self.sink.prompt_text()
         if waiter is not None:
             key = (waiter.pid, waiter.detection)
