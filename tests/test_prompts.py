@@ -209,3 +209,20 @@ def test_a_wait_on_something_else_is_not_a_prompt():
     code = "import os, select; r, w = os.pipe(); select.select([r], [], [], 2); print('done')"
     a = aw(PY, "-c", code, timeout=30)
     assert a.code == 0 and a.text() == "done\n"
+
+
+def test_yes_no_questions_without_y_n_are_confirmations(tmp_path):
+    (tmp_path / "x").write_text("x")
+    (tmp_path / "y").write_text("y")
+    for argv in (["rm", "-i", "x"], ["cp", "-i", "x", "y"], ["mv", "-i", "x", "y"]):
+        a = aw("--cwd", str(tmp_path), *argv)
+        assert a.code == 125 and a.error["input_kind"] == "confirmation", (argv, a.error)
+    assert (tmp_path / "x").read_text() == "x" and (tmp_path / "y").read_text() == "y"  # nothing was done
+
+
+def test_the_prompt_line_decides_the_kind():
+    from agentwrap.runner.prompts import classify
+
+    assert classify("this file mentions a token and an account\nYour name: ") == "text"
+    assert classify("Password for bob: ") == "password"
+    assert classify("Select a region:\n 1) eu\n 2) us\n> ") == "selection"

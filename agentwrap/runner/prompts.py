@@ -47,7 +47,8 @@ _KINDS = (
     ("credential", lazy(r"user ?name|login|e-?mail|account", re.I)),
     ("pager", lazy(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
     ("confirmation", lazy(
-        r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]", re.I)),
+        r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]|"
+        r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$", re.I | re.M)),
     ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 
@@ -62,9 +63,16 @@ class Waiter(NamedTuple):
 
 
 def classify(prompt: str) -> str:
-    """The CONTRACT input_kind for a prompt's text."""
+    """The CONTRACT input_kind for a prompt's text: the prompt line itself first (a file on the screen
+    that mentions a token does not make a name prompt a password prompt), then the lines above it, from
+    which a password or credential is never inferred."""
+    lines = [line for line in prompt.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
     for kind, pattern in _KINDS:
-        if pattern.search(prompt):
+        if pattern.search(last):
+            return kind
+    for kind, pattern in _KINDS:
+        if kind not in ("password", "credential") and pattern.search(prompt):
             return kind
     return "text"
 
