@@ -226,3 +226,27 @@ def test_the_prompt_line_decides_the_kind():
     assert classify("this file mentions a token and an account\nYour name: ") == "text"
     assert classify("Password for bob: ") == "password"
     assert classify("Select a region:\n 1) eu\n 2) us\n> ") == "selection"
+
+
+def test_refusals_name_the_programs_own_non_interactive_form(tmp_path):
+    (tmp_path / "x").write_text("x")
+    a = aw("--cwd", str(tmp_path), "rm", "-i", "x")
+    assert a.error["code_actions"][0]["command"] == ["rm", "-f", "x"] and (tmp_path / "x").exists()
+    (tmp_path / "y").write_text("y")
+    b = aw("--cwd", str(tmp_path), "cp", "-i", "x", "y")
+    assert [c["command"] for c in b.error["code_actions"][:2]] == [["cp", "-n", "x", "y"], ["cp", "-f", "x", "y"]]
+
+
+@pytest.mark.skipif(not __import__("shutil").which("less"), reason="less not installed")
+def test_a_pager_started_directly_is_a_pager_with_a_way_to_read_the_file(tmp_path):
+    (tmp_path / "f.txt").write_text("hello\n")
+    a = aw("--cwd", str(tmp_path), "less", "f.txt")
+    assert a.code == 125 and a.error["input_kind"] == "pager"
+    assert a.error["code_actions"][0]["command"] == ["cat", "--", "f.txt"]
+
+
+def test_an_editor_started_directly_is_an_editor(tmp_path):
+    from agentwrap.runner.prompts import kind_of
+
+    assert kind_of("/usr/bin/vim", "~\n~\n") == "editor" and kind_of("nano", "") == "editor"
+    assert kind_of("less", "f.txt (END)") == "pager" and kind_of("python3", "Your name: ") == "text"

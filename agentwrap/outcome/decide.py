@@ -11,7 +11,7 @@ import signal
 
 from agentwrap.adapter import Adapter, Interpretation
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
-from agentwrap.runner.prompts import classify
+from agentwrap.runner.prompts import PROGRAM_KINDS, classify
 from agentwrap.runner.session import PromptInfo, RunResult
 from agentwrap.runner.shims import Request, refusal_line
 
@@ -32,21 +32,51 @@ def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
         applicability="has_placeholders", is_preferred=False)
 
 
+# Programs for which saving the prepared text unchanged still installs it (an empty crontab, a sudoers).
+_SAVING_INSTALLS = frozenset({"crontab", "visudo", "vipw", "vigr", "edquota"})
+# `-i` asks before each change; the program's own flags say the answer up front.
+_INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
+                 "cp": (("-n", "Copy without overwriting existing files (cp -n)"),
+                        ("-f", "Copy, overwriting existing files (cp -f)")),
+                 "mv": (("-n", "Move without overwriting existing files (mv -n)"),
+                        ("-f", "Move, overwriting existing files (mv -f)"))}
+
+
+def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]:
+    """The program's own non-interactive form of what the caller asked, where agentwrap knows it."""
+    if kind != "confirmation" or prog not in _INSTEAD_OF_I or "-i" not in argv[1:]:
+        return []
+    rest = [a for a in argv[1:] if a != "-i"]
+    return [CodeAction(title=title, command=(argv[0], flag, *rest), applicability="maybe_incorrect")
+            for flag, title in _INSTEAD_OF_I[prog]]
+
+
 def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, object]) -> Problem:
     prog = argv[0].rsplit("/", 1)[-1]
     shown = prompt.strip().splitlines()[-1][:200] if prompt.strip() else ""
     detail = (f"{prog} is waiting for {kind} input: {shown!r}" if shown
               else f"{prog} is waiting for input on its terminal without printing a prompt")
-    actions = []
-    if kind == "editor":
+    actions = list(_own_alternatives(prog, argv, kind))
+    if kind == "editor" and how.get("source") not in ("editor",) and prog in PROGRAM_KINDS:
+        actions.append(CodeAction(  # `vim FILE` itself: the agent edits files with its own tools
+            title="Change the file without an editor (write it whole, or `sed -i` / a patch) instead",
+            kind="command", applicability="unspecified"))
+    elif kind == "editor":
         actions.append(CodeAction(
             title="Pass the text with the program's own option (e.g. `-m MESSAGE` or `-F FILE`) instead",
             kind="command", applicability="unspecified"))
-        actions.append(CodeAction(
-            title="Accept the prepared text unchanged (an editor that saves at once)",
-            command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
-                     "--env", "GIT_SEQUENCE_EDITOR=true", "--", *argv),
-            applicability="maybe_incorrect"))
+        if prog not in _SAVING_INSTALLS:
+            actions.append(CodeAction(
+                title="Accept the prepared text unchanged (an editor that saves at once)",
+                command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
+                         "--env", "GIT_SEQUENCE_EDITOR=true", "--", *argv),
+                applicability="maybe_incorrect"))
+    elif kind == "pager":
+        files = [a for a in argv[1:] if not a.startswith("-")]
+        if prog in PROGRAM_KINDS and files:
+            actions.append(CodeAction(title="Read the file without a pager", command=("cat", "--", *files),
+                                      applicability="machine_applicable", is_preferred=True))
+        actions.append(_answer_template(prompt, argv))
     else:
         actions.append(_answer_template(prompt, argv))
         if how.get("source") == "terminal" and kind in ("text", "confirmation"):

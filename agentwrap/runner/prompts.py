@@ -53,6 +53,17 @@ _KINDS = (
 )
 
 
+#: Programs whose waiting is what they are: an editor or a pager started directly (`vim FILE`, `less FILE`).
+PROGRAM_KINDS = {**dict.fromkeys(("vim", "vi", "nvim", "view", "nano", "pico", "emacs", "micro", "joe", "mcedit",
+                                  "ed", "ex", "kak", "hx"), "editor"),
+                 **dict.fromkeys(("less", "more", "most", "pg", "man"), "pager")}
+
+
+def kind_of(process: str, prompt: str) -> str:
+    """The input_kind of a wait: what the waiting program is, else what its prompt line says."""
+    return PROGRAM_KINDS.get(os.path.basename(process), "") or classify(prompt)
+
+
 class Waiter(NamedTuple):
     """A process found waiting for input, and how we know."""
 

@@ -205,7 +205,8 @@ class _Session:
                 return None
             if waiter.detection != "kernel" and self.spec.mutating:
                 return None  # a progress bar in raw mode looks like this: never end a mutation on a guess
-            return PromptInfo(text, prompts.classify(text), waiter.detection, waiter.source, waiter.pid, waiter.name)
+            return PromptInfo(text, prompts.kind_of(waiter.name, text), waiter.detection, waiter.source, waiter.pid,
+                              waiter.name)
         self.candidate = None
         if self.spec.mutating:
             return None  # the text heuristic alone never ends a program that is changing something
