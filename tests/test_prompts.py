@@ -250,3 +250,22 @@ def test_an_editor_started_directly_is_an_editor(tmp_path):
 
     assert kind_of("/usr/bin/vim", "~\n~\n") == "editor" and kind_of("nano", "") == "editor"
     assert kind_of("less", "f.txt (END)") == "pager" and kind_of("python3", "Your name: ") == "text"
+
+
+BLINK = ("import sys, threading, time\n"
+         "def animate():\n"
+         "    frames = {frames}\n"
+         "    i = 0\n"
+         "    while True:\n"
+         "        sys.stdout.write(frames[i % len(frames)]); sys.stdout.flush(); i += 1; time.sleep(0.2)\n"
+         "threading.Thread(target=animate, daemon=True).start()\n"
+         "input('Name: ')\n")
+
+
+@pytest.mark.parametrize("frames", [["\x1b[?25l", "\x1b[?25h"], ["\r⠋ waiting", "\r⠙ waiting", "\r⠹ waiting"]],
+                         ids=["blinking-cursor", "spinner"])
+def test_a_prompt_that_keeps_animating_is_still_found(frames):
+    """A blinking cursor or a spinner drawn while the program reads never lets the output go quiet;
+    animation counts as silence, so the read is found instead of waiting for the timeout."""
+    a = aw("--timeout", "20", PY, "-c", BLINK.format(frames=frames), timeout=40)
+    assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.wall < 6, (a.code, a.wall)

@@ -54,6 +54,21 @@ class RunSpec(NamedTuple):
     mutating: bool = False  # its adapter says it changes things: only the kernel's word may end it (5.4)
 
 
+_ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[78=>])")
+
+
+def _animation(data: bytes) -> bool:
+    """Output that only animates what is on the screen: escape sequences alone (a cursor shown, hidden or
+    blinking), or a line redrawn in place (`\r` or cursor moves first, no newline): a spinner, a
+    status line. Detection treats it as silence, so a prompt drawn with a spinner is still found."""
+    if b"\n" in data or len(data) > 512:
+        return False
+    rest = _ESCAPES.sub(b"", data)
+    if not rest.strip(b"\r\b "):
+        return True
+    return data.startswith((b"\r", b"\x1b["))
+
+
 class Sink(Protocol):
     """Where the runner sends what it sees; the caller cleans, bounds and reports it."""
 
@@ -145,7 +160,8 @@ class _Session:
             data = b"".join(batch)
             self.result.raw_bytes[stream] += size
             self.newlines += data.count(b"\n")
-            self.last_output = time.monotonic()
+            if not _animation(data):  # a blinking cursor or a redrawn spinner is no sign of progress
+                self.last_output = time.monotonic()
             self.sink.output(stream, data)
         if eof:
             self.poller.unregister(fd)
