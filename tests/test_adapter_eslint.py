@@ -9,6 +9,7 @@ no plugin package (not even @eslint/js) has to be resolvable from the temporary 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -56,7 +57,8 @@ def test_locations_severities_and_rules_equal_eslints_json(tmp_path):
     assert ESLINT is not None
     project = _project(tmp_path)
     answer = aw("--", ESLINT, "app.js", "lib.js", cwd=project)
-    own = [(f["filePath"], m["line"], m["column"], {1: "warning", 2: "error"}[m["severity"]], m["ruleId"])
+    own = [(os.path.relpath(f["filePath"], project), m["line"], m["column"],  # locations are relative to cwd
+            {1: "warning", 2: "error"}[m["severity"]], m["ruleId"])
            for f in _own(project, "app.js", "lib.js") for m in f["messages"]]
     assert len(own) == 8
     assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"], p["severity"], p["rule"])
