@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -87,3 +88,21 @@ def test_each_builtin_spec_is_valid(stem):
     check(spec.data, spec.source)
     for rule in spec.rules:
         assert rule.pattern.pattern  # compiles
+
+
+def test_a_replay_never_reads_the_capturing_machines_files(tmp_path):
+    """make -C DIR's fixture names the capture's absolute folder: even where a file of that name exists,
+    the replay is the same (adapters read a project's sources only in a live run)."""
+    import shutil
+
+    case = next(c for c in CASES if (c.adapter, c.name) == ("make", "recipe-gcc-errors"))
+    folder = Path(case.meta()["argv"][-1])
+    made = not folder.exists()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "main.c").write_text("int x;\n" * 40)  # would turn the fix-it's columns into characters
+        env, _ = fixtures.replay(registry.builtin("make"), case)
+        assert fixtures.mismatches(case.expected(), env) == []
+    finally:
+        if made:
+            shutil.rmtree(folder.parents[len(folder.parents) - 3], ignore_errors=True)

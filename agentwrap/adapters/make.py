@@ -142,6 +142,8 @@ class MakeAdapter(BaseAdapter):
         text = run.text()
         dirs = _directories(text)
         where = dirs[0] if set(dirs) == {0} and os.path.isabs(dirs[0]) else None if dirs else run.cwd
+        if run.cwd is None:
+            where = None  # a replayed fixture or a saved log: the files are not this machine's to read
         found = [(at, p) for at, p in located_problems(run, GCC.spec, None, where)
                  if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
         found.extend(_tracebacks(text, run.exit_code))
