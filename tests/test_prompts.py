@@ -269,3 +269,38 @@ def test_a_prompt_that_keeps_animating_is_still_found(frames):
     animation counts as silence, so the read is found instead of waiting for the timeout."""
     a = aw("--timeout", "20", PY, "-c", BLINK.format(frames=frames), timeout=40)
     assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED" and a.wall < 6, (a.code, a.wall)
+
+
+def test_common_programs_prompts_name_their_own_flags(tmp_path):
+    (tmp_path / "f").write_text("a\n")
+    subprocess.run(["gzip", "-k", str(tmp_path / "f")], check=True)
+    a = aw("--cwd", str(tmp_path), "gzip", "f")
+    assert a.code == 125 and a.error["input_kind"] == "confirmation"
+    assert a.error["code_actions"][0]["command"] == ["gzip", "-f", "f"] and "-f" in a.error["suggested_fix"]
+    assert (tmp_path / "f").exists(), "nothing was overwritten or removed"
+
+
+@pytest.mark.skipif(not (__import__("shutil").which("unzip") and __import__("shutil").which("zip")),
+                    reason="zip/unzip not installed")
+def test_unzip_replace_question_offers_never_and_always(tmp_path):
+    (tmp_path / "a.txt").write_text("mine\n")
+    subprocess.run(["zip", "-q", "z.zip", "a.txt"], cwd=tmp_path, check=True)
+    (tmp_path / "a.txt").write_text("changed\n")
+    a = aw("--cwd", str(tmp_path), "unzip", "z.zip")
+    assert [c["command"] for c in a.error["code_actions"][:2]] == [["unzip", "-n", "z.zip"], ["unzip", "-o", "z.zip"]]
+    assert (tmp_path / "a.txt").read_text() == "changed\n"
+
+
+@pytest.mark.parametrize(("argv", "prompt", "kind", "first"), [
+    (["sudo", "apt-get", "update"], "[sudo] password for bob: ", "password", ["sudo", "-n", "apt-get", "update"]),
+    (["psql", "-h", "db"], "Password for user bob: ", "password", ["psql", "-w", "-h", "db"]),
+    (["python3", "manage.py", "flush"], "Type 'yes' to continue, or 'no' to cancel: ", "confirmation",
+     ["python3", "manage.py", "flush", "--noinput"]),
+    (["dpkg", "-i", "x.deb"], "*** config.conf (Y/I/N/O/D/Z) [default=N] ? ", "confirmation",
+     ["dpkg", "--force-confold", "-i", "x.deb"]),
+])
+def test_the_generic_prompt_catalog(argv, prompt, kind, first):
+    from agentwrap.adapter import generic_spec
+
+    fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
+    assert fix and list(actions[0].command or ()) == first

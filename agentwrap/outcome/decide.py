@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import signal
 
-from agentwrap.adapter import Adapter, Interpretation
+from agentwrap.adapter import Adapter, Interpretation, generic_spec
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
 from agentwrap.runner.prompts import PROGRAM_KINDS, classify
 from agentwrap.runner.session import PromptInfo, RunResult
@@ -114,7 +114,10 @@ def _from_request(argv: list[str], req: Request) -> Problem:
 def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Problem:
     """Put the tool's own non-interactive alternative (`apt-get -y`, `git commit -m`) first."""
     extra = problem.extra or {}
-    fix, actions = adapter.prompt_help(argv, str(extra.get("prompt") or ""), str(extra.get("input_kind")))
+    prompt, kind = str(extra.get("prompt") or ""), str(extra.get("input_kind"))
+    fix, actions = adapter.prompt_help(argv, prompt, kind)
+    if not fix and not actions:  # the prompts of common programs (gzip, unzip, sudo, psql, dpkg, ...)
+        fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     if not fix and not actions:
         return problem
     return problem._replace(suggested_fix=fix or problem.suggested_fix,
