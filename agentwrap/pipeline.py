@@ -18,6 +18,7 @@ from agentwrap.terminal import TerminalCleaner
 STREAMS = ("stdout", "stderr")
 ANALYSIS_HEAD = 384 * 1024  # what adapters read: the whole text when small, else head and tail
 ANALYSIS_TAIL = 128 * 1024
+PROMPT_LINES = 8  # a dialog (pinentry, whiptail) asks above its button row and frame
 
 
 class Pipeline:
@@ -64,7 +65,7 @@ class Pipeline:
         """What the program last showed: the unfinished lines of the stream it wrote to last."""
         order = (self.last_stream, *(s for s in STREAMS if s != self.last_stream))
         for stream in order:
-            tail = self.cleaners[stream].screen_tail(3).strip()
+            tail = self.cleaners[stream].screen_tail(PROMPT_LINES).strip()
             if tail:
                 return self.redactors[stream].redact(tail)[-1000:]
         return ""

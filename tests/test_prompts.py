@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -304,3 +305,29 @@ def test_the_generic_prompt_catalog(argv, prompt, kind, first):
 
     fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     assert fix and list(actions[0].command or ()) == first
+
+
+@pytest.mark.skipif(not (__import__("shutil").which("gpg") and __import__("shutil").which("gpg-agent")
+                         and __import__("shutil").which("pinentry-curses")), reason="gpg, gpg-agent, pinentry needed")
+def test_a_pinentry_of_an_agent_already_running_is_found_and_ended(tmp_path):
+    """The desktop case: gpg-agent runs before the command, so its pinentry is outside agentwrap's tree;
+    it draws and reads on our terminal, and is found there (a hang until the timeout before)."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    subprocess.run(["gpg-agent", "--daemon", "--pinentry-program", str(shutil.which("pinentry-curses"))], env=env,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+    (tmp_path / "s.txt").write_text("secret\n")
+    try:
+        a = aw("--cwd", str(tmp_path), "--timeout", "20", "gpg", "-c", "s.txt", env={"GNUPGHOME": str(home)},
+               timeout=60)
+        assert a.code == 125 and a.error["input_kind"] == "password" and a.wall < 12, (a.code, a.wall)
+        assert a.error["prompt"] == "Passphrase:" and a.error["process"].startswith("pinentry")
+        assert not (tmp_path / "s.txt.gpg").exists()
+        import time
+
+        time.sleep(1)  # the pinentry that drew on our terminal is ended with the run
+        assert subprocess.run(["pgrep", "-x", "pinentry-curses"], capture_output=True).returncode == 1
+    finally:
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=20)

@@ -51,9 +51,31 @@ def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]
             for flag, title in _INSTEAD_OF_I[prog]]
 
 
+_FRAME = re.compile(r"^[lqkxmjtuvwn─│┌┐└┘├┤┬┴┼\s]*$")  # a box drawn with DEC line drawing (pinentry)
+_ASKS = re.compile(r"[:?]\s*(?:\[REDACTED\]|_+)?\s*$")
+_BUTTONS = re.compile(r"(?:\s*<[\w ]+>)+\s*")
+
+
+def prompt_line(prompt: str) -> str:
+    """The line of the screen that asks: the last one, box-drawing frames and side bars left out; when that
+    is a dialog's button row (`<OK>  <Cancel>`), the last one above it that ends in `:` or `?`."""
+    lines = []
+    for raw in prompt.splitlines():
+        line = raw.strip()
+        if not line or _FRAME.match(line):
+            continue
+        if line[:2] in ("x ", "│ ") and line[-1:] in ("x", "│"):
+            line = line[1:-1].strip()  # a box's side bars
+        lines.append(line)
+    chosen = lines[-1] if lines else ""
+    if _BUTTONS.fullmatch(chosen):
+        chosen = next((line for line in reversed(lines) if _ASKS.search(line)), chosen)
+    return re.sub(r"\s*(?:\[REDACTED\]|_{2,})\s*$", "", chosen)[:200]
+
+
 def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, object]) -> Problem:
     prog = argv[0].rsplit("/", 1)[-1]
-    shown = prompt.strip().splitlines()[-1][:200] if prompt.strip() else ""
+    shown = prompt_line(prompt)
     detail = (f"{prog} is waiting for {kind} input: {shown!r}" if shown
               else f"{prog} is waiting for input on its terminal without printing a prompt")
     actions = list(_own_alternatives(prog, argv, kind))

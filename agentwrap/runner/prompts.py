@@ -56,7 +56,9 @@ _KINDS = (
 #: Programs whose waiting is what they are: an editor or a pager started directly (`vim FILE`, `less FILE`).
 PROGRAM_KINDS = {**dict.fromkeys(("vim", "vi", "nvim", "view", "nano", "pico", "emacs", "micro", "joe", "mcedit",
                                   "ed", "ex", "kak", "hx"), "editor"),
-                 **dict.fromkeys(("less", "more", "most", "pg", "man"), "pager")}
+                 **dict.fromkeys(("less", "more", "most", "pg", "man"), "pager"),
+                 **dict.fromkeys(("pinentry", "pinentry-curses", "pinentry-tty", "pinentry-gnome3", "pinentry-qt",
+                                  "pinentry-gtk-2", "pinentry-fltk", "pinentry-mac"), "password")}
 
 
 def kind_of(process: str, prompt: str) -> str:
@@ -190,6 +192,23 @@ def _in_foreground(pid: int, foreground: int | None) -> bool:
         return os.getpgid(pid) == foreground
     except OSError:
         return False
+
+
+def outside_holders(targets: frozenset[str], inside: set[int]) -> list[int]:
+    """Processes outside our tree that hold our terminal: a helper started by a daemon that was already
+    running, such as gpg-agent's pinentry, which draws and reads on the terminal gpg named to it."""
+    ttys = {t for t in targets if t.startswith("/dev/") and t != "/dev/tty"}
+    found = []
+    me = os.getpid()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) in inside or int(entry.name) == me:
+                continue
+            with contextlib.suppress(OSError):
+                fds = os.listdir(f"/proc/{entry.name}/fd")
+                if any(_fd_target(int(entry.name), int(fd)) in ttys for fd in fds):
+                    found.append(int(entry.name))
+    return found
 
 
 def all_sleeping(pids: list[psutil.Process]) -> bool:

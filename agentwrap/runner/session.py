@@ -16,7 +16,7 @@ import select
 import signal
 import termios
 import time
-from typing import IO, NamedTuple, Protocol
+from typing import IO, Any, NamedTuple, Protocol
 
 from agentwrap.ids import utc_now
 from agentwrap.runner import prompts, spawn, tree
@@ -29,6 +29,7 @@ IDLE_BEFORE_CHECK = 0.15  # seconds of silence before we look for a waiting read
 CHECK_EVERY = 0.1
 CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "terminal-mode": 0.5}  # the same waiter seen this long
 HEURISTIC_IDLE = 1.5
+OUTSIDE_IDLE = 1.0  # silence before looking for readers of our terminal outside the tree, and how often
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
 MAX_SAME_ANSWER = 3
 MAX_ANSWERS = 100
@@ -123,6 +124,8 @@ class _Session:
         self.candidate: tuple[int, str] | None = None
         self.candidate_since = 0.0
         self.last_check = 0.0
+        self.outside_scan = 0.0
+        self.outside_pids: list[int] = []
         self.answer_counts: dict[str, tuple[int, int, int]] = {}
         self.finished: list[int] = []
         self.newlines = 0
@@ -186,6 +189,20 @@ class _Session:
         return tree.end_tree(self.spec.grace, poll_main=self.tick, first_signal=first)
 
     # --- prompts ------------------------------------------------------------------------------
+    def _outside_waiter(self, procs: list[Any], *, rescan: bool) -> prompts.Waiter | None:
+        """A reader of our terminal outside the tree (gpg-agent's pinentry). Looked for at most once a
+        second (it lists every process's descriptors); the holders found are checked at every tick."""
+        import psutil
+
+        if rescan:
+            self.outside_scan = time.monotonic()
+            self.outside_pids = prompts.outside_holders(self.chans.wait_targets, {p.pid for p in procs})
+        outside = []
+        for pid in self.outside_pids:
+            with contextlib.suppress(psutil.Error):
+                outside.append(psutil.Process(pid))
+        return prompts.find_waiter(outside, self.chans.wait_targets, raw_mode=self._raw_mode()) if outside else None
+
     def _foreground(self) -> int | None:
         """The foreground process group of the program's terminal (None on pipes, or unknown)."""
         if self.chans.tty_master is None:
@@ -211,6 +228,8 @@ class _Session:
         procs = tree.descendants()
         waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode(),
                                      foreground=self._foreground())
+        if waiter is None and idle >= OUTSIDE_IDLE:
+            waiter = self._outside_waiter(procs, rescan=now - self.outside_scan >= OUTSIDE_IDLE)
         text = self.sink.prompt_text()
         if waiter is not None:
             key = (waiter.pid, waiter.detection)
@@ -340,6 +359,10 @@ class _Session:
                     self.result.prompt = prompt
                     self.sink.event("prompt_detected", {"prompt": prompt.text, "input_kind": prompt.input_kind})
                     self.end_tree()
+                    if prompt.pid in self.outside_pids:
+                        # gpg-agent's pinentry, on our terminal for our run: it asks nobody once we are gone
+                        with contextlib.suppress(OSError):
+                            os.kill(prompt.pid, signal.SIGTERM)
                     break
             wait = 0.05 if exited_at is not None else (CHECK_EVERY if now - self.last_output >= 0.1 else 0.5)
             if deadline is not None:
