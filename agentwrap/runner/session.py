@@ -229,7 +229,9 @@ class _Session:
         waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode(),
                                      foreground=self._foreground())
         if waiter is None and idle >= OUTSIDE_IDLE:
-            waiter = self._outside_waiter(procs, rescan=now - self.outside_scan >= OUTSIDE_IDLE)
+            # a tree at work (compiling, not waiting) asks nobody: no need to list every process
+            rescan = now - self.outside_scan >= OUTSIDE_IDLE and prompts.all_sleeping(procs)
+            waiter = self._outside_waiter(procs, rescan=rescan)
         text = self.sink.prompt_text()
         if waiter is not None:
             key = (waiter.pid, waiter.detection)
