@@ -70,7 +70,8 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
         deciding_fix = rec.error.suggested_fix if rec.error is not None else None
-        out["problems"] = [concise_problem(p, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
+        out["problems"] = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix)
+                           for p in others[:CONCISE_PROBLEMS]]
         omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
@@ -120,11 +121,10 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
     return problem
 
 
-def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = False,
-                    known_fix: str | None = None) -> dict[str, Any]:
-    """Code, location, the message, the fix; retry facts only where a retry is on the table. The deciding
-    problem keeps its code actions; a listed one keeps only edits (a compiler's fix-it), and its fix only
-    when it says more than the deciding fix and its own message and location do."""
+def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | None = None) -> dict[str, Any]:
+    """A listed problem (not the deciding one): code, location, the message, edits (a compiler's fix-it),
+    the fix only when it says more than the deciding fix and its own message and location do, and retry
+    facts only where a retry is on the table."""
     out: dict[str, Any] = {"code": p.code}
     detail = _without_location(p.detail, p.location)
     if detail and (not summary or p.detail not in summary):
@@ -140,7 +140,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, deciding: bool = 
             out["retry_after"] = p.retry_after
     if p.suggested_fix and not _says_nothing_new(p, known_fix):
         out["suggested_fix"] = p.suggested_fix
-    actions = [_concise_action(a) for a in p.code_actions if deciding or a.kind == "edit"]
+    actions = [_concise_action(a) for a in p.code_actions if a.kind == "edit"]
     if actions:
         out["code_actions"] = actions
     asks_user = [r for r in p.remediation if r.get("requires_user")]
