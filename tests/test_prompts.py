@@ -331,3 +331,11 @@ def test_a_pinentry_of_an_agent_already_running_is_found_and_ended(tmp_path):
     finally:
         subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=20)
+
+
+def test_a_raw_mode_program_sleeping_in_select_is_not_a_prompt():
+    """select(2) with no read set is a sleep: the kernel shows the set, so raw mode alone does not count."""
+    code = ("import select, sys, tty; tty.setraw(0); "
+            "[(sys.stdout.write(f'\\r{i}%'), sys.stdout.flush(), select.select([], [], [], 0.6)) for i in range(4)]")
+    a = aw(PY, "-c", code, timeout=30)
+    assert a.code == 0 and a.wall >= 2, (a.code, a.error)

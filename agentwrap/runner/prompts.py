@@ -48,7 +48,8 @@ _KINDS = (
     ("pager", lazy(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
     ("confirmation", lazy(
         r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]|"
-        r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$", re.I | re.M)),
+        r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$|"
+        r"\[y,n(?:,[a-z?])*\]\??\s*$", re.I | re.M)),  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
     ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 
@@ -116,15 +117,19 @@ def _memory(pid: int, address: int, size: int) -> bytes:
         return mem.read(size)
 
 
-def waited_fds(pid: int, number: int, arg0: int, arg1: int) -> set[int]:
-    """The descriptors a process blocked in poll/select/epoll waits to read; empty when unknown."""
+def waited_fds(pid: int, number: int, arg0: int, arg1: int) -> set[int] | None:
+    """The descriptors a process blocked in poll/select/epoll waits to read; None when unknown."""
     try:
-        if number in _POLL.get(_ARCH, ()) and 0 < arg1 <= _MAX_FDS:
+        if number in _POLL.get(_ARCH, ()) and 0 <= arg1 <= _MAX_FDS:
+            if not arg1:
+                return set()  # poll() with no descriptor: a sleep
             data = _memory(pid, arg0, arg1 * 8)  # struct pollfd {int fd; short events; short revents;}
             entries = (data[i:i + 8] for i in range(0, len(data), 8))
             return {int.from_bytes(e[:4], "little", signed=True) for e in entries
                     if int.from_bytes(e[4:6], "little") & _POLLIN_OR_PRI}
-        if number in _SELECT.get(_ARCH, ()) and 0 < arg0 <= _MAX_FDS and arg1:
+        if number in _SELECT.get(_ARCH, ()) and 0 <= arg0 <= _MAX_FDS:
+            if not arg0 or not arg1:
+                return set()  # select() with no read set: a sleep
             bits = int.from_bytes(_memory(pid, arg1, (arg0 + 7) // 8), "little")
             return {fd for fd in range(arg0) if bits >> fd & 1}
         if number in _EPOLL.get(_ARCH, ()):
@@ -133,7 +138,7 @@ def waited_fds(pid: int, number: int, arg0: int, arg1: int) -> set[int]:
                         and int(line.split()[3], 16) & _POLLIN_OR_PRI}
     except (OSError, ValueError, IndexError, OverflowError):
         pass
-    return set()
+    return None
 
 
 def _fd_target(pid: int, fd: int) -> str | None:
@@ -168,10 +173,13 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
         name = ""
         with contextlib.suppress(Exception):  # psutil.Error: the process is gone or hidden
             name = proc.name()
+        known_waits = False  # a wait whose set was read, and does not hold our terminal: not reading it
         for number, fd, arg1 in calls:
             candidates = [fd] if number in reads else []
             if number in waits and _in_foreground(proc.pid, foreground):
-                candidates = sorted(waited_fds(proc.pid, number, fd, arg1))
+                fds = waited_fds(proc.pid, number, fd, arg1)
+                known_waits = known_waits or fds is not None
+                candidates = sorted(fds or ())
             for candidate in candidates:
                 target = _fd_target(proc.pid, candidate)
                 if target in targets:
@@ -180,7 +188,7 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
                     # A blocking read is a prompt for certain; a wait on a set holding the terminal almost
                     # (apt relays the terminal to dpkg in such a loop while it installs).
                     return Waiter(proc.pid, name, "kernel" if number in reads else "kernel-wait", source)
-        if raw_mode and any(call[0] in waits for call in calls) and _holds(proc.pid, targets):
+        if raw_mode and not known_waits and any(call[0] in waits for call in calls) and _holds(proc.pid, targets):
             return Waiter(proc.pid, name, "terminal-mode", "terminal")
     return None
 
