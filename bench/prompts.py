@@ -150,7 +150,9 @@ def run(s: Scenario) -> dict[str, object]:
         error = env_out.get("error") or {}
         undone = s.undone(d)
         left = subprocess.run(["pgrep", "-f", tmp], capture_output=True).returncode == 0
-    own = [a for a in error.get("code_actions", []) if (a.get("command") or ["agentwrap"])[0] not in GENERIC_ACTIONS]
+    # the program's own way: any action but agentwrap's --answer/--stdin templates (advice without a
+    # command counts: "change the file without an editor" for vim)
+    own = [a for a in error.get("code_actions", []) if (a.get("command") or ["-"])[0] not in GENERIC_ACTIONS]
     return {"name": s.name, "expected": s.kind or "finishes", "code": error.get("code") or "success",
             "kind": error.get("input_kind"), "wall": round(wall, 1), "undone": undone, "left": left,
             "hang": error.get("code") == "TIMEOUT", "own_alternative": bool(own)}

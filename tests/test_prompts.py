@@ -299,6 +299,11 @@ def test_unzip_replace_question_offers_never_and_always(tmp_path):
      ["python3", "manage.py", "flush", "--noinput"]),
     (["dpkg", "-i", "x.deb"], "*** config.conf (Y/I/N/O/D/Z) [default=N] ? ", "confirmation",
      ["dpkg", "--force-confold", "-i", "x.deb"]),
+    (["sqlite3"], "sqlite>", "text", ["sqlite3", "<DATABASE>", "<SQL>"]),
+    (["ssh-keygen", "-f", "k"], "Enter passphrase (empty for no passphrase):", "password",
+     ["ssh-keygen", "-N", "<PASSPHRASE>", "-f", "k"]),
+    (["openssl", "req", "-new"], "Country Name (2 letter code) [AU]:", "text",
+     ["openssl", "req", "-new", "-subj", "/CN=<CN>"]),
 ])
 def test_the_generic_prompt_catalog(argv, prompt, kind, first):
     from agentwrap.adapter import generic_spec
