@@ -31,10 +31,10 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
           warnings: list[dict[str, str]] | None = None, env_set: dict[str, str] | None = None) -> RunRecord:
     """The record of a run whose output went through `pipeline`."""
     results = pipeline.finish()
-    captured = captured_run(argv, program, adapter, result, results, pipeline, (context or {}).get("cwd"))
+    cwd = (context or {}).get("cwd")
+    captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)
     error = decide(argv, result, interp, adapter)
-    cwd = (context or {}).get("cwd")
     if error is not None:
         error = bound.relative_files(error, cwd)
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))

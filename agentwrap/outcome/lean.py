@@ -18,7 +18,8 @@ _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
 
 
-def _words(text: str) -> list[str]:
+def words(text: str) -> list[str]:
+    """The words of `text` a restatement is judged by: lower case, digits kept, single letters left out."""
     return [w.lower() for w in _WORD.findall(text) if len(w) > 1 or w.isdigit()]
 
 
@@ -40,16 +41,16 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
     """What the summary, problems and data already say: a line made of their words, or one a problem was
     read from, restates a fact."""
     said = Said()
-    said.update(_words(summary))
+    said.update(words(summary))
     for p in problems:
-        said.update(_words(p.detail))
-        said.update(_words(p.matched))
+        said.update(words(p.detail))
+        said.update(words(p.matched))
         said.lines.update(line.strip() for line in p.matched.splitlines() if line.strip())
         loc = p.location or {}
-        said.update(_words(" ".join(str(v) for v in loc.values())))
-        said.update(_words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
+        said.update(words(" ".join(str(v) for v in loc.values())))
+        said.update(words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
     if data is not None:
-        said.update(_words(json.dumps(data, default=str)))
+        said.update(words(json.dumps(data, default=str)))
     return said
 
 
@@ -58,13 +59,13 @@ def restates(line: str, said: Said) -> bool:
     (pytest's `FAILED id - msg`)."""
     if line.strip() in said.lines:
         return True
-    words = _words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
-    if not words:
+    found = words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
+    if not found:
         return bool(line.strip()) and bool(said)  # a caret or margin line: its source line is evidence
-    if len(words) < 2 or not said:
+    if len(found) < 2 or not said:
         return False
-    new = sum(1 for w in words if w not in said.words)
-    return new == 0 or (len(words) >= 8 and new * 10 <= len(words))
+    new = sum(1 for w in found if w not in said.words)
+    return new == 0 or (len(found) >= 8 and new * 10 <= len(found))
 
 
 def tidy(line: str) -> str:

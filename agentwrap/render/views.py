@@ -8,10 +8,10 @@ has no more than its standard form, and whose concise form only loses what is em
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
+from agentwrap.outcome.lean import words
 from agentwrap.outcome.record import RunRecord, Stream
 from agentwrap.problem import CodeAction, Problem
 
@@ -22,7 +22,6 @@ CONCISE_PROBLEMS = 20
 _NOT_DECISIVE = {"tool", "fatal_on_success", "detection", "source", "process"}
 _INTERNAL = {"tool", "fatal_on_success"}  # which adapter said it (the type names it), how the engine read it
 _EMPTY: tuple[Any, ...] = (None, [], {}, "")
-_WORDS = re.compile(r"[^\W_]+")
 _ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
@@ -172,8 +171,8 @@ def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
     fix, the problem's message or its location."""
     if not known_fix or p.suggested_fix is None:
         return False
-    known = set(_WORDS.findall(" ".join([known_fix, p.detail, json.dumps(p.location or {})]).lower()))
-    return set(_WORDS.findall(p.suggested_fix.lower())) <= known
+    known = set(words(" ".join([known_fix, p.detail, json.dumps(p.location or {})])))
+    return set(words(p.suggested_fix)) <= known
 
 
 def _concise_action(a: CodeAction) -> dict[str, Any]:

@@ -62,7 +62,7 @@ def _animation(data: bytes) -> bool:
     """Output that only animates what is on the screen: escape sequences alone (a cursor shown, hidden or
     blinking), or a line redrawn in place (`\r` or cursor moves first, no newline): a spinner, a
     status line. Detection treats it as silence, so a prompt drawn with a spinner is still found."""
-    if b"\n" in data or len(data) > 512:
+    if len(data) > 512 or b"\n" in data:  # a batch of real output: decided without scanning it
         return False
     rest = _ESCAPES.sub(b"", data)
     if not rest.strip(b"\r\b "):
