@@ -32,6 +32,7 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --no-pty                  run on pipes instead of pseudo-terminals
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
+  --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
       125 agentwrap refused or failed (usage, input required), 126 not executable, 127 not found, 128+N signal

@@ -42,6 +42,7 @@ class Options:
     cwd: str | None = None
     env: dict[str, str]
     stdin: str | None = None
+    read_only: bool = False
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -145,7 +146,7 @@ _FLAGS: dict[str, _Handler] = {
     "--help": lambda o, _: setattr(o, "help", True),
     "-h": lambda o, _: setattr(o, "help", True),
     "--version": lambda o, _: setattr(o, "version", True),
-    "--read-only": _unavailable("--read-only"),
+    "--read-only": lambda o, _: setattr(o, "read_only", True),
     "--detach": _unavailable("--detach"),
 }
 OPTION_NAMES = sorted({*_WITH_VALUE, *_FLAGS})

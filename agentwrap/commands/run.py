@@ -81,6 +81,10 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
     cwd = _cwd(opts)
     adapter, adapter_warnings = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
+    if opts.read_only:
+        from agentwrap.safety import readonly
+
+        readonly.check(argv, adapter)  # raises MUTATION_REFUSED before anything starts
     stdin = _stdin(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
