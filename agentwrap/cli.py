@@ -19,6 +19,7 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
        agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
+       agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
@@ -32,6 +33,7 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --no-pty                  run on pipes instead of pseudo-terminals
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
+  --detach                  start as a durable operation and answer with its operation_id at once
   --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
@@ -39,7 +41,7 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe", "adapter", "capture", "normalize")}
+                                                             "describe", "adapter", "capture", "normalize", "op")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
@@ -78,6 +80,10 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
         args = rest
+    if opts.detach:
+        from agentwrap.operations.launch import detached
+
+        return detached(args, opts, request_id)
     from agentwrap.commands.run import execute
 
     return execute(args, opts, request_id=request_id, emit=emit)

@@ -83,6 +83,23 @@ _CODES = (
              "The --idempotency-key was recorded for a different argv, cwd or adapter.",
              "conflict", 409, 125, False, True,
              ("Use a new key for a different invocation.",)),
+    CodeInfo("OPERATION_NOT_FOUND", "operation-not-found", "No such operation",
+             "The operation id is malformed, or no operation with that id is kept in the state directory "
+             "(finished operations are pruned after 7 days).",
+             "not_found", 404, 125, False, True,
+             ("Run `agentwrap op list` to see the operations kept here.",)),
+    CodeInfo("OPERATION_RUNNING", "operation-running", "Operation still running",
+             "The operation has not finished: its result is not there yet (`op result`), or `op wait` reached "
+             "its --timeout first. Nothing was stopped.",
+             "timeout", 504, 125, True, True,
+             ("Wait again with `agentwrap op wait ID --timeout DUR`.",
+              "Read what it printed so far with `agentwrap op events ID --after SEQ`.")),
+    CodeInfo("OPERATION_LOST", "operation-lost", "Operation lost",
+             "The process supervising the operation ended without recording a result (killed, crashed, or the "
+             "machine restarted). What the program did before that is unknown.",
+             "partial_failure", 500, 125, True, False,
+             ("Check with a read-only command whether the change happened before running it again.",
+              "`agentwrap op events ID` shows what it printed before it was lost.")),
     CodeInfo("INTERNAL", "internal", "agentwrap failed",
              "agentwrap itself failed; this is a bug. The detail names the failure.",
              "internal", 500, 125, True, False,

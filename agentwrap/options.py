@@ -43,6 +43,7 @@ class Options:
     env: dict[str, str]
     stdin: str | None = None
     read_only: bool = False
+    detach: bool = False
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -147,7 +148,7 @@ _FLAGS: dict[str, _Handler] = {
     "-h": lambda o, _: setattr(o, "help", True),
     "--version": lambda o, _: setattr(o, "version", True),
     "--read-only": lambda o, _: setattr(o, "read_only", True),
-    "--detach": _unavailable("--detach"),
+    "--detach": lambda o, _: setattr(o, "detach", True),
 }
 OPTION_NAMES = sorted({*_WITH_VALUE, *_FLAGS})
 

@@ -31,9 +31,7 @@ PY = sys.executable
     (["--cwd", "/no/such/dir", "echo"], "no such directory"),
     (["--stdin", "/no/such/file", "cat"], "cannot read"),
     (["--stdin", "/", "cat"], "is a directory"),
-    (["--detach", "echo"], "not available"),
     (["--idempotency-key", "k1", "echo"], "not available"),
-    (["op", "status", "x"], "not available"),
     (["mcp"], "not available"),
 ])
 def test_usage_problems(args, needle):

@@ -20,6 +20,7 @@ class DryRun(NamedTuple):
     drop: tuple[str, ...] = ()
     markers: tuple[str, ...] = ()
     planner: str | None = None
+    check: tuple[str, ...] = ()  # the read-only command that finds out what the real one changed
 
 
 def _table() -> dict[str, Any]:
@@ -34,7 +35,8 @@ def entries() -> list[DryRun]:
     out = []
     for raw in _table().get("dry_run", []):
         out.append(DryRun(raw["adapter"], raw["subcommand"], tuple(raw.get("add", ())), raw.get("replace"),
-                          tuple(raw.get("drop", ())), tuple(raw.get("markers", ())), raw.get("planner")))
+                          tuple(raw.get("drop", ())), tuple(raw.get("markers", ())), raw.get("planner"),
+                          tuple(raw.get("check", ()))))
     return out
 
 
@@ -80,3 +82,12 @@ def _before_separator(args: list[str]) -> list[str]:
 
 def program_is_read_only(argv0: str) -> bool:
     return os.path.basename(argv0) in read_only_programs()
+
+
+def check_command(adapter: Adapter, argv: list[str]) -> list[str] | None:
+    """The read-only command that says whether a stopped `argv` changed anything (`git ls-remote`)."""
+    entry = entry_for(adapter, argv)
+    if entry is not None and entry.check:
+        prog = argv[0]
+        return [prog if word == "{prog}" else word for word in entry.check]
+    return alternative(adapter, argv)
