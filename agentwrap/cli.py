@@ -34,6 +34,7 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
   --detach                  start as a durable operation and answer with its operation_id at once
+  --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin); a repeat replays the result
   --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
@@ -86,6 +87,11 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         return detached(args, opts, request_id)
     from agentwrap.commands.run import execute
 
+    if opts.idempotency_key is not None:
+        from agentwrap.safety.idempotency import keyed
+
+        return keyed(args, opts, request_id,
+                     run=lambda o: execute(args, o, request_id=request_id, emit=emit))
     return execute(args, opts, request_id=request_id, emit=emit)
 
 

@@ -83,6 +83,11 @@ _CODES = (
              "The --idempotency-key was recorded for a different argv, cwd or adapter.",
              "conflict", 409, 125, False, True,
              ("Use a new key for a different invocation.",)),
+    CodeInfo("IDEMPOTENCY_IN_PROGRESS", "idempotency-in-progress", "Idempotency key's first run still going",
+             "A run with this --idempotency-key and the same inputs has started and not finished; it was not "
+             "started again. Its operation_id says where to wait for the result.",
+             "conflict", 409, 125, True, True,
+             ("Wait for the first run with `agentwrap op wait ID`, or repeat the call later to replay its result.",)),
     CodeInfo("OPERATION_NOT_FOUND", "operation-not-found", "No such operation",
              "The operation id is malformed, or no operation with that id is kept in the state directory "
              "(finished operations are pruned after 7 days).",

@@ -44,6 +44,7 @@ class Options:
     stdin: str | None = None
     read_only: bool = False
     detach: bool = False
+    idempotency_key: str | None = None
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -138,7 +139,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--cwd": lambda o, v: setattr(o, "cwd", v),
     "--env": _env,
     "--stdin": lambda o, v: setattr(o, "stdin", v),
-    "--idempotency-key": _unavailable("--idempotency-key"),
+    "--idempotency-key": lambda o, v: setattr(o, "idempotency_key", v),
 }
 _FLAGS: dict[str, _Handler] = {
     "--agent": lambda o, _: setattr(o, "agent", True),

@@ -80,13 +80,13 @@ def _status(ns: Any, ctx: CommandContext) -> Outcome:
                    view, ns.id)
 
 
-def _final(op_id: str, path: Path, state: dict[str, Any]) -> Outcome:
+def _final(op_id: str, path: Path, state: dict[str, Any], detail: str) -> Outcome:
     if state.get("state") == "lost":
         raise OperationLost(f"operation {op_id} was lost: {state.get('lost_reason', 'no result was recorded')}",
                             code_actions=(CodeAction("See what it printed before it was lost", "command",
                                                      ("agentwrap", "op", "events", op_id), "machine_applicable",
                                                      True),))
-    result = store.read_json(path / "result.json")
+    result = store.read_result(path, detail)
     if result is None:  # cancelled before the supervisor could record anything
         raise OperationLost(f"operation {op_id} ended ({state.get('state')}) without a recorded result")
     result["operation_id"] = op_id
@@ -106,7 +106,7 @@ def _result(ns: Any, ctx: CommandContext) -> Outcome:
     state = liveness.current(path)
     if state.get("state") not in store.FINAL:
         raise _running(ns.id, state, "no result yet")
-    return _final(ns.id, path, state)
+    return _final(ns.id, path, state, ctx.detail)
 
 
 def _wait(ns: Any, ctx: CommandContext) -> Outcome:
@@ -117,7 +117,7 @@ def _wait(ns: Any, ctx: CommandContext) -> Outcome:
     while True:
         state = liveness.current(path)
         if state.get("state") in store.FINAL:
-            return _final(ns.id, path, state)
+            return _final(ns.id, path, state, ctx.detail)
         if deadline is not None and time.monotonic() >= deadline:
             raise _running(ns.id, state, f"op wait gave up after {ns.timeout or '10m'}")
         time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))

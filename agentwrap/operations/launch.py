@@ -36,6 +36,7 @@ def start(opts: Options, argv: list[str], request_id: str, *, idempotency: dict[
     path = store.create(op_id)
     recorded = options_to_json(opts)
     recorded.pop("detach", None)
+    recorded.pop("idempotency_key", None)  # decided by the launcher, under the key's lock
     if opts.cwd:
         recorded["cwd"] = os.path.abspath(opts.cwd)
     if opts.stdin == "-":  # the launcher's stdin is gone once it answers: keep what it held
@@ -115,4 +116,8 @@ def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcom
 
         adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
         readonly.check(argv, adapter)  # refused before anything starts, not later in the supervisor
+    if opts.idempotency_key is not None:
+        from agentwrap.safety import idempotency
+
+        return idempotency.keyed(argv, opts, request_id)
     return handle(start(opts, argv, request_id), argv, request_id)

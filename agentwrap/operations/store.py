@@ -68,7 +68,7 @@ def folder(op_id: str) -> Path:
 
 def create(op_id: str) -> Path:
     path = root() / op_id
-    path.mkdir(parents=True, mode=0o700)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 
 
@@ -103,6 +103,30 @@ def update_state(path: Path, **changes: Any) -> dict[str, Any]:
     state.update(changes)
     write_json(path / "state.json", state)
     return state
+
+
+def record_final(path: Path, standard: dict[str, Any], concise: dict[str, Any], exit_code: int) -> dict[str, Any]:
+    """The end of an operation: its envelope (standard, and the concise view an agent reads), then the state."""
+    import time
+
+    from agentwrap.ids import utc_now
+
+    write_json(path / "result.concise.json", concise)
+    write_json(path / "result.json", standard)
+    cancelled = (path / "cancel.json").exists()
+    final = "cancelled" if cancelled else ("succeeded" if standard.get("status") == "success" else "failed")
+    return update_state(path, state=final, exit_code=exit_code, summary=standard.get("summary"),
+                        ended_at=utc_now(), ended_epoch=time.time())
+
+
+def read_result(path: Path, detail: str) -> dict[str, Any] | None:
+    """The recorded envelope at `detail` (concise is what was projected from the live record)."""
+    if detail == "concise":
+        concise = read_json(path / "result.concise.json")
+        if concise is not None:
+            return dict(concise)
+    result = read_json(path / "result.json")
+    return dict(result) if result is not None else None
 
 
 def read_events(path: Path, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:

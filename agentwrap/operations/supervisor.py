@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +48,11 @@ def run(path: Path) -> int:
     writer.configure("jsonl", opts)
     writer.finish(outcome)
     events.close()
+    from agentwrap.render import views
+
     result = writer.redactor.redact_obj(outcome.envelope)
-    store.write_json(path / "result.json", result)
-    cancelled = (path / "cancel.json").exists()
-    final = "cancelled" if cancelled else ("succeeded" if result.get("status") == "success" else "failed")
-    store.update_state(path, state=final, exit_code=outcome.exit_code, summary=result.get("summary"),
-                       ended_at=utc_now(), ended_epoch=time.time())
+    concise = writer.redactor.redact_obj(views.project(outcome.answer, "concise"))
+    store.record_final(path, result, concise, outcome.exit_code)
     _record_idempotent(request, path, result, outcome.exit_code)
     return outcome.exit_code
 
@@ -82,12 +80,12 @@ def _problem(problem: Problem, request_id: str, argv: list[str]) -> envelope.Out
     return envelope.Outcome(env, code)
 
 
-def _record_idempotent(request: dict[str, object], path: Path, result: dict[str, object], code: int) -> None:
+def _record_idempotent(request: dict[str, Any], path: Path, result: dict[str, Any], code: int) -> None:
     key = request.get("idempotency")
     if isinstance(key, dict):
         from agentwrap.safety import idempotency
 
-        idempotency.record_result(key, path.name, result, code)
+        idempotency.record_done(key, path.name)
 
 
 def main() -> int:
