@@ -127,6 +127,10 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
                    env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+    if record.error is not None:
+        from agentwrap.safety.stopped import annotate
+
+        record = annotate(record, argv, adapter, cwd)  # a mutating program stopped part-way: what may remain
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
     return envelope.Outcome(None, record.exit_code, record=record)

@@ -88,6 +88,13 @@ def check_command(adapter: Adapter, argv: list[str]) -> list[str] | None:
     """The read-only command that says whether a stopped `argv` changed anything (`git ls-remote`)."""
     entry = entry_for(adapter, argv)
     if entry is not None and entry.check:
-        prog = argv[0]
-        return [prog if word == "{prog}" else word for word in entry.check]
-    return alternative(adapter, argv)
+        return _fill(entry.check, argv)
+    found = alternative(adapter, argv)
+    if found is not None:
+        return found
+    fallback = _table().get("checks", {}).get(adapter.name)
+    return _fill(fallback, argv) if fallback else None
+
+
+def _fill(template: tuple[str, ...] | list[str], argv: list[str]) -> list[str]:
+    return [argv[0] if word == "{prog}" else word for word in template]
