@@ -36,6 +36,7 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --cwd DIR, --env K=V, --stdin FILE|-
   --detach                  start as a durable operation and answer with its operation_id at once
   --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin); a repeat replays the result
+  --input FILE|-            the whole request as JSON (`agentwrap schema request`); with `run`
   --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
@@ -108,6 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     writer = Writer(sys.stdout)
     try:
         opts, rest = options.parse(args, opts)
+        if rest[:1] == ["run"] and not opts.explicit_program and "--input" in rest:
+            opts, rest = options.parse(rest[1:], opts)  # `run --input`: the request decides the output too
+            opts.explicit_program = True
+        if opts.input is not None:
+            from agentwrap import request
+
+            opts, rest = request.load(opts.input, opts, rest)
+            opts.explicit_program = True
         options.validate(opts)
         fmt = options.resolve_format(opts, writer.is_tty)
         program_argv = rest if rest and (rest[0] not in options.SUBCOMMANDS or opts.explicit_program) else None

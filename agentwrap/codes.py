@@ -137,6 +137,12 @@ _CODES = (
              "otherwise; `verification.checks` has the expected and actual values.",
              "partial_failure", 502, 1, True, False,
              ("Read verification.checks, find out what happened with the check's command, then plan again.",)),
+    CodeInfo("REQUEST_INVALID", "request-invalid", "Invalid request document",
+             "The JSON request given with --input does not match `agentwrap schema request`, or names a "
+             "duration, regex, directory, file or adapter that does not work. Every such error is listed in "
+             "`invalid_params` (a JSON pointer and a reason each). Nothing was run.",
+             "validation", 422, 125, False, True,
+             ("Fix each member named in invalid_params and send the request again.",)),
     CodeInfo("INTERNAL", "internal", "agentwrap failed",
              "agentwrap itself failed; this is a bug. The detail names the failure.",
              "internal", 500, 125, True, False,

@@ -45,6 +45,7 @@ class Options:
     read_only: bool = False
     detach: bool = False
     idempotency_key: str | None = None
+    input: str | None = None  # `run --input FILE|-`: the whole request as JSON (agentwrap.request)
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -139,6 +140,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--cwd": lambda o, v: setattr(o, "cwd", v),
     "--env": _env,
     "--stdin": lambda o, v: setattr(o, "stdin", v),
+    "--input": lambda o, v: setattr(o, "input", v),
     "--idempotency-key": lambda o, v: setattr(o, "idempotency_key", v),
 }
 _FLAGS: dict[str, _Handler] = {

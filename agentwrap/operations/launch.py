@@ -37,14 +37,19 @@ def start(opts: Options, argv: list[str], request_id: str, *, idempotency: dict[
     recorded = options_to_json(opts)
     recorded.pop("detach", None)
     recorded.pop("idempotency_key", None)  # decided by the launcher, under the key's lock
+    recorded.pop("input", None)  # already read into these options
     if opts.cwd:
         recorded["cwd"] = os.path.abspath(opts.cwd)
     if opts.stdin == "-":  # the launcher's stdin is gone once it answers: keep what it held
         with open(path / "stdin", "wb") as f:
             f.write(sys.stdin.buffer.read())
         recorded["stdin"] = str(path / "stdin")
-    elif opts.stdin:
-        recorded["stdin"] = os.path.abspath(opts.stdin)
+    elif opts.stdin:  # a snapshot: the file may be gone (or changed) by the time the supervisor reads it
+        import shutil
+
+        shutil.copyfile(opts.stdin, path / "stdin")
+        os.chmod(path / "stdin", 0o600)
+        recorded["stdin"] = str(path / "stdin")
     store.write_json(path / "request.json", {"options": recorded, "argv": argv, "cwd": os.getcwd(),
                                              "created_at": utc_now(), "idempotency": idempotency})
     store.write_json(path / "state.json", {"operation_id": op_id, "state": "starting", "argv": argv,
