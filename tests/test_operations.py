@@ -170,3 +170,12 @@ def test_prune_keeps_running_operations_and_removes_old_finished_ones() -> None:
 def test_detach_with_read_only_refuses_before_starting() -> None:
     ans = aw("--read-only", "--detach", "--", "touch", "x")
     assert ans.code == 125 and ans.error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+
+
+def test_events_wait_for_the_next_ones() -> None:
+    op_id = _detach("sh", "-c", "sleep 1; echo late")
+    first = aw("op", "events", op_id).env["data"]
+    start = first["next_after"]
+    later = aw("op", "events", op_id, "--after", str(start), "--wait", "30s").env["data"]
+    assert later["events"] and later["events"][0]["sequence"] == start + 1
+    aw("op", "wait", op_id, "--timeout", "30")

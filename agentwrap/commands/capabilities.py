@@ -23,8 +23,16 @@ FEATURES = {
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
     "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
     "normalize": "agentwrap normalize LOG: a saved CI log as problems (json, jsonl, SARIF 2.1.0, GitHub annotations)",
+    "read_only": "--read-only refuses, before it starts, whatever its adapter classes as mutating or cannot classify, "
+                 "naming the tool's own dry run",
+    "operations": "--detach starts a durable operation; agentwrap op status|wait|cancel|result|events|list|prune "
+                  "from any later process",
+    "idempotency": "--idempotency-key KEY runs once per key; a repeat replays the recorded envelope",
+    "plans": "agentwrap plan -- git push, then agentwrap apply PLAN_ID: runs only if the state did not drift, "
+             "then verifies",
+    "typed_input": "agentwrap run --input FILE|-: the whole request as JSON (agentwrap schema request)",
 }
-NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp")
+NOT_YET = ("mcp",)
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:

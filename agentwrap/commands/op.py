@@ -43,6 +43,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     events.add_argument("id", metavar="ID")
     events.add_argument("--after", type=int, default=0, metavar="SEQ", help="only events after sequence SEQ")
     events.add_argument("--limit", type=int, default=MAX_EVENTS, metavar="N", help=f"at most N (default {MAX_EVENTS})")
+    events.add_argument("--wait", default=None, metavar="DUR",
+                        help="when none are there yet, wait up to DUR for the next ones (or the end)")
     listing = actions.add_parser("list", help="operations kept here, newest first")
     listing.add_argument("--limit", type=int, default=50, metavar="N")
     prune = actions.add_parser("prune", help="remove finished operations older than the retention")
@@ -143,8 +145,17 @@ def _cancel(ns: Any, ctx: CommandContext) -> Outcome:
 
 def _events(ns: Any, ctx: CommandContext) -> Outcome:
     path = store.folder(ns.id)
+    limit = max(1, min(ns.limit, 10_000))
     state = liveness.current(path)
-    events = store.read_events(path, after=max(0, ns.after), limit=max(1, min(ns.limit, 10_000)))
+    events = store.read_events(path, after=max(0, ns.after), limit=limit)
+    waited = parse_duration(ns.wait, "--wait") if ns.wait else None
+    deadline = time.monotonic() + waited if waited else None
+    while not events and deadline is not None and state.get("state") not in store.FINAL:
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
+        state = liveness.current(path)
+        events = store.read_events(path, after=max(0, ns.after), limit=limit)
     complete = any(e.get("type") == "operation_completed" for e in events) or (
         state.get("state") in store.FINAL and len(events) < ns.limit)
     last = events[-1]["sequence"] if events else ns.after
