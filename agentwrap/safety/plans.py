@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -253,6 +254,79 @@ def _short(sha: str | None) -> str:
     return sha[:12] if sha else "absent"
 
 
+# --- pip install ------------------------------------------------------------------------------
+def _run(argv: list[str], cwd: str) -> str:
+    env = {**os.environ, "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "LC_ALL": "C"}
+    try:
+        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT * 5,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PlanError(f"could not read the state for the plan: {' '.join(argv)}: {exc}") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise PlanError(f"could not read the state for the plan: {' '.join(argv[:4])} ...: {last[:500]}")
+    return proc.stdout
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pip_parts(argv: list[str]) -> tuple[list[str], list[str]]:
+    at = argv.index("install")
+    rest = [a for a in argv[at + 1:] if a not in ("--dry-run", "-q", "--quiet", "-v", "--verbose")]
+    if any(a == "--report" or a.startswith("--report=") for a in rest):
+        raise PlanError("`pip install --report` is the planner's own: plan the install without it")
+    return argv[:at], rest
+
+
+def _installed(pip: list[str], cwd: str) -> dict[str, str]:
+    listed = json.loads(_run([*pip, "list", "--format=json"], cwd) or "[]")
+    return {_canonical(p["name"]): str(p["version"]) for p in listed}
+
+
+def pip_install_plan(argv: list[str], cwd: str) -> Planned:
+    pip, rest = _pip_parts(argv)
+    report = json.loads(_run([*pip, "install", "--dry-run", "--quiet", "--report", "-", *rest], cwd) or "{}")
+    resolution = {_canonical(item["metadata"]["name"]): str(item["metadata"]["version"])
+                  for item in report.get("install", [])}
+    installed = _installed(pip, cwd)
+    before = {name: installed.get(name) for name in sorted(resolution)}
+    effects = [{"resource": f"python-package:{name}", "action": "create" if before[name] is None else "update",
+                "from": before[name], "to": version} for name, version in sorted(resolution.items())]
+    return Planned({"pip": pip, "installed": before, "resolution": resolution}, effects)
+
+
+def pip_install_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    changes = []
+    for name, version in planned["installed"].items():
+        current = now["installed"].get(name)
+        if current != version:
+            changes.append(f"{name} was {version or 'not installed'} when planned and is "
+                           f"{current or 'not installed'} now")
+    if planned["resolution"] != now["resolution"]:
+        added = {k: v for k, v in now["resolution"].items() if planned["resolution"].get(k) != v}
+        said = ", ".join(f"{k} {v}" for k, v in sorted(added.items())) or "fewer packages"
+        changes.append(f"the resolver now picks {said}: the index or the requirements changed")
+    return changes
+
+
+def pip_install_verify(plan: dict[str, Any]) -> dict[str, Any]:
+    fp = plan["fingerprint"]
+    try:
+        installed = _installed(fp["pip"], plan["cwd"])
+    except PlanError as exc:
+        return {"passed": False, "reason": exc.detail, "checks": []}
+    checks = [{"name": f"{name} == {version}", "passed": installed.get(name) == version, "expected": version,
+               "actual": installed.get(name), "command": [*fp["pip"], "show", name]}
+              for name, version in sorted(fp["resolution"].items())]
+    passed = all(c["passed"] for c in checks)
+    return {"passed": passed, "checks": checks,
+            "reason": "every planned package is installed at its planned version" if passed
+            else "a package is not at its planned version"}
+
+
 PLANNERS: dict[str, Planner] = {
     "git_push": Planner(git_push_plan, git_push_verify, git_push_drift),
+    "pip_install": Planner(pip_install_plan, pip_install_verify, pip_install_drift),
 }
