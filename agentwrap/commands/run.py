@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from agentwrap import envelope, prevention, registry
+from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
@@ -97,6 +97,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         from agentwrap.runner.spawn import resolve_program
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
+        observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
                             tee=tee)
@@ -123,6 +124,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
                    env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+    observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
     return envelope.Outcome(None, record.exit_code, record=record)
