@@ -80,8 +80,14 @@ def start(name: str, child_env: MutableMapping[str, str]) -> RunSpan | None:
         sys.stderr.write("agentwrap: an OTLP endpoint is set but the otel extra is not installed "
                          "(pip install 'agentwrap[otel]'); no span was sent\n")
         return None
+    import logging
+
     from agentwrap import __version__
 
+    # The SDK logs each retry to stderr; agentwrap says once, in one line, whether the export worked.
+    sdk_log = logging.getLogger("opentelemetry")
+    sdk_log.addHandler(logging.NullHandler())
+    sdk_log.propagate = False
     ended: list[Any] = []
 
     class _Keep(SpanProcessor):
