@@ -21,7 +21,9 @@ class Observation:
 
 def begin(program: str, child_env: MutableMapping[str, str]) -> Observation:
     """Before the program starts: a span when telemetry is configured (its context into `child_env`)."""
-    from agentwrap import telemetry  # a small module; the SDK is imported only when configured
+    if not (os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")):
+        return Observation(None)  # the common case pays one lookup: not even agentwrap.telemetry is imported
+    from agentwrap import telemetry
 
     if not telemetry.configured(os.environ):
         return Observation(None)
