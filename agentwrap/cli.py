@@ -40,7 +40,7 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
                                                              "describe", "adapter", "capture", "normalize",
-                                                             "stats", "init")}
+                                                             "stats", "init", "mcp")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:

@@ -181,6 +181,9 @@ def test_bad_host_and_pretty_plan(tmp_path: Path, home: dict[str, str]) -> None:
     out = _init(tmp_path, home, "claud-code", code=125)
     assert out["error"]["code"] == "USAGE" and "did you mean claude-code" in out["error"]["detail"]
     assert _init(tmp_path, home, code=125)["error"]["code"] == "USAGE"
+    # a concise answer of a command other than a run is schema-valid too (aw checks every envelope)
+    assert aw("init", "nohost", cwd=tmp_path, env=home, detail="concise").env["error"]["code"] == "USAGE"
+    assert aw("artifact", "show", "art_x", detail="concise").code == 125
     pretty = aw("--format", "pretty", "init", "codex", "--dry-run", cwd=tmp_path, env=home, agent=False,
                 check=False)
     assert pretty.code == 0 and b"would create" in pretty.stdout and b"+++ " in pretty.stdout

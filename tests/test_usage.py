@@ -35,7 +35,6 @@ PY = sys.executable
     (["--detach", "echo"], "not available"),
     (["--idempotency-key", "k1", "echo"], "not available"),
     (["op", "status", "x"], "not available"),
-    (["mcp"], "not available"),
 ])
 def test_usage_problems(args, needle):
     a = aw(*args)

@@ -23,8 +23,13 @@ FEATURES = {
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
     "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
     "normalize": "agentwrap normalize LOG: a saved CI log as problems (json, jsonl, SARIF 2.1.0, GitHub annotations)",
+    "init": "agentwrap init HOST: install or remove the command hook of claude-code, codex, gemini, copilot, cursor, "
+            "opencode (a plan and an apply, undone byte for byte); agents-md, claude-md: the instructions",
+    "mcp": "agentwrap mcp: these tools over the Model Context Protocol (stdio; the mcp extra)",
+    "stats": "agentwrap stats: tokens the envelopes cost against the raw output, from a local ledger of sizes",
+    "telemetry": "each run an OpenTelemetry span when OTEL_EXPORTER_OTLP_ENDPOINT is set (the otel extra)",
 }
-NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp")
+NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op")
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
