@@ -157,3 +157,24 @@ def test_a_missing_sdk_is_a_clear_problem() -> None:
     env = json.loads(proc.stdout)
     assert proc.returncode == 125 and env["error"]["code"] == "EXTRA_NOT_INSTALLED"
     assert "agentwrap[mcp]" in env["error"]["suggested_fix"] and b"Traceback" not in proc.stderr
+
+
+def test_prompts_answers_stdin_and_timeouts_pass_through(tmp_path: Path, result_schema: dict[str, Any]) -> None:
+    got: dict[str, Any] = {}
+    ask = [sys.executable, "-c", "print('hi', input('Name: '))"]
+
+    async def body(client: Client) -> None:
+        got["asked"] = await client.call_tool("run", {"argv": ask, "timeout": 20})
+        got["answered"] = await client.call_tool("run", {"argv": ask, "timeout": "20s",
+                                                         "answers": [{"pattern": "Name:", "reply": "bob"}]})
+        got["stdin"] = await client.call_tool("run", {"argv": ["cat"], "stdin": "piped text\n", "no_pty": True})
+        got["slow"] = await client.call_tool("run", {"argv": ["sleep", "30"], "timeout": 1})
+
+    _connect(tmp_path, body)
+    asked = _structured(got["asked"], result_schema)
+    assert asked["error"]["code"] == "INPUT_REQUIRED" and asked["error"]["prompt"] == "Name:"
+    answered = _structured(got["answered"], result_schema)
+    assert answered["status"] == "success" and "hi bob" in answered["output"]["stdout"]["text"]
+    assert _structured(got["stdin"], result_schema)["output"]["stdout"]["text"] == "piped text\n"
+    slow = _structured(got["slow"], result_schema)
+    assert slow["error"]["code"] == "TIMEOUT" and got["slow"].is_error is True
