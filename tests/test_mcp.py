@@ -178,3 +178,25 @@ def test_prompts_answers_stdin_and_timeouts_pass_through(tmp_path: Path, result_
     assert _structured(got["stdin"], result_schema)["output"]["stdout"]["text"] == "piped text\n"
     slow = _structured(got["slow"], result_schema)
     assert slow["error"]["code"] == "TIMEOUT" and got["slow"].is_error is True
+
+
+def test_a_cancelled_call_ends_the_program_and_the_server_goes_on(tmp_path: Path) -> None:
+    got: dict[str, Any] = {}
+    pidfile = tmp_path / "pid"
+
+    async def body(client: Client) -> None:
+        with anyio.move_on_after(3):  # the client gives up: the SDK cancels the request
+            await client.call_tool("run", {"argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 120"]})
+        pid = int(pidfile.read_text())
+        for _ in range(150):  # agentwrap got SIGTERM and ends the tree; wait for it, at most 15 s
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                got["ended"] = True
+                break
+            await anyio.sleep(0.1)
+        got["after"] = await client.call_tool("run", {"argv": ["echo", "after"]})
+
+    _connect(tmp_path, body)
+    assert got.get("ended") is True
+    assert got["after"].structured_content["status"] == "success"
