@@ -98,8 +98,7 @@ def dump_json(doc: dict[str, Any], like: bytes | None) -> bytes:
 
 
 # --- planning -----------------------------------------------------------------------------------
-def plan_json_entry(path: Path, key_path: tuple[str, ...], item: dict[str, Any], *, is_ours: Any,
-                    defaults: tuple[tuple[str, Any], ...] = ()) -> Plan:
+def plan_json_entry(path: Path, key_path: tuple[str, ...], item: dict[str, Any], *, is_ours: Any) -> Plan:
     """Append `item` to the list at `key_path`; unchanged when it is there; a conflict when an entry of
     agentwrap's (`is_ours`) is there in another form, or a key on the way holds another kind of value."""
     before = read_bytes(path)
@@ -126,8 +125,6 @@ def plan_json_entry(path: Path, key_path: tuple[str, ...], item: dict[str, Any],
                 suggested_fix=f"Remove or fix that entry in {path} by hand, then run the command again.")
     entries.append(item)
     if before is None or not before.strip():
-        for key, value in defaults:  # a new file gets what the host needs beside the entry
-            doc.setdefault(key, value)
         return Plan(path, "create" if before is None else "update", before, dump_json(doc, before))
     spliced = jsonsplice.add_to_list(before.decode(), key_path, item, indent_unit(before), doc)
     after = spliced.encode() if spliced is not None else dump_json(doc, before)

@@ -80,7 +80,7 @@ def test_a_new_file_is_created_and_uninstall_removes_it_and_its_folders(tmp_path
 
 @pytest.mark.parametrize(("host", "path", "needle"), [
     ("codex", ".codex/hooks.json", '"matcher": "Bash"'),
-    ("cursor", ".cursor/hooks.json", '"matcher": "Shell"'),
+    ("cursor", ".cursor/rules/agentwrap.mdc", "alwaysApply: true"),
     ("copilot", ".github/hooks/agentwrap.json", '"bash": "agentwrap hook copilot"'),
     ("opencode", ".opencode/plugins/agentwrap.js", '["agentwrap", "hook", "opencode"]'),
 ])
@@ -90,7 +90,8 @@ def test_every_host_installs_and_removes_cleanly(tmp_path: Path, home: dict[str,
     project.mkdir()
     _init(project, home, host)
     text = (project / path).read_text()
-    assert needle in text and f"hook {host}" in text.replace('", "', " ")
+    assert needle in text
+    assert f"hook {host}" in text.replace('", "', " ") or "agentwrap --agent -- <command>" in text
     if path.endswith(".json"):
         doc = json.loads(text)
         assert doc.get("version", 1) == 1
@@ -181,6 +182,7 @@ def test_bad_host_and_pretty_plan(tmp_path: Path, home: dict[str, str]) -> None:
     out = _init(tmp_path, home, "claud-code", code=125)
     assert out["error"]["code"] == "USAGE" and "did you mean claude-code" in out["error"]["detail"]
     assert _init(tmp_path, home, code=125)["error"]["code"] == "USAGE"
+    assert "Cursor keeps user rules" in _init(tmp_path, home, "cursor", "--user", code=125)["error"]["detail"]
     # a concise answer of a command other than a run is schema-valid too (aw checks every envelope)
     assert aw("init", "nohost", cwd=tmp_path, env=home, detail="concise").env["error"]["code"] == "USAGE"
     assert aw("artifact", "show", "art_x", detail="concise").code == 125

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentwrap import envelope, hosts
+from agentwrap import envelope
+from agentwrap import init_targets as hosts
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.configedit import Plan, apply, plan_block, plan_json_entry, plan_own_file, plan_removal
@@ -74,6 +75,10 @@ def _plan(name: str, root: Path, scope: str, ns: Any) -> Plan:
     if ns.file:
         raise UsageError("--file is for agents-md and claude-md; a host's hook file is where the host reads it")
     target = hosts.target(name, ns.command)
+    if scope == "user" and not target.user_path:
+        raise UsageError(f"{name} has no user-wide file agentwrap can write (Cursor keeps user rules in its "
+                         "settings)", suggested_fix=f"Run `agentwrap init {name} --project` in each project, or "
+                         "paste `agentwrap init agents-md --dry-run`'s lines into the host's settings.")
     path = root / (target.user_path if scope == "user" else target.project_path)
     if target.own_text is not None:
         if ns.uninstall:
@@ -82,7 +87,7 @@ def _plan(name: str, root: Path, scope: str, ns: Any) -> Plan:
     assert target.item is not None
     if ns.uninstall:
         return plan_removal(path, json_entry=(target.key_path, target.item))
-    return plan_json_entry(path, target.key_path, target.item, is_ours=hosts.is_ours, defaults=target.defaults)
+    return plan_json_entry(path, target.key_path, target.item, is_ours=hosts.is_ours)
 
 
 def _answer(ctx: CommandContext, name: str, scope: str, plan: Plan, backup: Path | None, dry_run: bool,
@@ -98,7 +103,7 @@ def _answer(ctx: CommandContext, name: str, scope: str, plan: Plan, backup: Path
     data: dict[str, Any] = {"host": name, "scope": scope, "path": where, "action": plan.action,
                             "changed": plan.changed, "dry_run": dry_run, "diff": plan.diff(), "notes": plan.notes,
                             "backup": str(backup) if backup else None}
-    if name in hosts.HOSTS:
+    if name in hosts.HOSTS and name not in hosts.RULE_HOSTS:
         data["hook_command"] = hosts.hook_command(name, command)
     else:
         data["instructions"] = hosts.INSTRUCTIONS

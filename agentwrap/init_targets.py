@@ -20,9 +20,11 @@ Sources, read for this table (each host's current documentation):
   "command", "bash": ..., "timeoutSec": N}]}}`; user-level hook files live in `~/.copilot/hooks/`
   (https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-config-dir-reference).
   agentwrap writes a file of its own there, `agentwrap.json`.
-- Cursor: https://cursor.com/docs/agent/hooks: `.cursor/hooks.json` or `~/.cursor/hooks.json`,
-  `{"version": 1, "hooks": {"preToolUse": [{"command": ..., "matcher": "Shell"}]}}`; `preToolUse` is the
-  event whose answer may carry `updated_input` (`beforeShellExecution` can only allow or deny).
+- Cursor: https://cursor.com/docs/agent/hooks: its shell hook (`beforeShellExecution` in
+  `.cursor/hooks.json`) answers a permission only and cannot change the command, so `agentwrap hook cursor`
+  never rewrites; `init cursor` writes agentwrap's instructions as a project rule instead,
+  `.cursor/rules/agentwrap.mdc` with `alwaysApply: true` (https://cursor.com/docs/context/rules). User
+  rules live in Cursor's settings, not in a file: there is no `--user` form.
 - OpenCode: https://opencode.ai/docs/plugins/: JavaScript plugins in `.opencode/plugins/` or
   `~/.config/opencode/plugins/`, loaded at start-up; `tool.execute.before` may change `output.args`.
   agentwrap writes `agentwrap.js`, which pipes the bash tool's call to `agentwrap hook opencode`.
@@ -36,6 +38,7 @@ from typing import Any
 
 HOSTS = ("claude-code", "codex", "gemini", "copilot", "cursor", "opencode")
 INSTRUCTION_FILES = ("agents-md", "claude-md")
+RULE_HOSTS = ("cursor",)  # hosts whose hook cannot route a command: init writes the instructions as a rule
 
 
 @dataclass(frozen=True)
@@ -45,10 +48,9 @@ class Target:
 
     host: str
     project_path: str  # relative to the project folder
-    user_path: str  # relative to the home folder
+    user_path: str  # relative to the home folder; "" when the host has no user-wide file
     key_path: tuple[str, ...] = ()
     item: dict[str, Any] | None = None
-    defaults: tuple[tuple[str, Any], ...] = ()  # top-level keys a new file needs (Cursor's "version")
     own_text: str | None = None
 
 
@@ -69,8 +71,10 @@ def target(host: str, command: str = "agentwrap") -> Target:
                       {"matcher": "run_shell_command",
                        "hooks": [{"name": "agentwrap", "type": "command", "command": run}]})
     if host == "cursor":
-        return Target(host, ".cursor/hooks.json", ".cursor/hooks.json", ("hooks", "preToolUse"),
-                      {"command": run, "matcher": "Shell"}, defaults=(("version", 1),))
+        rule = ("---\ndescription: Run shell commands through agentwrap\nalwaysApply: true\n---\n"
+                "<!-- written by `agentwrap init cursor`; remove with `agentwrap init cursor --uninstall` -->\n"
+                + INSTRUCTIONS)
+        return Target(host, ".cursor/rules/agentwrap.mdc", "", own_text=rule)
     if host == "copilot":
         doc = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": run, "timeoutSec": 30}]}}
         return Target(host, ".github/hooks/agentwrap.json", ".copilot/hooks/agentwrap.json",
