@@ -31,7 +31,18 @@ def begin(program: str, child_env: MutableMapping[str, str]) -> Observation:
 
 
 def end(obs: Observation, record: RunRecord, opts: Options) -> None:
-    """After the record is built: the ledger line (sizes only) and the span's attributes."""
+    """After the record is built: the ledger line (sizes only) and the span's attributes. Neither can
+    change the run's answer: a failure here is dropped (and shown with AGENTWRAP_DEBUG)."""
+    try:
+        _end(obs, record, opts)
+    except Exception:  # noqa: BLE001 - bookkeeping must never turn a finished run into INTERNAL
+        if os.environ.get("AGENTWRAP_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+
+
+def _end(obs: Observation, record: RunRecord, opts: Options) -> None:
     from agentwrap import ledger
 
     keep = not ledger.opted_out()
