@@ -22,6 +22,7 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
        agentwrap plan [--ttl DUR] -- PROGRAM ARGS      agentwrap apply PLAN_ID [--expect-hash H]
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
+       agentwrap init HOST [--project|--user] [--dry-run] [--uninstall]      agentwrap mcp      agentwrap stats
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
@@ -45,7 +46,7 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
                                                              "describe", "adapter", "capture", "normalize", "op",
-                                                             "plan", "apply")}
+                                                             "plan", "apply", "stats", "init", "mcp")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:

@@ -143,6 +143,18 @@ _CODES = (
              "`invalid_params` (a JSON pointer and a reason each). Nothing was run.",
              "validation", 422, 125, False, True,
              ("Fix each member named in invalid_params and send the request again.",)),
+    CodeInfo("CONFIG_CONFLICT", "config-conflict", "Configuration file holds what agentwrap did not write",
+             "`agentwrap init` would have to overwrite or remove content it did not write (an entry edited by "
+             "hand, a file of the same name, a value of another shape, a file it cannot parse), so it changed "
+             "nothing.",
+             "conflict", 409, 125, False, True,
+             ("Read `detail` for the file and the entry; edit or remove it by hand, then run the command again.",
+              "Run with --dry-run to see the exact change agentwrap would make.")),
+    CodeInfo("EXTRA_NOT_INSTALLED", "extra-not-installed", "Optional dependency not installed",
+             "The feature needs an optional extra of agentwrap (such as `mcp` or `otel`) that is not installed "
+             "in this Python environment.",
+             "dependency", 503, 125, False, True,
+             ("Install the extra named in `detail`, e.g. `pip install 'agentwrap[mcp]'`.",)),
     CodeInfo("INTERNAL", "internal", "agentwrap failed",
              "agentwrap itself failed; this is a bug. The detail names the failure.",
              "internal", 500, 125, True, False,

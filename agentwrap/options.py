@@ -12,7 +12,7 @@ from agentwrap.lazyre import lazy
 FORMATS = ("pretty", "json", "jsonl", "problem")
 DETAILS = ("concise", "standard", "detailed")
 SUBCOMMANDS = ("run", "capabilities", "describe", "schema", "explain", "artifact", "normalize", "op",
-               "adapter", "capture", "mcp", "plan", "apply")
+               "adapter", "capture", "mcp", "plan", "apply", "stats", "init")
 ENVELOPE_KEYS = ("schema_version", "status", "summary", "request_id", "command", "context", "exit", "data",
                  "output", "effects", "verification", "warnings", "artifacts", "error", "problems", "metrics")
 AGENT_TIMEOUT = 600.0

@@ -31,7 +31,6 @@ PY = sys.executable
     (["--cwd", "/no/such/dir", "echo"], "no such directory"),
     (["--stdin", "/no/such/file", "cat"], "cannot read"),
     (["--stdin", "/", "cat"], "is a directory"),
-    (["mcp"], "not available"),
 ])
 def test_usage_problems(args, needle):
     a = aw(*args)

@@ -31,8 +31,13 @@ FEATURES = {
     "plans": "agentwrap plan -- git push|pip install ..., then agentwrap apply PLAN_ID: runs only if the state "
              "did not drift, then verifies",
     "typed_input": "agentwrap run --input FILE|-: the whole request as JSON (agentwrap schema request)",
+    "init": "agentwrap init HOST: install or remove the command hook of claude-code, codex, gemini, copilot, cursor, "
+            "opencode (a plan and an apply, undone byte for byte); agents-md, claude-md: the instructions",
+    "mcp": "agentwrap mcp: these tools over the Model Context Protocol (stdio; the mcp extra)",
+    "stats": "agentwrap stats: tokens the envelopes cost against the raw output, from a local ledger of sizes",
+    "telemetry": "each run an OpenTelemetry span when OTEL_EXPORTER_OTLP_ENDPOINT is set (the otel extra)",
 }
-NOT_YET = ("mcp",)
+NOT_YET: tuple[str, ...] = ()
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from agentwrap import envelope, prevention, registry
+from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
@@ -101,6 +101,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         from agentwrap.runner.spawn import resolve_program
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
+        observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
                             tee=tee)
@@ -131,6 +132,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         from agentwrap.safety.stopped import annotate
 
         record = annotate(record, argv, adapter, cwd)  # a mutating program stopped part-way: what may remain
+    observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
     return envelope.Outcome(None, record.exit_code, record=record)
