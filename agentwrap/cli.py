@@ -19,6 +19,8 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
        agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
+       agentwrap --shell 'LINE' | -- bash -c 'LINE'      a shell command line, read per command
+       agentwrap hook HOST                   an agent host's command hook (its JSON on stdin)
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
@@ -38,7 +40,8 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe", "adapter", "capture", "normalize")}
+                                                             "describe", "adapter", "capture", "normalize",
+                                                             "hook")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
@@ -54,6 +57,13 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
     if opts.version:
         return envelope.Outcome(envelope.build(request_id=request_id, summary=f"agentwrap {__version__}",
                                                data={"version": __version__}), 0)
+    if opts.shell is not None and not opts.help:
+        if args:
+            raise UsageError("--shell takes the whole command line: put the program and its arguments inside it",
+                             suggested_fix="agentwrap --shell 'PROGRAM ARGS | ...'")
+        from agentwrap.shell.run import execute as run_line
+
+        return run_line(opts.shell, [], opts, request_id=request_id, emit=emit)
     if opts.help or not args:
         if not args and not opts.help:
             raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
@@ -77,6 +87,13 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
         args = rest
+    from agentwrap.shell.run import shell_line
+
+    line = shell_line(args)
+    if line is not None:  # `bash -c LINE`: read by the adapter of the command that decided it
+        from agentwrap.shell.run import execute as run_line
+
+        return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)
     from agentwrap.commands.run import execute
 
     return execute(args, opts, request_id=request_id, emit=emit)

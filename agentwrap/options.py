@@ -12,7 +12,7 @@ from agentwrap.lazyre import lazy
 FORMATS = ("pretty", "json", "jsonl", "problem")
 DETAILS = ("concise", "standard", "detailed")
 SUBCOMMANDS = ("run", "capabilities", "describe", "schema", "explain", "artifact", "normalize", "op",
-               "adapter", "capture", "mcp")
+               "adapter", "capture", "mcp", "hook")
 ENVELOPE_KEYS = ("schema_version", "status", "summary", "request_id", "command", "context", "exit", "data",
                  "output", "effects", "verification", "warnings", "artifacts", "error", "problems", "metrics")
 AGENT_TIMEOUT = 600.0
@@ -42,6 +42,7 @@ class Options:
     cwd: str | None = None
     env: dict[str, str]
     stdin: str | None = None
+    shell: str | None = None  # --shell LINE: a shell command line instead of PROGRAM ARGS
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -136,6 +137,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--cwd": lambda o, v: setattr(o, "cwd", v),
     "--env": _env,
     "--stdin": lambda o, v: setattr(o, "stdin", v),
+    "--shell": lambda o, v: setattr(o, "shell", v),
     "--idempotency-key": _unavailable("--idempotency-key"),
 }
 _FLAGS: dict[str, _Handler] = {
