@@ -40,8 +40,7 @@ exit: 0 success, the program's code on its failure, 1 when it exited 0 but faile
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe", "adapter", "capture", "normalize",
-                                                             "hook")}
+                                                             "describe", "adapter", "capture", "normalize")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
@@ -101,6 +100,10 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"]:  # the host reads its own format, never an envelope; it always fails open
+        from agentwrap.commands.hook import run as run_hook
+
+        return run_hook(args[1:])
     request_id = new_id("req")
     opts = options.Options()
     fmt: str | None = None
