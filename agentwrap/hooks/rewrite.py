@@ -110,7 +110,7 @@ def rewrite(line: str) -> tuple[str | None, str]:
             return None, why
     single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
     command = built.commands[0]
-    if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree):
+    if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
         wrapped = shlex.join([*WRAPPER, "--", *command.words])
     else:
         wrapped = f"{shlex.join(WRAPPER)} --shell {shlex.quote(rest.strip())}"
