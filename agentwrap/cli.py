@@ -21,6 +21,8 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
        agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
        agentwrap plan [--ttl DUR] -- PROGRAM ARGS      agentwrap apply PLAN_ID [--expect-hash H]
+       agentwrap --shell 'LINE' | -- bash -c 'LINE'      a shell command line, read per command
+       agentwrap hook HOST                   an agent host's command hook (its JSON on stdin)
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
        agentwrap init HOST [--project|--user] [--dry-run] [--uninstall]      agentwrap mcp      agentwrap stats
 
@@ -62,6 +64,11 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
     if opts.version:
         return envelope.Outcome(envelope.build(request_id=request_id, summary=f"agentwrap {__version__}",
                                                data={"version": __version__}), 0)
+    if opts.shell is not None and not opts.help:
+        if args:
+            raise UsageError("--shell takes the whole command line: put the program and its arguments inside it",
+                             suggested_fix="agentwrap --shell 'PROGRAM ARGS | ...'")
+        args, opts.shell = ["bash", "-c", opts.shell], None  # one run path for both spellings of a line
     if opts.help or not args:
         if not args and not opts.help:
             raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
@@ -85,22 +92,46 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
         args = rest
+    return _run(args, opts, request_id, emit)
+
+
+def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
+    """The one run path for PROGRAM ARGS and shell lines: detached, keyed, then attached."""
     if opts.detach:
         from agentwrap.operations.launch import detached
 
         return detached(args, opts, request_id)
-    from agentwrap.commands.run import execute
-
     if opts.idempotency_key is not None:
         from agentwrap.safety.idempotency import keyed
 
-        return keyed(args, opts, request_id,
-                     run=lambda o: execute(args, o, request_id=request_id, emit=emit))
+        return keyed(args, opts, request_id, run=lambda o: _attached(args, o, request_id, emit))
+    return _attached(args, opts, request_id, emit)
+
+
+def _attached(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
+    from agentwrap.shell.run import shell_line
+
+    line = shell_line(args)
+    if line is not None:  # `bash -c LINE`: read by the adapter of the command that decided it
+        if opts.read_only:
+            from agentwrap import registry
+            from agentwrap.safety import readonly
+
+            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0])
+        from agentwrap.shell.run import execute as run_line
+
+        return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)
+    from agentwrap.commands.run import execute
+
     return execute(args, opts, request_id=request_id, emit=emit)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"]:  # the host reads its own format, never an envelope; it always fails open
+        from agentwrap.commands.hook import run as run_hook
+
+        return run_hook(args[1:])
     request_id = new_id("req")
     opts = options.Options()
     fmt: str | None = None

@@ -12,7 +12,7 @@ from agentwrap.lazyre import lazy
 FORMATS = ("pretty", "json", "jsonl", "problem")
 DETAILS = ("concise", "standard", "detailed")
 SUBCOMMANDS = ("run", "capabilities", "describe", "schema", "explain", "artifact", "normalize", "op",
-               "adapter", "capture", "mcp", "plan", "apply", "stats", "init")
+               "adapter", "capture", "mcp", "plan", "apply", "stats", "init", "hook")
 ENVELOPE_KEYS = ("schema_version", "status", "summary", "request_id", "command", "context", "exit", "data",
                  "output", "effects", "verification", "warnings", "artifacts", "error", "problems", "metrics")
 AGENT_TIMEOUT = 600.0
@@ -46,6 +46,7 @@ class Options:
     detach: bool = False
     idempotency_key: str | None = None
     input: str | None = None  # `run --input FILE|-`: the whole request as JSON (agentwrap.request)
+    shell: str | None = None  # --shell LINE: a shell command line instead of PROGRAM ARGS
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -142,6 +143,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--stdin": lambda o, v: setattr(o, "stdin", v),
     "--input": lambda o, v: setattr(o, "input", v),
     "--idempotency-key": lambda o, v: setattr(o, "idempotency_key", v),
+    "--shell": lambda o, v: setattr(o, "shell", v),
 }
 _FLAGS: dict[str, _Handler] = {
     "--agent": lambda o, _: setattr(o, "agent", True),

@@ -38,6 +38,7 @@ class Pipeline:
         self._tail: dict[str, list[str]] = {s: [] for s in STREAMS}
         self._tail_size = dict.fromkeys(STREAMS, 0)
         self._cut = dict.fromkeys(STREAMS, False)
+        self._results: dict[str, StreamResult] | None = None
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -104,12 +105,15 @@ class Pipeline:
         return f"{head}\n[agentwrap: middle of the output omitted from analysis]\n{tail}", False
 
     def finish(self) -> dict[str, StreamResult]:
+        if self._results is not None:  # finished already (a shell line's verdict reads it first)
+            return self._results
         results = {}
         for stream in STREAMS:
             rest = self.cleaners[stream].finish()
             if rest:
                 self._commit(stream, rest)
             results[stream] = self.captures[stream].close()
+        self._results = results
         return results
 
     def warnings(self) -> list[dict[str, str]]:

@@ -3,6 +3,7 @@ parallel first callers, with real processes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -109,8 +110,12 @@ def test_a_killed_keyed_run_is_lost_not_running_forever(tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "agentwrap", "--agent", "--idempotency-key", key, "--", "sleep", "300.125"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
-    busy = None
+    digest = hashlib.sha256(key.encode()).hexdigest()[:40]
+    record = Path(os.environ["AGENTWRAP_STATE_DIR"]) / "idempotency" / f"{digest}.json"
     deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not record.exists():
+        time.sleep(0.05)  # until the launcher holds the key: a call before that would run the program itself
+    busy = None
     while time.monotonic() < deadline:
         busy = aw("--idempotency-key", key, "--", "sleep", "300.125")
         if busy.error and busy.error["code"] == "IDEMPOTENCY_IN_PROGRESS":

@@ -18,7 +18,6 @@ import contextlib
 import json
 import os
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 from agentwrap.errors import AgentwrapError
 from agentwrap.lazyre import lazy
+from agentwrap.state import state_dir
 
 FINAL = ("succeeded", "failed", "cancelled", "lost")
 RETENTION_SECONDS = 7 * 86400  # a finished operation is kept this long, then pruned
@@ -38,16 +38,7 @@ class OperationNotFound(AgentwrapError):
 
 
 def state_base() -> Path:
-    """`$AGENTWRAP_STATE_DIR`, else the user state folder (Linux: `$XDG_STATE_HOME` or ~/.local/state)."""
-    override = os.environ.get("AGENTWRAP_STATE_DIR")
-    if override:
-        return Path(override)
-    if sys.platform.startswith("linux"):
-        base = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return Path(base) / "agentwrap"
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("agentwrap"))
+    return state_dir()
 
 
 def root() -> Path:

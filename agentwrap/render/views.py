@@ -52,6 +52,9 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     exit_info = _concise_exit(rec)
     if exit_info:
         out["exit"] = exit_info
+    decided_by = rec.command.get("decided_by") if rec.command else None
+    if decided_by and rec.status == "error":  # a shell line: which of its commands failed, and where
+        out["command"] = {"decided_by": {k: v for k, v in decided_by.items() if v not in _EMPTY}}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}

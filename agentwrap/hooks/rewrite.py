@@ -1,0 +1,121 @@
+"""Whether a host's command line can go through agentwrap with the same meaning, and its rewritten form.
+
+Left alone: what agentwrap cannot run with the same meaning or supervise (heredocs, command and process
+substitutions, `&` jobs, coprocesses), sessions a person asked for (an editor, a pager, a REPL, a bare
+shell), lines that change the host shell's own state (`export`, `source`, `alias`, a function: the host
+keeps its shell between calls), lines already wrapped, and anything the grammar cannot read. A leading
+`cd DIR &&` stays outside, in the host's shell, so that the folder the host tracks moves as it would.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+from agentwrap.shell import grammar, model
+
+# Programs that are a session for a person when asked for (with no script, file or command to run).
+_INTERACTIVE = frozenset({"vi", "vim", "nvim", "nano", "emacs", "pico", "less", "more", "most", "man", "top",
+                          "htop", "btop", "watch", "tmux", "screen", "mc", "ranger", "fzf", "tig", "lazygit"})
+_REPL_WHEN_BARE = frozenset({"python", "python3", "ipython", "node", "irb", "ruby", "bash", "sh", "zsh", "fish",
+                             "psql", "mysql", "sqlite3", "redis-cli", "mongo", "mongosh", "ghci", "lua", "R",
+                             "ssh", "telnet", "ftp", "sftp"})
+_STATEFUL = frozenset({"cd", "pushd", "popd", "export", "unset", "alias", "unalias", "source", ".", "set",
+                       "shopt", "declare", "typeset", "local", "readonly", "exec", "exit", "ulimit", "umask",
+                       "trap", "eval", "hash", "enable", "builtin", "history", "fg", "bg", "jobs", "disown",
+                       "wait"})
+_UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution", "procsubst":
+                    "a process substitution", "background": "a background job", "coproc": "a coprocess",
+                    "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
+                    "eval": "eval or source"}
+WRAPPER = ("agentwrap", "--agent")
+
+
+def _program(word: str) -> str:
+    return os.path.basename(word)
+
+
+def _why_not_command(command: model.Command, first: bool) -> str | None:
+    if not command.words:
+        return "a variable assignment (it sets the host shell's variable)" if command.assigns else None
+    name = _program(command.words[0])
+    if name in ("agentwrap", "aw") or command.words[:2] == ["python3", "-m"] and command.words[2:3] == ["agentwrap"]:
+        return "already wrapped"
+    if not command.literal and first:
+        return "the program's name is only known when the line runs"
+    if name in _STATEFUL:
+        return f"`{name}` changes the host shell's own state"
+    if name in _INTERACTIVE:
+        return f"`{name}` is an interactive session"
+    if name in _REPL_WHEN_BARE and len(command.words) == 1:
+        return f"`{name}` without arguments is an interactive session"
+    if name == "ssh" and len([w for w in command.words[1:] if not w.startswith("-")]) <= 1:
+        return "`ssh` without a remote command is an interactive session"
+    return None
+
+
+def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
+    """(`cd A && cd B && `, the rest) for a line that starts with literal `cd DIR &&` steps."""
+    stmts = tree.get("Stmts") or []
+    if len(stmts) != 1 or stmts[0].get("Background") or stmts[0].get("Negated") or stmts[0].get("Redirs"):
+        return "", line
+    chain: list[dict[str, Any]] = []
+    node = stmts[0]
+    while (node.get("Cmd") or {}).get("Type") == "BinaryCmd" and node["Cmd"].get("Op") == "&&":
+        chain.insert(0, node["Cmd"]["Y"])
+        node = node["Cmd"]["X"]
+    chain.insert(0, node)
+    data = line.encode("utf-8", "surrogateescape")
+    cut = 0
+    for step in chain[:-1]:
+        cmd = step.get("Cmd") or {}
+        args = cmd.get("Args") or []
+        if cmd.get("Type") != "CallExpr" or cmd.get("Assigns") or step.get("Redirs") or len(args) != 2:
+            break
+        if data[args[0]["Pos"]["Offset"]:args[0]["End"]["Offset"]] != b"cd":
+            break
+        cut = chain[chain.index(step) + 1]["Pos"]["Offset"]
+    if not cut:
+        return "", line
+    return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
+
+
+def rewrite(line: str) -> tuple[str | None, str]:
+    """(the rewritten command line, why) or (None, why it is left alone)."""
+    if not isinstance(line, str) or not line.strip():
+        return None, "no command"
+    if "\x00" in line:
+        return None, "a NUL byte"
+    parsed = grammar.parse(line)
+    if parsed.tree is None:
+        return None, parsed.reason
+    built = model.build(line, parsed.tree)
+    for feature, what in _UNSAFE_FEATURES.items():
+        if feature in built.features:
+            return None, f"the line holds {what}"
+    if any(f.startswith("other:") for f in built.features):
+        return None, "the line holds a construct agentwrap does not read"
+    prefix, rest = _cd_prefix(parsed.tree, line)
+    if prefix:
+        parsed = grammar.parse(rest)
+        if parsed.tree is None:
+            return None, parsed.reason
+        built = model.build(rest, parsed.tree)
+    if not built.commands:
+        return None, "nothing to run"
+    for i, command in enumerate(built.commands):
+        why = _why_not_command(command, i == 0)
+        if why:
+            return None, why
+    single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
+    command = built.commands[0]
+    if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
+        wrapped = shlex.join([*WRAPPER, "--", *command.words])
+    else:
+        wrapped = f"{shlex.join(WRAPPER)} --shell {shlex.quote(rest.strip())}"
+    return prefix + wrapped, "rewritten"
+
+
+def _has_redirs(tree: dict[str, Any]) -> bool:
+    return any(stmt.get("Redirs") for stmt in tree.get("Stmts") or [])
