@@ -213,6 +213,9 @@ class BaseAdapter:
         problems = list(self.diagnostics(run))
         if self.spec:
             problems.extend(self.spec.match_rules(run))
+        from agentwrap.logs import formats  # the tool's declarative formats (agentwrap/formats/NAME.toml)
+
+        problems.extend(formats.problems(formats.for_program(self.name), run.text()))
         return problems
 
     def interpret(self, run: CapturedRun) -> Interpretation:

@@ -1,55 +1,114 @@
-"""CI log decorations: timestamps, group and section markers, workflow commands.
+"""CI log decorations: timestamps, group and section markers, workflow commands, `gh run view --log` columns.
 
-Works on chunks of whole lines with multi-line regexes (C speed): a 1 GB log is never split into a
-Python list of lines. Step markers become sentinel lines (U+E000, a private-use character the
-terminal cleaner keeps) so segmentation survives cleaning.
+Works on chunks of whole lines with regexes anchored on a newline (a literal the regex engine searches
+at memchr speed): a 1 GB log is never split into a Python list of lines. Step markers become sentinel
+lines (U+E000, a private-use character the terminal cleaner keeps) so segmentation survives cleaning.
+
+Layouts: GitHub Actions (raw and downloaded logs: `2024-01-01T12:34:56.1234567Z ` and `##[group]`),
+`gh run view --log`/`--log-failed` (`JOB<TAB>STEP<TAB>TIMESTAMP line`: the columns become the step),
+GitLab (`section_start:…`, and its `TIMESTAMP 00O ` line prefixes), Jenkins (timestamper stamps,
+`[Pipeline] { (Stage)`), Azure Pipelines (`##[section]Starting: Job`), Buildkite (`--- Step`,
+`+++ Step`, `~~~ Step`; its `_bk;t=` stamps are escape sequences the cleaner removes). CircleCI's
+downloaded step logs carry no decoration.
 """
 
 from __future__ import annotations
+
+import re
 
 from agentwrap.lazyre import lazy
 
 MARK = "\ue000"  # starts a sentinel line: MARK + "step " + name, or MARK + "end"
 
-# Timestamp prefixes: GitHub Actions (2024-01-01T12:34:56.1234567Z), Jenkins timestamper
-# ([2024-01-01T12:34:56.123Z] or [12:34:56]), Azure/Buildkite-like ISO stamps, plain HH:MM:SS(.mmm).
-_PREFIX = lazy(
-    r"^(?:\ufeff)?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]"
-    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\][ \t]?"
-    r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])",
-    8,  # re.MULTILINE
-)
-# Markers, matched after the prefixes are gone.
-_GROUP = lazy(r"^(?:##\[group\]|::group::)(.*)$", 8)
-_ENDGROUP = lazy(r"^(?:##\[endgroup\]|::endgroup::)[^\n]*$", 8)
+_ISO = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+# Timestamp prefixes, after a newline: GitHub Actions and Azure (ISO + space; GitLab adds a stream id
+# `00O`/`01E` and a `+` for continued lines), Jenkins timestamper ([ISO] or [HH:MM:SS]), plain HH:MM:SS.
+_PREFIX = lazy(rf"\n(?:{_ISO}[ \t](?:\d\d[OE]\+? ?)?|\[{_ISO}\][ \t]?|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?"
+               r"|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
+_GROUP = lazy(r"\n(?:##\[group\]|::group::)([^\n]*)")
+_ENDGROUP = lazy(r"\n(?:##\[endgroup\]|::endgroup::)[^\n]*")
+_AZURE_START = lazy(r"\n##\[section\]Starting: ([^\n]*)")
+_AZURE_END = lazy(r"\n##\[section\]Finishing: [^\n]*")
+# Buildkite section headers: `--- :hammer: Build`; not a diff's `--- a/file`, YAML's `---`, go test's `--- FAIL:`.
+_BUILDKITE = lazy(r"\n(?:---|\+\+\+|~~~) (?!(?:FAIL|PASS|SKIP|BENCH): )((?::[\w+-]+: )*[A-Z:][^\n]*)")
 # GitLab: section_start:1700000000:name[collapsed=true]\r\x1b[0KHeader text
-_SECTION_START = lazy(r"^(?:\x1b\[0K)?section_start:\d+:([^\r\n\[]+)(?:\[[^\]\n]*\])?\r?(?:\x1b\[0K)?([^\n]*)$", 8)
-_SECTION_END = lazy(r"^(?:\x1b\[0K)?section_end:\d+:[^\r\n]*\r?(?:\x1b\[0K)?$", 8)
-# Jenkins pipeline stage markers: "[Pipeline] { (Build)" and the other [Pipeline] chatter.
-_STAGE = lazy(r"^\[Pipeline\] \{ \((.*)\)$", 8)
-_PIPELINE = lazy(r"^\[Pipeline\] [^\n]*$", 8)
+_SECTION_START = lazy(r"\n(?:\x1b\[0K)?section_start:\d+:([^\r\n\[]+)(?:\[[^\]\n]*\])?\r?(?:\x1b\[0K)?([^\n]*)")
+_SECTION_END = lazy(r"\n(?:\x1b\[0K)?section_end:\d+:[^\r\n]*\r?(?:\x1b\[0K)?(?=\n)")
+_STAGE = lazy(r"\n\[Pipeline\] \{ \(([^\n]*)\)(?=\n)")
+_PIPELINE = lazy(r"\n\[Pipeline\] [^\n]*")
 # Workflow commands a step printed: keep the message, drop the command syntax.
-_COMMAND = lazy(r"^(?:##\[(?:error|warning|notice|debug|command|section)\]|::(?:error|warning|notice|debug)"
-                r"(?: [^:\n]*)?::)", 8)
-_OTHER_COMMAND = lazy(r"^::(?:add-mask|set-output|save-state|stop-commands|add-matcher|remove-matcher|echo|"
-                      r"add-path|set-env)[^\n]*$", 8)
+_COMMAND = lazy(r"\n(?:##\[(?:error|warning|notice|debug|command|section)\]|::(?:error|warning|notice|debug)"
+                r"(?: [^:\n]*)?::)")
+_OTHER_COMMAND = lazy(r"\n::(?:add-mask|set-output|save-state|stop-commands|add-matcher|remove-matcher|echo|"
+                      r"add-path|set-env)[^\n]*")
+# `gh run view --log`: JOB<TAB>STEP<TAB>2024-01-01T00:00:00.0000000Z text
+_GH = re.compile(r"([^\t\n]*)\t([^\t\n]*)\t(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
+
+
+def _step(name: str) -> str:
+    return f"\n{MARK}step {name.strip()}"
+
+
+class Undecorator:
+    """Removes CI decorations from chunks of whole lines, keeping the `gh` layout's step across chunks."""
+
+    def __init__(self) -> None:
+        self._gh_step: str | None = None  # the JOB<TAB>STEP<TAB> prefix being read, in the gh layout
+        self.gh = False
+
+    def feed(self, chunk: str) -> str:
+        if chunk.startswith("\ufeff"):
+            chunk = chunk[1:]
+        if self.gh or ("\t" in chunk and _GH.match(chunk)):
+            chunk = self._gh_columns(chunk)
+        return _undecorate("\n" + chunk, gh=self.gh)[1:]
+
+    def _gh_columns(self, chunk: str) -> str:
+        """Lines of one job and step share a prefix: each run of them is stripped with one replace."""
+        self.gh = True
+        out, pos, n = [], 0, len(chunk)
+        while pos < n:
+            m = _GH.match(chunk, pos)
+            if m is None:  # a line without the columns (a wrapped message): kept as it is
+                end = chunk.find("\n", pos) + 1 or n
+                out.append(chunk[pos:end])
+                pos = end
+                continue
+            prefix = m.group(0)
+            if prefix != self._gh_step:
+                self._gh_step = prefix
+                out.append(f"{MARK}step {m.group(1).strip()} / {m.group(2).strip()}\n")
+            other = re.compile(r"\n(?!" + re.escape(prefix) + ")").search(chunk, pos)
+            end = other.end() if other else n
+            out.append(chunk[pos + len(prefix):end].replace("\n" + prefix, "\n"))
+            pos = end
+        return "".join(out)
+
+
+def _undecorate(chunk: str, *, gh: bool = False) -> str:
+    """`chunk` starts with a newline (so every line, the first too, follows one)."""
+    chunk = _PREFIX.sub("\n", chunk)
+    if "##[group]" in chunk or "::group::" in chunk or "##[endgroup]" in chunk or "::endgroup::" in chunk:
+        # in the gh layout the step column names the step: a group inside it is only a header
+        chunk = _GROUP.sub((lambda m: "\n" + m.group(1)) if gh else (lambda m: _step(m.group(1))), chunk)
+        chunk = _ENDGROUP.sub("\n" if gh else f"\n{MARK}end", chunk)
+    if "##[section]" in chunk:
+        chunk = _AZURE_START.sub(lambda m: _step(m.group(1)), chunk)
+        chunk = _AZURE_END.sub(f"\n{MARK}end", chunk)
+    if "section_" in chunk:
+        chunk = _SECTION_START.sub(lambda m: _step(m.group(2) or m.group(1)), chunk)
+        chunk = _SECTION_END.sub(f"\n{MARK}end", chunk)
+    if "\n--- " in chunk or "\n+++ " in chunk or "\n~~~ " in chunk:
+        chunk = _BUILDKITE.sub(lambda m: _step(m.group(1)), chunk)
+    if "[Pipeline]" in chunk:
+        chunk = _STAGE.sub(lambda m: _step(m.group(1)), chunk)
+        chunk = _PIPELINE.sub("\n", chunk)
+    if "\n::" in chunk or "\n##[" in chunk:
+        chunk = _COMMAND.sub("\n", chunk)
+        chunk = _OTHER_COMMAND.sub("\n", chunk)
+    return chunk
 
 
 def undecorate(chunk: str) -> str:
-    """Remove CI decorations from a chunk of whole lines, turning step boundaries into sentinel lines."""
-    if "\ufeff" in chunk[:1]:
-        chunk = chunk[1:]
-    chunk = _PREFIX.sub("", chunk)
-    if "group" in chunk:
-        chunk = _GROUP.sub(lambda m: f"{MARK}step {m.group(1).strip()}", chunk)
-        chunk = _ENDGROUP.sub(f"{MARK}end", chunk)
-    if "section_" in chunk:
-        chunk = _SECTION_START.sub(lambda m: f"{MARK}step {(m.group(2) or m.group(1)).strip()}", chunk)
-        chunk = _SECTION_END.sub(f"{MARK}end", chunk)
-    if "[Pipeline]" in chunk:
-        chunk = _STAGE.sub(lambda m: f"{MARK}step {m.group(1).strip()}", chunk)
-        chunk = _PIPELINE.sub("", chunk)
-    if "::" in chunk or "##[" in chunk:
-        chunk = _COMMAND.sub("", chunk)
-        chunk = _OTHER_COMMAND.sub("", chunk)
-    return chunk
+    """Remove CI decorations from a chunk of whole lines (no state kept between calls)."""
+    return Undecorator().feed(chunk)
