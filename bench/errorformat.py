@@ -90,7 +90,7 @@ def main() -> int:
     for name in names:
         keys = truth(data / f"{name}.ok")
         text = (data / f"{name}.in").read_text(encoding="utf-8")
-        row = f"{name:<16}"
+        row, notes = f"{name:<16}", []
         for layout, wrap in layouts.items():
             got = found(wrap(name, text), keys)
             hit = len(got & keys)
@@ -98,8 +98,10 @@ def main() -> int:
                 totals[layout][i] += n
             row += f" {hit / len(got) if got else 1.0:>9.2f} {hit / len(keys) if keys else 1.0:>9.2f}"
             if "-v" in sys.argv and (got - keys or keys - got):
-                row += f"\n    {layout}: missed {sorted(keys - got, key=str)[:3]} extra {sorted(got - keys, key=str)[:3]}"
+                notes.append(f"    {layout}: missed {sorted(keys - got, key=str)[:3]} "
+                             f"extra {sorted(got - keys, key=str)[:3]}")
         print(row)
+        print("\n".join(notes)) if notes else None
     good = True
     print(f"{'ALL (' + str(len(names)) + ')':<16}", end="")
     for hit, got, want in totals.values():

@@ -17,7 +17,7 @@ from agentwrap.adapter import Adapter, CapturedRun
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
 from agentwrap.lazyre import lazy
-from agentwrap.logs import ci, detect, formats, regions
+from agentwrap.logs import ci, detect, formats, lead, regions
 from agentwrap.logs.directories import Directories
 from agentwrap.logs.matchers import Scanner
 from agentwrap.logs.reader import Reader
@@ -67,6 +67,7 @@ class Normalizer:
         self._known = set(INDEX.values())
         self._formats = [*(extra_formats or []), *(formats.builtin() if use_builtin_formats and not forced else [])]
         self._matchers = [m for f in self._formats for m in f.matchers]
+        self._always = {m.owner for f in extra_formats or [] for m in f.matchers}  # asked for: never suppressed
         self._tool_of = {m.owner: (f.name, m.severity) for f in self._formats for m in f.matchers}
         self._undecorator = ci.Undecorator()
         self._dirs = Directories()
@@ -145,7 +146,7 @@ class Normalizer:
             self._dirs.advance(hold[pos:])
 
     def _analyse(self, data: bytes, starts: frozenset[int] | None = None) -> None:
-        text = data.decode("utf-8", "replace")
+        text = lead.strip("\n" + data.decode("utf-8", "replace"))[1:]
         if not text.strip():
             return
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
@@ -175,7 +176,7 @@ class Normalizer:
             if p is None:
                 continue
             loc = p.location or {}
-            if (loc.get("file"), loc.get("line")) in owned:
+            if diag.owner not in self._always and (loc.get("file"), loc.get("line")) in owned:
                 continue  # the tool's own adapter read this line
             self._keep(p, tool)
 

@@ -1,0 +1,206 @@
+"""agentwrap normalize on the logs people have: problem matchers, `gh run view --log`, a growing log
+followed with `tail -f`, an endless line, text before a compiler's path, make's directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, aw
+
+PY = sys.executable
+DATA = Path(__file__).parent / "data" / "normalize"
+needs_gcc = pytest.mark.skipif(not shutil.which("gcc"), reason="gcc is not installed")
+
+
+def gcc_output(tmp_path: Path, source: str = "int f(void) { int unused; return 1; }\n",
+               name: str = "a.c") -> str:
+    """What gcc really prints for `source` (no colour), compiled in tmp_path."""
+    (tmp_path / name).write_text(source)
+    done = subprocess.run(["gcc", "-Wall", "-fdiagnostics-color=never", "-c", name, "-o", os.devnull],
+                          cwd=tmp_path, capture_output=True, text=True)
+    return done.stderr
+
+
+def github_lines(text: str) -> list[str]:
+    return [f"2024-05-01T10:00:{i % 60:02d}.1234567Z {line}" for i, line in enumerate(text.splitlines())]
+
+
+def jsonl(args: list[str], **kw: object) -> list[dict]:
+    a = aw("normalize", "--format", "jsonl", *args, check=False, **kw)  # type: ignore[arg-type]
+    return [json.loads(line) for line in a.stdout.decode().splitlines()]
+
+
+def python_traceback(tmp_path: Path) -> str:
+    script = tmp_path / "app.py"
+    script.write_text("def main():\n    raise ValueError('boom')\n\nmain()\n")
+    return subprocess.run([PY, str(script)], capture_output=True, text=True).stderr
+
+
+def test_a_setup_python_problem_matcher_reads_a_log_as_github_would_annotate_it(tmp_path):
+    """actions/setup-python's own matcher (tests/data/normalize) on a real traceback in a coloured
+    GitHub log: GitHub annotates the raising frame's file and line with the exception's message."""
+    lines = ["##[group]Run python app.py", *("\x1b[31m" + line + "\x1b[0m" for line in
+                                            python_traceback(tmp_path).splitlines()), "##[endgroup]"]
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines("\n".join(lines))) + "\n")
+    found = [p for p in jsonl(["--matcher", str(DATA / "setup-python-python.json"), str(log)])
+             if p["tool"] == "python" and p["code"] == "PYTHON_DIAGNOSTIC"]
+    assert [(p["location"]["file"], p["location"]["line"], p["detail"]) for p in found] == [
+        (str(tmp_path / "app.py"), 2, "boom")]
+    assert found[0]["step"] == "Run python app.py"
+
+
+def test_matcher_files_in_the_user_adapter_folder_are_read(tmp_path):
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    shutil.copy(DATA / "setup-python-python.json", folder / "python.json")
+    log = tmp_path / "ci.log"
+    log.write_text(python_traceback(tmp_path))
+    found = jsonl([str(log)], env={"AGENTWRAP_ADAPTER_DIR": str(folder), "AGENTWRAP_ADAPTERS": ""})
+    assert any(p["code"] == "PYTHON_DIAGNOSTIC" and p["detail"] == "boom" for p in found)
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    ("{", "not valid JSON"),
+    ('{"problemMatcher": [{"owner": "x", "pattern": [{"regexp": "("}]}]}', "does not compile"),
+    ('{"problemMatcher": [{"owner": "x", "pattern": [{"regexp": "(a)", "file": 3}]}]}', "group 3"),
+    ('{"matchers": []}', "problemMatcher"),
+])
+def test_a_bad_matcher_file_is_a_usage_problem(tmp_path, content, needle):
+    path = tmp_path / "m.json"
+    path.write_text(content)
+    a = aw("normalize", "--matcher", str(path), "-", input=b"")
+    assert a.code == 125 and needle in a.error["detail"]
+
+
+def gh_layout(job: str, steps: dict[str, str]) -> str:
+    """`gh run view --log-failed`: each GitHub log line behind the job and step columns."""
+    out = []
+    for step, body in steps.items():
+        for line in github_lines(f"##[group]Run {step}\n{body}##[endgroup]\n"):
+            out.append(f"{job}\t{step}\t{line}")
+    return "\n".join(out) + "\n"
+
+
+@needs_gcc
+def test_the_readme_gh_run_view_pipeline_reads_job_and_step_columns(tmp_path):
+    log = tmp_path / "failed.log"
+    log.write_text(gh_layout("build (ubuntu-latest)", {"Set up job": "Runner Image: ubuntu-24.04\n",
+                                                       "make": gcc_output(tmp_path, "int f(void) { return x; }\n")}))
+    done = subprocess.run(f"cat {log} | {PY} -m agentwrap normalize --format jsonl -", shell=True,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    problems = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1
+    errors = [p for p in problems if p["severity"] == "error"]
+    assert [(p["location"]["file"], p["location"]["line"]) for p in errors] == [("a.c", 1)]
+    assert {p["step"] for p in problems} == {"build (ubuntu-latest) / make"}
+    env = aw("normalize", str(log)).env
+    assert env["data"]["steps"] == ["build (ubuntu-latest) / Set up job", "build (ubuntu-latest) / make"]
+
+
+@needs_gcc
+def test_a_follower_of_a_growing_log_sees_problems_before_the_log_ends(tmp_path):
+    """`tail -f build.log | agentwrap normalize --format jsonl -`, a real file and a real pipe: the problem
+    is on stdout while the log is still open and growing."""
+    log = tmp_path / "build.log"
+    log.write_text("2024-05-01T10:00:00.0000000Z ##[group]Run make\n")
+    pipeline = subprocess.Popen(f"tail -n +1 -f {log} | exec {PY} -m agentwrap normalize --format jsonl -",
+                                shell=True, stdout=subprocess.PIPE, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        with log.open("a") as f:
+            f.write("\n".join(github_lines(gcc_output(tmp_path))) + "\n")
+            f.flush()
+            deadline, line = time.monotonic() + 30, b""
+            assert pipeline.stdout is not None
+            while time.monotonic() < deadline and not line.endswith(b"\n"):
+                f.write("2024-05-01T10:00:59.0000000Z compiling more ...\n")  # the log keeps growing
+                f.flush()
+                if select.select([pipeline.stdout], [], [], 0.5)[0]:
+                    line += os.read(pipeline.stdout.fileno(), 65536)
+            assert pipeline.poll() is None  # the log has not ended, the follower still runs
+        problem = json.loads(line.splitlines()[0])
+        assert problem["location"]["file"] == "a.c" and problem["severity"] == "warning"
+    finally:
+        os.killpg(pipeline.pid, signal.SIGTERM)
+        pipeline.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_a_50_mb_line_without_a_newline_costs_flat_memory(tmp_path):
+    log = tmp_path / "long.log"
+    with log.open("wb") as f:
+        f.write(b"make: *** No rule to make target 'x'.  Stop.\n")
+        for _ in range(50):
+            f.write(b"x" * 1_000_000)
+    script = ("import resource, subprocess, sys; "
+              "subprocess.run([sys.executable, '-m', 'agentwrap', '--agent', 'normalize', sys.argv[1]], "
+              "stdout=subprocess.DEVNULL); "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    peak_kib = int(subprocess.run([PY, "-c", script, str(log)], capture_output=True, text=True, check=True,
+                                  env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}).stdout)
+    assert peak_kib < 90 * 1024
+    a = aw("normalize", str(log), timeout=120)
+    assert a.error["code"] == "MAKE_NO_RULE"
+    assert a.env["data"]["bytes"] == log.stat().st_size
+
+
+@needs_gcc
+@pytest.mark.parametrize("lead", ["     [exec] ", "[11/40] ", " 11% ", "[ 11%] ", "C/C++: ", " "])
+def test_text_before_a_compilers_path_is_not_part_of_the_path(tmp_path, lead):
+    printed = gcc_output(tmp_path)
+    log = tmp_path / "ci.log"
+    log.write_text("".join((lead if ": warning:" in line else "") + line + "\n" for line in printed.splitlines()))
+    found = jsonl([str(log)])
+    assert [(p["location"]["file"], p["location"]["line"]) for p in found] == [("a.c", 1)]
+
+
+def test_clang_source_ranges_are_read_as_the_location():
+    line = b"a.c:47:15:{47:8-47:14}{47:17-47:24}: warning: comparison of integers of different signs\n"
+    found = jsonl(["-"], input=line)
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
+        ("a.c", 47, 15)]
+
+
+@needs_gcc
+def test_make_entering_directory_resolves_relative_paths(tmp_path):
+    sub = tmp_path / "lib"
+    sub.mkdir()
+    (sub / "Makefile").write_text("all:\n\tgcc -Wall -fdiagnostics-color=never -c a.c -o /dev/null\n")
+    (sub / "a.c").write_text("int f(void) { int unused; return 1; }\n")
+    done = subprocess.run(["make", "-w", "-C", str(sub)], capture_output=True, text=True)
+    log = tmp_path / "ci.log"
+    log.write_text(done.stdout + done.stderr)
+    found = jsonl([str(log)])
+    assert [p["location"]["file"] for p in found if p["tool"] == "gcc"] == [str(sub / "a.c")]
+    sarif = json.loads(aw("normalize", "--format", "sarif", "--root", str(tmp_path), str(log), check=False).stdout)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
+    assert uris == {"lib/a.c"}
+
+
+def test_ordinary_log_lines_are_no_problems():
+    """Progress, clocks, URLs, sizes, test ids, directories, diff headers: nothing to report."""
+    lines = [
+        "Run actions/checkout@v4", "Syncing repository: octo/app", "Getting Git version info",
+        "[11/40] Building C object src/CMakeFiles/app.dir/mod_1.c.o", "[ 45%] Linking C executable app",
+        "tests/test_m1.py::test_case_1 PASSED                    [ 10%]",
+        "make[2]: Entering directory '/home/runner/work/p/p/build'", "cc -O2 -Wall -c mod_1.c -o mod_1.o",
+        "  Downloading package_1-1.2.3-py3-none-any.whl (123 kB)", "123.4/123.4 kB 5.0 MB/s eta 0:00:00",
+        "Started at 10:00:01, finished at 10:02:33", "See https://example.com:8443/docs/a.html#x for details",
+        "--- a/src/main.c", "+++ b/src/main.c", "@@ -1,3 +1,4 @@", "ok 1 - some tap test passes",
+        "Compiling serde v1.0.200", "    Finished `release` profile [optimized] target(s) in 12.34s",
+        "added 120 packages, and audited 121 packages in 3s", "found 0 vulnerabilities",
+        "Successfully installed requests-2.32.3", "---", "total 48", "drwxr-xr-x  2 runner docker 4096 May  1 10:00 .",
+        "Cache restored from key: Linux-node-3f2a", "Post job cleanup.", "Process completed with exit code 0.",
+    ]
+    found = jsonl(["-"], input="\n".join(github_lines("\n".join(lines))).encode() + b"\n")
+    assert found == []
