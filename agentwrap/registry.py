@@ -339,6 +339,11 @@ def builtin(name: str) -> Adapter:
     """A built-in adapter by its name (for describe, adapter test)."""
     if name == "generic":
         return GENERIC
+    if name not in INDEX.values():
+        from agentwrap.logs import formats
+
+        if found := formats.adapter_for(name):  # a tool read by its diagnostic format (fixtures/java)
+            return found  # type: ignore[no-any-return]
     return _builtin(name)
 
 

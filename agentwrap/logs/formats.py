@@ -148,8 +148,9 @@ def problems(formats: Iterable[Format], text: str) -> list[Problem]:
 
 
 def adapter_for(program: str) -> Any:
-    """A generic adapter that reads `program`'s diagnostics with its built-in format, or None."""
-    found = [f for f in builtin() if program in f.matches]
+    """A generic adapter that reads `program`'s diagnostics with its built-in format (found by program
+    or format name), or None."""
+    found = [f for f in builtin() if program in f.matches] or [f for f in builtin() if program == f.name]
     if not found:
         return None
     from agentwrap.adapter import BaseAdapter
