@@ -253,13 +253,16 @@ def throughput(mb: int) -> None:
         size = log.stat().st_size
         start = time.perf_counter()
         argv = [sys.executable, "-m", "agentwrap", "--agent", "normalize", str(log)]
-        pid = os.posix_spawn(sys.executable, argv, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull,
-                                                                        os.O_WRONLY, 0)])
+        out = Path(tmp) / "envelope.json"
+        pid = os.posix_spawn(sys.executable, argv, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, str(out),
+                                                                        os.O_WRONLY | os.O_CREAT, 0o600)])
         _, _, usage = os.wait4(pid, 0)  # this process's own peak, not an earlier rustc's
         elapsed = time.perf_counter() - start
         peak = usage.ru_maxrss / 1024
         cpu = usage.ru_utime + usage.ru_stime
-        print(f"throughput {size / 1e6:.0f} MB coloured GitHub Actions log, {diagnostics} diagnostics: "
+        reported = json.loads(out.read_text())["data"]["problems_total"]
+        print(f"throughput {size / 1e6:.0f} MB coloured GitHub Actions log, {diagnostics} diagnostics written, "
+              f"{reported} problems reported: "
               f"{elapsed:.1f} s wall ({size / 1e6 / elapsed:.1f} MB/s), {cpu:.1f} s CPU ({size / 1e6 / cpu:.1f} MB/s; "
               f"goal >= 20), peak RSS {peak:.0f} MiB")
 

@@ -16,6 +16,9 @@ _DIRECTORY = re.compile(rb"^(?:g?make(?:\[\d+\])?|ninja|samu): (Entering|Leaving
                         re.M)
 
 
+_DEPTH = 32
+
+
 class Directories:
     def __init__(self) -> None:
         self._stack: list[str] = []
@@ -29,6 +32,7 @@ class Directories:
             if m.group(1) == b"Entering":
                 base = self._stack[-1] if self._stack else ""
                 self._stack.append(os.path.join(base, path) if base else path)
+                del self._stack[:-_DEPTH]  # a log of parallel makes need not leave in order: bounded
             elif self._stack:
                 self._stack.pop()
 

@@ -16,11 +16,11 @@ from typing import NamedTuple
 BEFORE = 3  # lines of context before a trigger: a stylish report's file line, a pydocstyle location
 AFTER = 10  # and after it: carets, notes, a rustc block's source lines (further triggers extend a region)
 
+# Words of problems that name no location (located ones are found by their shape below).
 _WORDS = (
     "error", "warn", "fail", "fatal", "panic", "denied", "refused", "not found", "cannot", "unable", "exception",
-    "traceback", "timed out", "killed", "abort", "invalid", "no such", "undefined", "deprecated", "no rule",
-    "would reformat", "***", "-->", "\n_____", "\n=====", "\ne   ", "suggestion", "is slower than",
-    "misspelling", "\u2716", "\u26a0", "stop.", "out of memory", "unknown", "missing",
+    "traceback", "timed out", "killed", "abort", "invalid", "no such", "undefined", "would reformat", "***",
+    "\n_____", "\n=====", "\ne   ", "\u2716", "\u26a0", "out of memory", "unknown", "missing",
 )
 # `file.c:12:`, `a.ts(3,5)`, `a.ts[418, 38]`, `a.rb:57 text`: a digit run after `:`, `(` or `[` that
 # follows a name (a fast charset scan; the byte before is checked apart: never a clock's `10:00:00`).
