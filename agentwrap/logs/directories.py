@@ -23,15 +23,14 @@ class Directories:
     def __init__(self) -> None:
         self._stack: list[str] = []
 
-    def advance(self, data: bytes) -> None:
-        """Read the announcements in `data` (text the log has passed)."""
-        if b"directory" not in data:
+    def advance(self, data: bytes, start: int = 0, end: int | None = None) -> None:
+        """Read the announcements in `data[start:end]` (text the log has passed; no copy is made)."""
+        end = len(data) if end is None else end
+        if data.find(b"directory", start, end) < 0:
             return
-        for m in _DIRECTORY.finditer(data):
-            path = m.group(2).decode("utf-8", "replace")
+        for m in _DIRECTORY.finditer(data, start, end):
             if m.group(1) == b"Entering":
-                base = self._stack[-1] if self._stack else ""
-                self._stack.append(os.path.join(base, path) if base else path)
+                self._stack.append(m.group(2).decode("utf-8", "replace"))
                 del self._stack[:-_DEPTH]  # a log of parallel makes need not leave in order: bounded
             elif self._stack:
                 self._stack.pop()
@@ -43,5 +42,5 @@ class Directories:
         file = loc["file"]
         if os.path.isabs(file) or file.startswith(("<", "-")) or re.match(r"^[A-Za-z]:[\\/]", file):
             return problem
-        joined = os.path.normpath(os.path.join(self._stack[-1], file))
+        joined = os.path.normpath(os.path.join(*self._stack, file))  # make -C inside make -C: nested
         return problem._replace(location={**loc, "file": joined})

@@ -120,7 +120,7 @@ class Normalizer:
         self._hold = b""
         pos = 0
         for region in regions.find(data):
-            self._dirs.advance(data[pos:region.start])
+            self._dirs.advance(data, pos, region.start)
             if region.open:
                 self._hold = data[region.start:]
                 if len(self._hold) > WINDOW:  # one long run of trigger lines: read it, keep its tail
@@ -128,10 +128,10 @@ class Normalizer:
                     self._hold = b"\n".join(self._hold.split(b"\n")[-OVERLAP_LINES:])
                 return
             self._analyse(data[region.start:region.end], region.hits)
-            self._dirs.advance(data[region.start:region.end])
+            self._dirs.advance(data, region.start, region.end)
             pos = region.end
         start = max(pos, regions.back(data, len(data), regions.BEFORE))
-        self._dirs.advance(data[pos:start])
+        self._dirs.advance(data, pos, start)
         self._hold = data[start:]
 
     def _flush(self) -> None:
@@ -139,11 +139,11 @@ class Normalizer:
             hold, self._hold = self._hold, b""
             pos = 0
             for region in regions.find(hold):
-                self._dirs.advance(hold[pos:region.start])
+                self._dirs.advance(hold, pos, region.start)
                 self._analyse(hold[region.start:region.end], region.hits)
-                self._dirs.advance(hold[region.start:region.end])
+                self._dirs.advance(hold, region.start, region.end)
                 pos = region.end
-            self._dirs.advance(hold[pos:])
+            self._dirs.advance(hold, pos)
 
     def _analyse(self, data: bytes, starts: frozenset[int] | None = None) -> None:
         text = lead.strip("\n" + data.decode("utf-8", "replace"))[1:]
