@@ -5,7 +5,8 @@ pattern starts a match, each following one must match the next line, the last ma
 line it matches is one more diagnostic, with the values the earlier lines gave). Properties are group
 numbers (`"file": 1`, GitHub's form) or the regex's named groups (`(?P<file>...)`, the TOML form).
 
-agentwrap's extensions, all optional: `severity` names a default per matcher; `caret_lines = N` reads
+agentwrap's extensions, all optional: `severity` names a default per matcher; `column_base = 0` for a
+tool that counts columns from 0 (pylint); `caret_lines = N` reads
 the column from a caret line (`   ^`) within N lines of a match that had none (scalac, javac);
 `caret_prefix` is a regex removed from those lines first (sbt's `[error] `). JavaScript's `(?<name>`
 becomes Python's `(?P<name>`. Matchers never see colour or CI decorations: those are removed first.
@@ -64,6 +65,7 @@ class Matcher:
     caret_lines: int = 0
     caret_prefix: re.Pattern[str] | None = None
     tool: str = ""
+    column_base: int = 1  # pylint counts columns from 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -116,7 +118,8 @@ def matcher(raw: Any, where: str, tool: str = "") -> Matcher:
     severity = str(raw.get("severity", "error")).lower()
     prefix = raw.get("caret_prefix")
     return Matcher(owner, compiled, "warning" if severity.startswith("warn") else severity,
-                   int(raw.get("caret_lines", 0)), _compile(prefix, where) if prefix else None, tool or owner)
+                   int(raw.get("caret_lines", 0)), _compile(prefix, where) if prefix else None, tool or owner,
+                   int(raw.get("column_base", 1)))
 
 
 def load_json(path: Path) -> list[Matcher]:
@@ -174,6 +177,8 @@ class Scanner:
                 if not may_start and k not in self._state:
                     continue
                 found = self._feed(k, m, line)
+                if found is not None and m.column_base != 1 and found.get("column", "").isdigit():
+                    found = {**found, "column": str(int(found["column"]) + 1 - m.column_base)}
                 if found is not None:
                     if m.caret_lines and "column" not in found:
                         self._caret.append((m, found, m.caret_lines))
