@@ -204,3 +204,48 @@ def test_ordinary_log_lines_are_no_problems():
     ]
     found = jsonl(["-"], input="\n".join(github_lines("\n".join(lines))).encode() + b"\n")
     assert found == []
+
+
+ESLINT = shutil.which("eslint")
+
+
+@pytest.mark.skipif(ESLINT is None, reason="eslint not installed (npm install -g eslint)")
+def test_setup_node_eslint_matcher_reads_real_eslint_output_as_eslints_json_says(tmp_path):
+    """actions/setup-node's eslint-stylish matcher on a coloured GitHub log of real eslint output: the
+    problems are those of eslint's own `-f json` (file, line, column, severity, rule). (ESLint 9 no longer
+    ships the compact formatter; errorformat's corpus has its output, see bench/errorformat.py.)"""
+    assert ESLINT is not None
+    (tmp_path / "eslint.config.mjs").write_text('export default [{ rules: { eqeqeq: "error", semi: ["warn", '
+                                                '"always"], "no-unused-vars": "error" } }];\n')
+    (tmp_path / "app.js").write_text("var unused = 1;\nlet total = 2\nif (total == 3) {\n  total = 4;\n}\n")
+    own = json.loads(subprocess.run([ESLINT, "-f", "json", "app.js"], capture_output=True, text=True,
+                                    cwd=tmp_path).stdout)
+    want = {(f["filePath"], m["line"], m["column"], "error" if m["severity"] == 2 else "warning", m["ruleId"])
+            for f in own for m in f["messages"]}
+    printed = subprocess.run([ESLINT, "--color", "app.js"], capture_output=True, text=True, cwd=tmp_path).stdout
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines(f"##[group]Run npx eslint .\n{printed}##[endgroup]")) + "\n")
+    found = {(p["location"]["file"], p["location"]["line"], p["location"]["column"], p["severity"], p.get("rule"))
+             for p in jsonl(["--matcher", str(DATA / "setup-node-eslint-stylish.json"), str(log)])
+             if p["tool"] == "eslint-stylish"}
+    assert found == want and len(want) == 3
+
+
+TSC = shutil.which("tsc")
+
+
+@pytest.mark.skipif(TSC is None, reason="tsc not installed (npm install -g typescript)")
+def test_setup_node_tsc_matcher_agrees_with_the_tsc_adapter_on_real_output(tmp_path):
+    assert TSC is not None
+    (tmp_path / "app.ts").write_text("function f(y) { return y; }\nconst n: number = 'a';\nmissing();\n")
+    printed = subprocess.run([TSC, "--pretty", "false", "--noEmit", "--strict", "app.ts"], capture_output=True,
+                             text=True, cwd=tmp_path).stdout
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines(printed)) + "\n")
+    problems = jsonl(["--matcher", str(DATA / "setup-node-tsc.json"), str(log)])
+    adapter = {(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in problems
+               if p["tool"] == "tsc" and p["code"] != "TSC_DIAGNOSTIC"}
+    matched = {(p["location"]["file"], p["location"]["line"], p["location"]["column"], p.get("rule"))
+               for p in problems if p["code"] == "TSC_DIAGNOSTIC"}  # the matcher's (owner "tsc")
+    assert len(matched) == 3 and {(f, line, c) for f, line, c, _ in matched} == adapter
+    assert {r for *_, r in matched} == {"7006", "2322", "2304"}

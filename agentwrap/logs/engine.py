@@ -67,8 +67,10 @@ class Normalizer:
         self._known = set(INDEX.values())
         self._formats = [*(extra_formats or []), *(formats.builtin() if use_builtin_formats and not forced else [])]
         self._matchers = [m for f in self._formats for m in f.matchers]
-        self._always = {m.owner for f in extra_formats or [] for m in f.matchers}  # asked for: never suppressed
-        self._tool_of = {m.owner: (f.name, m.severity) for f in self._formats for m in f.matchers}
+        # per matcher: (tool, default severity, asked for: never left to the tool's adapter)
+        asked = len([m for f in extra_formats or [] for m in f.matchers])
+        self._tool_of = [(f.name, m.severity, i < asked) for i, (f, m) in
+                         enumerate((f, m) for f in self._formats for m in f.matchers)]
         self._undecorator = ci.Undecorator()
         self._dirs = Directories()
         self._step = ""
@@ -171,12 +173,12 @@ class Normalizer:
     def _match(self, text: str, owned: set[tuple[Any, Any]], starts: frozenset[int] | None) -> None:
         scanner = Scanner(self._matchers)
         for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
-            tool, severity = self._tool_of.get(diag.owner, (diag.owner, "error"))
+            tool, severity, asked = self._tool_of[diag.matcher]
             p = formats.problem(diag, tool, severity)
             if p is None:
                 continue
             loc = p.location or {}
-            if diag.owner not in self._always and (loc.get("file"), loc.get("line")) in owned:
+            if not asked and (loc.get("file"), loc.get("line")) in owned:
                 continue  # the tool's own adapter read this line
             self._keep(p, tool)
 

@@ -139,9 +139,8 @@ def problems(formats: Iterable[Format], text: str) -> list[Problem]:
     out = []
     for fmt in formats:
         scanner = Scanner(fmt.matchers)
-        severity = {m.owner: m.severity for m in fmt.matchers}
         for diag in [*scanner.scan(text.splitlines()), *scanner.flush()]:
-            p = problem(diag, fmt.name, severity.get(diag.owner, "error"))
+            p = problem(diag, fmt.name, fmt.matchers[diag.matcher].severity)
             if p is not None:
                 out.append(p)
     return out

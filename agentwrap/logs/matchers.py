@@ -37,6 +37,7 @@ class Diagnostic(NamedTuple):
     owner: str
     line_index: int
     values: dict[str, str]
+    matcher: int = 0  # its position in the scanner's list (owners of different files may share a name)
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ class Scanner:
         self.matchers = tuple(matchers)
         self._any_first = _combined(self.matchers)
         self._state: dict[int, tuple[int, dict[str, str], bool]] = {}  # matcher -> (next pattern, values, looped)
-        self._caret: list[tuple[Matcher, dict[str, str], int]] = []  # waiting for a caret line
+        self._caret: list[tuple[int, dict[str, str], int]] = []  # matchers waiting for a caret line
 
     def scan(self, lines: list[str], base: int = 0, starts: frozenset[int] | None = None) -> Iterator[Diagnostic]:
         """Diagnostics completed by `lines` (line indexes counted from `base`). With `starts`, a match may
@@ -181,28 +182,29 @@ class Scanner:
                     found = {**found, "column": str(int(found["column"]) + 1 - m.column_base)}
                 if found is not None:
                     if m.caret_lines and "column" not in found:
-                        self._caret.append((m, found, m.caret_lines))
+                        self._caret.append((k, found, m.caret_lines))
                     else:
-                        yield Diagnostic(m.owner, base + i, found)
+                        yield Diagnostic(m.owner, base + i, found, k)
 
     def flush(self) -> Iterator[Diagnostic]:
         """Diagnostics still waiting for a caret line that never came (the input ended)."""
-        for m, values, _ in self._caret:
-            yield Diagnostic(m.owner, -1, values)
+        for k, values, _ in self._caret:
+            yield Diagnostic(self.matchers[k].owner, -1, values, k)
         self._caret = []
         self._state.clear()
 
     def _carets(self, line: str, index: int) -> Iterator[Diagnostic]:
         waiting = []
-        for m, values, left in self._caret:
+        for k, values, left in self._caret:
+            m = self.matchers[k]
             text = m.caret_prefix.sub("", line, count=1) if m.caret_prefix else line
             caret = _CARET.match(text)
             if caret:
-                yield Diagnostic(m.owner, index, {**values, "column": str(len(caret.group(1)) + 1)})
+                yield Diagnostic(m.owner, index, {**values, "column": str(len(caret.group(1)) + 1)}, k)
             elif left > 1 and not any(p.regex.search(line) for p in m.patterns[:1]):
-                waiting.append((m, values, left - 1))
+                waiting.append((k, values, left - 1))
             else:
-                yield Diagnostic(m.owner, index, values)
+                yield Diagnostic(m.owner, index, values, k)
         self._caret = waiting
 
     def _feed(self, k: int, m: Matcher, line: str) -> dict[str, str] | None:
