@@ -9,6 +9,7 @@ The same adapter rules serve live runs and logs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -16,19 +17,18 @@ from agentwrap import registry
 from agentwrap.adapter import Adapter, CapturedRun
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
-from agentwrap.lazyre import lazy
 from agentwrap.logs import ci, detect, formats, lead, regions
 from agentwrap.logs.directories import Directories
 from agentwrap.logs.matchers import Scanner
 from agentwrap.logs.reader import Reader
 from agentwrap.problem import Problem
-from agentwrap.terminal import TerminalCleaner, _is_plain
+from agentwrap.terminal import TerminalCleaner
 
 WINDOW = 1 << 20  # a region longer than this is read in overlapping windows
 OVERLAP_LINES = 40
 MAX_SEEN = 200_000
 _EMPTY = StreamResult("", 0, 0, False, 0, None)
-_SGR = lazy(r"\x1b\[[0-9;:]{0,64}m")
+_SGR = re.compile(rb"\x1b\[[0-9;:]{0,64}m")
 
 
 class LogResult:
@@ -45,14 +45,24 @@ class LogResult:
         self.cut_lines = 0
 
 
-def clean(text: str) -> str:
-    """Colour off in bulk; the terminal model only for text that still holds control characters."""
-    if "\x1b" in text:
-        text = _SGR.sub("", text)
-    if _is_plain(text):
-        return text
+_C0 = bytes([*range(9), *range(11, 32), 127])
+
+
+def clean(data: bytes) -> bytes:
+    """Colour off in bulk; the terminal model only for text that still holds control characters (a
+    carriage-return overwrite, a cursor move). Returns valid UTF-8."""
+    if b"\x1b" in data:
+        data = _SGR.sub(b"", data)
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if len(data.translate(None, _C0)) == len(data) and (data.isascii() or b"\xc2" not in data):
+        try:
+            data.decode("utf-8")
+            return data
+        except UnicodeDecodeError:
+            pass
     cleaner = TerminalCleaner(rows=1)
-    return cleaner.feed(text.encode("utf-8", "surrogatepass")) + cleaner.finish()
+    return (cleaner.feed(data) + cleaner.finish()).encode("utf-8", "surrogatepass")
 
 
 class Normalizer:
@@ -91,31 +101,31 @@ class Normalizer:
             if not chunk:  # the writer went quiet: what is held is all there is for now
                 self._flush()
                 continue
-            text = self._undecorator.feed(chunk.decode("utf-8", "replace"))
-            self.result.invalid_utf8 += text.count("\ufffd")
-            self._text(clean(text))
+            data = clean(self._undecorator.feed(chunk))
+            if len(data) != len(chunk) or not chunk.isascii():  # cleaning may have replaced bad bytes
+                self.result.invalid_utf8 += data.count("\ufffd".encode()) - chunk.count("\ufffd".encode())
+            self._text(data)
         self._flush()
         self.result.bytes = reader.bytes
         self.result.cut_lines = reader.cut_lines
         return self.result
 
-    def _text(self, text: str) -> None:
-        if ci.MARK not in text:
-            self.result.lines += text.count("\n")
-            self._segment(text.encode("utf-8", "surrogatepass"))
+    def _text(self, data: bytes) -> None:
+        if ci.BMARK not in data:
+            self.result.lines += data.count(b"\n")
+            self._segment(data)
             return
-        for part in text.split(f"{ci.MARK}"):
-            if part.startswith(("step ", "end")):
-                head, _, rest = part.partition("\n")
+        for part in data.split(ci.BMARK):
+            if part.startswith((b"step ", b"end")):
+                head, _, part = part.partition(b"\n")
                 self._flush()
-                name = head[5:].strip() if head.startswith("step ") else ""
+                name = head[5:].decode("utf-8", "replace").strip() if head.startswith(b"step ") else ""
                 self._step = name
                 if name and name not in self.result.steps:
                     self.result.steps.append(name)
-                part = rest
             if part:
-                self.result.lines += part.count("\n")
-                self._segment(part.encode("utf-8", "surrogatepass"))
+                self.result.lines += part.count(b"\n")
+                self._segment(part)
 
     def _segment(self, data: bytes) -> None:
         data = self._hold + data if self._hold else data
