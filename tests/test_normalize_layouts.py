@@ -249,3 +249,46 @@ def test_setup_node_tsc_matcher_agrees_with_the_tsc_adapter_on_real_output(tmp_p
                for p in problems if p["code"] == "TSC_DIAGNOSTIC"}  # the matcher's (owner "tsc")
     assert len(matched) == 3 and {(f, line, c) for f, line, c, _ in matched} == adapter
     assert {r for *_, r in matched} == {"7006", "2322", "2304"}
+
+
+def azure(steps: dict[str, str]) -> str:
+    out = []
+    for name, body in steps.items():
+        out.append(f"##[section]Starting: {name}")
+        out += body.splitlines()
+        out.append(f"##[section]Finishing: {name}")
+    return "\n".join(github_lines("\n".join(out))) + "\n"
+
+
+def buildkite(steps: dict[str, str]) -> str:
+    """Buildkite's raw log: `--- ` section headers, each line behind an APC timestamp sequence."""
+    out = []
+    for name, body in steps.items():
+        out.append(f"--- :hammer: {name}")
+        out += body.splitlines()
+    return "".join(f"\x1b_bk;t=1714557600{i:03d}\x07{line}\n" for i, line in enumerate(out))
+
+
+def jenkins(steps: dict[str, str]) -> str:
+    out = ["[Pipeline] Start of Pipeline", "[Pipeline] node"]
+    for name, body in steps.items():
+        out += ["[Pipeline] stage", f"[Pipeline] {{ ({name})", "[Pipeline] sh"]
+        out += [f"[2024-05-01T10:00:00.123Z] {line}" for line in body.splitlines()]
+        out += ["[Pipeline] }", "[Pipeline] // stage"]
+    return "\n".join(out) + "\n"
+
+
+def circleci(steps: dict[str, str]) -> str:
+    return "".join(steps.values())  # a downloaded step log carries no decoration
+
+
+@needs_gcc
+@pytest.mark.parametrize("layout", [azure, buildkite, jenkins, circleci])
+def test_ci_layouts_give_steps_and_the_compilers_problems(tmp_path, layout):
+    log = tmp_path / "ci.log"
+    log.write_text(layout({"Checkout": "Syncing repository: octo/app\n", "Build": gcc_output(tmp_path)}))
+    env = aw("normalize", str(log)).env
+    problems = [p for p in env["problems"] if p["tool"] == "gcc"]
+    assert [(p["location"]["file"], p["location"]["line"], p["severity"]) for p in problems] == [("a.c", 1, "warning")]
+    if layout is not circleci:
+        assert env["data"]["steps"] == ["Checkout", "Build"] and problems[0]["step"] == "Build"

@@ -21,15 +21,16 @@ BMARK = MARK.encode()
 
 _ISO = rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # Timestamp prefixes, after a newline: GitHub Actions and Azure (ISO + space; GitLab adds a stream id
-# `00O`/`01E` and a `+` for continued lines), Jenkins timestamper ([ISO] or [HH:MM:SS]), plain HH:MM:SS.
-_PREFIX = re.compile(rb"\n(?:" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?|\[" + _ISO + rb"\][ \t]?"
+# `00O`/`01E` and a `+` for continued lines), Buildkite (`ESC _bk;t=MILLIS BEL`), Jenkins timestamper
+# ([ISO] or [HH:MM:SS]), plain HH:MM:SS.
+_PREFIX = re.compile(rb"\n(?:\x1b_bk;t=\d+\x07|" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?|\[" + _ISO + rb"\][ \t]?"
                      rb"|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
 _GROUP = re.compile(rb"\n(?:##\[group\]|::group::)([^\n]*)")
 _ENDGROUP = re.compile(rb"\n(?:##\[endgroup\]|::endgroup::)[^\n]*")
 _AZURE_START = re.compile(rb"\n##\[section\]Starting: ([^\n]*)")
 _AZURE_END = re.compile(rb"\n##\[section\]Finishing: [^\n]*")
 # Buildkite section headers: `--- :hammer: Build`; not a diff's `--- a/file`, YAML's `---`, go test's `--- FAIL:`.
-_BUILDKITE = re.compile(rb"\n(?:---|\+\+\+|~~~) (?!(?:FAIL|PASS|SKIP|BENCH): )((?::[\w+-]+: )*[A-Z:][^\n]*)")
+_BUILDKITE = re.compile(rb"\n(?:---|\+\+\+|~~~) (?!(?:FAIL|PASS|SKIP|BENCH): )(?:(?::[\w+-]+: )+([^\n]+)|([A-Z][^\n]*))")
 # GitLab: section_start:1700000000:name[collapsed=true]\r\x1b[0KHeader text
 _SECTION_START = re.compile(rb"\n(?:\x1b\[0K)?section_start:\d+:([^\r\n\[]+)(?:\[[^\]\n]*\])?\r?(?:\x1b\[0K)?([^\n]*)")
 _SECTION_END = re.compile(rb"\n(?:\x1b\[0K)?section_end:\d+:[^\r\n]*\r?(?:\x1b\[0K)?(?=\n)")
@@ -100,7 +101,7 @@ def _undecorate(chunk: bytes, *, gh: bool = False) -> bytes:
         chunk = _SECTION_START.sub(lambda m: _step(m.group(2) or m.group(1)), chunk)
         chunk = _SECTION_END.sub(b"\n" + BMARK + b"end", chunk)
     if b"\n--- " in chunk or b"\n+++ " in chunk or b"\n~~~ " in chunk:
-        chunk = _BUILDKITE.sub(lambda m: _step(m.group(1)), chunk)
+        chunk = _BUILDKITE.sub(lambda m: _step(m.group(1) or m.group(2)), chunk)  # emoji codes left out
     if b"[Pipeline]" in chunk:
         chunk = _STAGE.sub(lambda m: _step(m.group(1)), chunk)
         chunk = _PIPELINE.sub(b"\n", chunk)
