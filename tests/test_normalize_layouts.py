@@ -177,9 +177,10 @@ def test_make_entering_directory_resolves_relative_paths(tmp_path):
     sub.mkdir()
     (sub / "Makefile").write_text("all:\n\tgcc -Wall -fdiagnostics-color=never -c a.c -o /dev/null\n")
     (sub / "a.c").write_text("int f(void) { int unused; return 1; }\n")
-    done = subprocess.run(["make", "-w", "-C", str(sub)], capture_output=True, text=True)
+    done = subprocess.run(["make", "-w", "-C", str(sub)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log = tmp_path / "ci.log"
-    log.write_text(done.stdout + done.stderr)
+    log.write_text(done.stdout)  # as `make 2>&1 | tee` saves it: the warning between Entering and Leaving
+    assert "Leaving directory" in done.stdout.split("warning:")[1]
     found = jsonl([str(log)])
     assert [p["location"]["file"] for p in found if p["tool"] == "gcc"] == [str(sub / "a.c")]
     sarif = json.loads(aw("normalize", "--format", "sarif", "--root", str(tmp_path), str(log), check=False).stdout)
@@ -292,3 +293,12 @@ def test_ci_layouts_give_steps_and_the_compilers_problems(tmp_path, layout):
     assert [(p["location"]["file"], p["location"]["line"], p["severity"]) for p in problems] == [("a.c", 1, "warning")]
     if layout is not circleci:
         assert env["data"]["steps"] == ["Checkout", "Build"] and problems[0]["step"] == "Build"
+
+
+def test_old_gcc_lines_without_a_severity_word_are_errors():
+    """gcc 2.x/3.x printed `file:line: parse error before ...`; the compiler's context lines are not read."""
+    log = (b"make: Entering directory '/src'\na.c: In function `main':\na.c:12: parse error before `x'\n"
+           b"a.c:14:3:   required from here\nmake: *** [a.o] Error 1\n")
+    found = jsonl(["-"], input=log)
+    assert [(p["location"]["file"], p["location"]["line"], p["severity"]) for p in found if p["tool"] == "gcc"] == [
+        ("/src/a.c", 12, "error")]

@@ -132,15 +132,16 @@ class Normalizer:
         self._hold = b""
         pos = 0
         for region in regions.find(data):
-            self._dirs.advance(data, pos, region.start)
             if region.open:
+                self._dirs.advance(data, pos, region.start)
                 self._hold = data[region.start:]
                 if len(self._hold) > WINDOW:  # one long run of trigger lines: read it, keep its tail
                     self._analyse(self._hold)
                     self._hold = b"\n".join(self._hold.split(b"\n")[-OVERLAP_LINES:])
                 return
+            self._dirs.advance(data, pos, region.first)  # the context before it: `Entering directory`
             self._analyse(data[region.start:region.end], region.hits)
-            self._dirs.advance(data, region.start, region.end)
+            self._dirs.advance(data, region.first, region.end)
             pos = region.end
         start = max(pos, regions.back(data, len(data), regions.BEFORE))
         self._dirs.advance(data, pos, start)
@@ -151,9 +152,9 @@ class Normalizer:
             hold, self._hold = self._hold, b""
             pos = 0
             for region in regions.find(hold):
-                self._dirs.advance(hold, pos, region.start)
+                self._dirs.advance(hold, pos, region.first)
                 self._analyse(hold[region.start:region.end], region.hits)
-                self._dirs.advance(hold, region.start, region.end)
+                self._dirs.advance(hold, region.first, region.end)
                 pos = region.end
             self._dirs.advance(hold, pos)
 

@@ -49,6 +49,7 @@ class Region(NamedTuple):
     end: int
     open: bool  # it reaches the end of the text: more lines may belong to it
     hits: frozenset[int] = frozenset()  # indexes (within the region) of trigger lines and the line before each
+    first: int = 0  # offset of its first trigger line (what is before it is context)
 
 
 def _hits(low: bytes) -> list[int]:
@@ -89,6 +90,7 @@ def find(data: bytes) -> list[Region]:
     start = end = -1
     last_line = -1
     hits: set[int] = set()
+    first = 0
     counted, index = 0, 0  # newlines counted from `start` up to offset `counted`
     for hit in _hits(low):
         if last_line <= hit < end and data.find(b"\n", last_line, hit) < 0:
@@ -100,13 +102,13 @@ def find(data: bytes) -> list[Region]:
         line_end = _forward(data, line_start, 1)
         if start < 0 or line_start > end:
             if start >= 0:
-                regions.append(Region(start, end, False, frozenset(hits)))
-            start = back(data, line_start, BEFORE)
+                regions.append(Region(start, end, False, frozenset(hits), first))
+            start, first = back(data, line_start, BEFORE), line_start
             hits, counted, index = set(), start, 0
         end = max(end, _forward(data, line_end, AFTER))
         index += data.count(b"\n", counted, line_start)
         counted = line_start
         hits.update((index, index - 1))
     if start >= 0:
-        regions.append(Region(start, end, end >= len(data), frozenset(hits)))
+        regions.append(Region(start, end, end >= len(data), frozenset(hits), first))
     return regions
