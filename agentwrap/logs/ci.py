@@ -30,7 +30,8 @@ _ENDGROUP = re.compile(rb"\n(?:##\[endgroup\]|::endgroup::)[^\n]*")
 _AZURE_START = re.compile(rb"\n##\[section\]Starting: ([^\n]*)")
 _AZURE_END = re.compile(rb"\n##\[section\]Finishing: [^\n]*")
 # Buildkite section headers: `--- :hammer: Build`; not a diff's `--- a/file`, YAML's `---`, go test's `--- FAIL:`.
-_BUILDKITE = re.compile(rb"\n(?:---|\+\+\+|~~~) (?!(?:FAIL|PASS|SKIP|BENCH): )(?:(?::[\w+-]+: )+([^\n]+)|([A-Z][^\n]*))")
+_BUILDKITE = re.compile(rb"\n(?:---|\+\+\+|~~~) (?!(?:FAIL|PASS|SKIP|BENCH): )"
+                        rb"(?:(?::[\w+-]+: )+([^\n]+)|([A-Z][^\n]*))")
 # GitLab: section_start:1700000000:name[collapsed=true]\r\x1b[0KHeader text
 _SECTION_START = re.compile(rb"\n(?:\x1b\[0K)?section_start:\d+:([^\r\n\[]+)(?:\[[^\]\n]*\])?\r?(?:\x1b\[0K)?([^\n]*)")
 _SECTION_END = re.compile(rb"\n(?:\x1b\[0K)?section_end:\d+:[^\r\n]*\r?(?:\x1b\[0K)?(?=\n)")
