@@ -215,7 +215,8 @@ def _block(i: int, kind: int) -> list[str]:
         return [f"{B}src/mod_{i}.c:{i % 300 + 1}:{i % 40 + 1}: {MAG}warning: {R}{B}unused variable \u2018x{i}\u2019 "
                 f"[{MAG}-Wunused-variable{R}{B}]{R}", f"  {i % 300 + 1} |     int x{i};", f"      |         {GRN}^~{R}"]
     if kind == 1:
-        return [f"{RED}FAILED{R} tests/test_m{i}.py::test_bad_{i} - assert {i} == {i + 1}"]
+        return [f"{RED}=========== short test summary info ==========={R}",
+                f"{RED}FAILED{R} tests/test_m{i}.py::test_bad_{i} - assert {i} == {i + 1}"]
     if kind == 2:
         return [f"npm {RED}warn{R} deprecated pkg{i}@1.0.{i % 9}: use something else"]
     return [f"{GRN}[{i % 40}/40]{R} Building C object src/CMakeFiles/app.dir/mod_{i}.c.o",
