@@ -369,11 +369,13 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
                 return _builtin(INDEX[key]), warnings
             except Exception as exc:  # noqa: BLE001 - a built-in bug degrades to the generic adapter
                 warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"built-in {INDEX[key]}: {exc}"[:500]})
-    from agentwrap.logs import formats  # a tool with a diagnostic format only (go, rubocop, javac, ...)
+    from agentwrap.logs.format_index import PROGRAMS  # a tool with a diagnostic format only (go, javac, ...)
 
     for key in keys:
-        if found := formats.adapter_for(key):
-            return found, warnings
+        if key in PROGRAMS:
+            from agentwrap.logs import formats
+
+            return formats.adapter_for(key), warnings
     return GENERIC, warnings
 
 

@@ -25,3 +25,11 @@ def test_format_names_are_unique_and_match_their_file():
     names = [f.name for f in FORMATS]
     assert len(names) == len(set(names))
     assert all(f.source.endswith(f"/{f.name}.toml") for f in FORMATS)
+
+
+def test_the_program_index_agrees_with_each_file():
+    expected = {}
+    for fmt in FORMATS:
+        for name in (fmt.name, *fmt.matches):
+            expected.setdefault(name, fmt.name)
+    assert formats.PROGRAMS == expected

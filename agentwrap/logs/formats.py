@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentwrap.logs.format_index import PROGRAMS
 from agentwrap.logs.matchers import Diagnostic, Matcher, MatcherError, Scanner, load_json, matcher
 from agentwrap.problem import TYPE_PREFIX, Problem
 
@@ -64,13 +65,20 @@ def load_matcher_file(path: Path) -> Format:
 
 
 _BUILTIN: list[Format] = []
+_LOADED: dict[str, Format] = {}
 
 
 def builtin() -> list[Format]:
     """The built-in formats (loaded once; a defect in one is a bug the test suite catches)."""
     if not _BUILTIN:
-        _BUILTIN.extend(load_toml(p) for p in sorted(BUILTIN_DIR.glob("*.toml")))
+        _BUILTIN.extend(_stem(p.stem) for p in sorted(BUILTIN_DIR.glob("*.toml")))
     return _BUILTIN
+
+
+def _stem(stem: str) -> Format:
+    if stem not in _LOADED:
+        _LOADED[stem] = load_toml(BUILTIN_DIR / f"{stem}.toml")
+    return _LOADED[stem]
 
 
 def user(folder: Path, warnings: list[dict[str, str]]) -> list[Format]:
@@ -85,7 +93,9 @@ def user(folder: Path, warnings: list[dict[str, str]]) -> list[Format]:
 
 
 def for_program(name: str) -> list[Format]:
-    return [f for f in builtin() if name == f.name or name in f.matches]
+    """The built-in format of a program or format name (loading only that file)."""
+    stem = PROGRAMS.get(name)
+    return [_stem(stem)] if stem else []
 
 
 def severity_of(word: str | None, default: str) -> str:
@@ -149,7 +159,7 @@ def problems(formats: Iterable[Format], text: str) -> list[Problem]:
 def adapter_for(program: str) -> Any:
     """A generic adapter that reads `program`'s diagnostics with its built-in format (found by program
     or format name), or None."""
-    found = [f for f in builtin() if program in f.matches] or [f for f in builtin() if program == f.name]
+    found = for_program(program)
     if not found:
         return None
     from agentwrap.adapter import BaseAdapter
