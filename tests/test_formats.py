@@ -33,3 +33,29 @@ def test_the_program_index_agrees_with_each_file():
         for name in (fmt.name, *fmt.matches):
             expected.setdefault(name, fmt.name)
     assert formats.PROGRAMS == expected
+
+
+def test_no_format_reads_another_tools_captured_output(monkeypatch):
+    """Precision on real output nobody wrote for the formats: every fixture of every adapter (git, npm,
+    pip, docker, gcc, pytest, ...), normalized as a log, gets no diagnostic from another tool's format."""
+    import tempfile
+    from pathlib import Path
+
+    from agentwrap.logs.engine import Normalizer
+
+    monkeypatch.setenv("AGENTWRAP_ADAPTERS", "builtin")
+    own = {"cargo", "mypy", "eslint", "gcc"}  # formats that add to the adapter of the same name
+    wrong, read = [], 0
+    for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*")):
+        if path.suffix not in (".out", ".err") or path.stat().st_size == 0:
+            continue
+        read += 1
+        with tempfile.TemporaryFile() as f:
+            f.write(path.read_bytes())
+            f.seek(0)
+            result = Normalizer(forced=None, max_problems=10_000).run(f)
+        for p in result.problems:
+            tool = (p.extra or {}).get("tool")
+            if p.code.endswith("_DIAGNOSTIC") and tool not in own | {path.parent.name}:
+                wrong.append((str(path), tool, p.detail))
+    assert read > 300 and wrong == []
