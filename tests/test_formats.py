@@ -32,7 +32,7 @@ def test_the_program_index_agrees_with_each_file():
     for fmt in FORMATS:
         for name in (fmt.name, *fmt.matches):
             expected.setdefault(name, fmt.name)
-    assert formats.PROGRAMS == expected
+    assert expected == formats.PROGRAMS
 
 
 def test_no_format_reads_another_tools_captured_output(monkeypatch):
