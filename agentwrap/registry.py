@@ -383,7 +383,9 @@ def _forced(name: str, warnings: list[dict[str, str]]) -> Adapter:
     user = _user_adapters(warnings)
     if name in user:
         return user[name]
-    if name in names():
+    from agentwrap.logs.format_index import PROGRAMS
+
+    if name in names() or PROGRAMS.get(name) == name:  # an adapter, or a diagnostic format (`--adapter go`)
         return builtin(name)
     plugin = _plugin(name, warnings)
     if plugin is not None:

@@ -302,3 +302,23 @@ def test_old_gcc_lines_without_a_severity_word_are_errors():
     found = jsonl(["-"], input=log)
     assert [(p["location"]["file"], p["location"]["line"], p["severity"]) for p in found if p["tool"] == "gcc"] == [
         ("/src/a.c", 12, "error")]
+
+
+JAVAC = shutil.which("javac")
+
+
+@pytest.mark.skipif(JAVAC is None, reason="javac not installed")
+def test_a_live_javac_run_and_its_saved_log_get_the_same_problems(tmp_path):
+    """The java format reads a live run (`agentwrap -- javac`) and the same output in a log alike."""
+    (tmp_path / "Foo.java").write_text('public class Foo {\n  void f() {\n    int x = "s";\n    g(y);\n  }\n}\n')
+    live = aw("--", "javac", "Foo.java", cwd=tmp_path)
+    assert live.env["command"]["adapter"] == "java"
+    live_found = {(p["location"]["file"], p["location"]["line"], p["location"]["column"])
+                  for p in live.env["problems"]}
+    printed = subprocess.run(["javac", "Foo.java"], cwd=tmp_path, capture_output=True, text=True).stderr
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines(printed)) + "\n")
+    saved = {(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in jsonl([str(log)])}
+    forced = {(p["location"]["file"], p["location"]["line"], p["location"]["column"])
+              for p in jsonl(["--adapter", "java", str(log)])}
+    assert live_found == saved == forced == {("Foo.java", 3, 13), ("Foo.java", 4, 7)}  # the carets

@@ -20,6 +20,7 @@ from agentwrap.errors import UsageError
 from agentwrap.logs import formats, render
 from agentwrap.logs.engine import Normalizer
 from agentwrap.logs.matchers import MatcherError
+from agentwrap.logs.reader import MAX_LINE
 from agentwrap.problem import Problem, wrapper_problem
 from agentwrap.redact import Redactor, secret_values
 
@@ -121,6 +122,9 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     if result.cut:
         warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{result.cut} more problems were found and "
                          f"left out (--max-problems {ns.max_problems})"})
+    if result.cut_lines:
+        warnings.append({"code": "LINES_TRUNCATED", "message": f"{result.cut_lines} lines longer than "
+                         f"{MAX_LINE // 1024} KiB were read up to that length"})
     if result.invalid_utf8:
         warnings.append({"code": "INVALID_UTF8", "message": f"{result.invalid_utf8} byte sequences were not UTF-8"})
     counts = result.counts
