@@ -322,3 +322,13 @@ def test_a_live_javac_run_and_its_saved_log_get_the_same_problems(tmp_path):
     forced = {(p["location"]["file"], p["location"]["line"], p["location"]["column"])
               for p in jsonl(["--adapter", "java", str(log)])}
     assert live_found == saved == forced == {("Foo.java", 3, 13), ("Foo.java", 4, 7)}  # the carets
+
+
+def test_a_command_echoed_onto_the_diagnostic_line_is_not_part_of_the_path():
+    """run-clang-tidy in parallel: its echoed command and a diagnostic on one line (the shape of the
+    reports in issue 11; clang-tidy is not installed here, so the line is written out)."""
+    line = (b"/usr/bin/clang-tidy-14 -checks=-*,bugprone-* -p=/build /src/a.cpp /src/a.cpp:12:3: warning: "
+            b"narrowing conversion [bugprone-narrowing-conversions]\n")
+    found = jsonl(["-"], input=line)
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
+        ("/src/a.cpp", 12, 3)]

@@ -2,7 +2,8 @@
 compiler's own adapter reads the line as the compiler printed it.
 
 `     [exec] /src/a.cpp:12: warning:` (Ant, Jenkins), ninja's `[11/40] `, cmake's `[ 11%] ` and `11% `,
-Visual Studio Code tasks' `C/C++: `, indentation before a path, and clang's
+Visual Studio Code tasks' `C/C++: `, indentation before a path, a compiler or clang-tidy command echoed
+onto the diagnostic's line, and clang's
 `a.c:47:15:{47:8-47:14}{47:17-47:24}: warning:` (-fdiagnostics-print-source-range-info).
 """
 
@@ -16,6 +17,10 @@ _PATHY = r"(?=[^\s:]*[\w)]:\d+[:,(]|[^\s(]+\(\d+(?:,\d+)?\): )"  # what follows 
 _C_PATH = r"(?=[^\s:]*\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tpp|m|mm|cu|cuh|f|f90|for):\d+[:,(])"
 _LEAD = lazy(r"\n(?:(?:[ \t]*\[(?:exec|javac|echo|java|apply|cc|cxx|kotlinc|scalac)\][ \t]+|\[\d+/\d+\] "
              r"|\[[ \d]{2}\d%\] |[ \t]*\d{1,3}% |C/C\+\+: )" + _PATHY + r"|[ \t]{1,8}" + _C_PATH + ")")
+# run-clang-tidy (and `make` without -s) echo a command; run in parallel, a diagnostic can land on the
+# same line: `clang-tidy -p=build /src/a.cpp /src/a.cpp:12:3: warning: ...`. The command is taken off.
+_ECHOED = lazy(r"\n(?:\S*/)?(?:clang-tidy|clang\+\+|clang|g\+\+|gcc|c\+\+|cc)(?:-\d+(?:\.\d+)*)? [^\n]*? "
+               r"(?=[^\s:]+:\d+:\d+: (?:warning|error|note|fatal error): )")
 _RANGES = lazy(r"(:\d+:\d+):(?:\{\d+:\d+-\d+:\d+\})+(?=:)")
 
 
@@ -24,6 +29,8 @@ def strip(text: str) -> str:
     if ":" not in text:
         return text
     text = _LEAD.sub("\n", text)
+    if "clang" in text or "cc" in text or "++" in text:
+        text = _ECHOED.sub("\n", text)
     if ":{" in text:
         text = _RANGES.sub(r"\1", text)
     return text
