@@ -41,8 +41,11 @@ def corpus() -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "agentwrap-bench" / "errorformat"
     if not (cache / "fmts" / "testdata").is_dir():
         cache.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "https://github.com/reviewdog/errorformat",
-                        str(cache)], check=True)
+        done = subprocess.run(["git", "clone", "--quiet", "--depth", "1",
+                               "https://github.com/reviewdog/errorformat", str(cache)])
+        if done.returncode != 0:
+            raise SystemExit("the corpus could not be cloned; give a checkout of reviewdog/errorformat with "
+                             "--corpus DIR (or $ERRORFORMAT_DIR)")
     return cache / "fmts" / "testdata"
 
 
@@ -83,6 +86,8 @@ def found(log: str, keys: set[Key]) -> set[Key]:
 
 def main() -> int:
     data = corpus()
+    if not any(data.glob("*.ok")):
+        raise SystemExit(f"{data}: no *.ok files (is it a checkout of reviewdog/errorformat?)")
     names = sorted(p.stem for p in data.glob("*.ok"))
     layouts = {"raw": lambda n, t: t, "github": github, "gh": gh}
     totals = {k: [0, 0, 0] for k in layouts}  # hit, found, truth
