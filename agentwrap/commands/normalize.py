@@ -6,6 +6,7 @@ sees them while it grows); the other formats are one document at the end."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -70,8 +71,17 @@ class _Streamer:
                                                  "file": render.relative(problem.location["file"], self.root)})
         data = problem.with_instance(self.request_id).to_dict()
         line = json.dumps(data, ensure_ascii=False) + "\n" if self.fmt == "jsonl" else render.github([data], None)
+        text = self.redactor.redact(line)
         try:
-            os.write(sys.stdout.fileno(), self.redactor.redact(line).encode("utf-8", "replace"))
+            try:
+                fd = sys.stdout.fileno()
+            except (OSError, ValueError, io.UnsupportedOperation):  # an in-memory stdout (in-process use)
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                return
+            data = text.encode("utf-8", "replace")
+            while data:
+                data = data[os.write(fd, data):]
         except (BrokenPipeError, OSError):
             self.broken = True  # the reader left; the exit code still tells the result
 

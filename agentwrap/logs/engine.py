@@ -96,7 +96,7 @@ class Normalizer:
         return self._adapters[name]
 
     def run(self, stream: IO[bytes]) -> LogResult:
-        reader = Reader(stream.fileno())
+        reader = Reader(stream)
         for chunk in reader.chunks():
             if not chunk:  # the writer went quiet: what is held is all there is for now
                 self._flush()

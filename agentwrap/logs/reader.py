@@ -8,26 +8,37 @@ can finish what it holds and write it out while the writer is quiet.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import stat
 from collections.abc import Iterator
+from typing import IO
 
 CHUNK = 1 << 20
 MAX_LINE = 256 * 1024
 
 
 class Reader:
-    def __init__(self, fd: int, *, idle: float = 0.5) -> None:
-        self.fd = fd
+    def __init__(self, stream: IO[bytes], *, idle: float = 0.5) -> None:
+        self.stream = stream
         self.idle = idle
-        mode = os.fstat(fd).st_mode
+        try:
+            self.fd: int | None = stream.fileno()
+        except (OSError, ValueError, io.UnsupportedOperation):
+            self.fd = None  # an in-memory stream (a test, an embedding program): read it as it is
+        mode = os.fstat(self.fd).st_mode if self.fd is not None else 0
         self.streaming = stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
         self.bytes = 0
         self.cut_lines = 0  # lines longer than MAX_LINE (kept in part)
         self.dropped_bytes = 0
 
     def _reads(self) -> Iterator[bytes]:
+        if self.fd is None:
+            while data := self.stream.read(CHUNK):
+                self.bytes += len(data)
+                yield data
+            return
         while True:
             if self.streaming:
                 ready, _, _ = select.select([self.fd], [], [], self.idle)
