@@ -79,9 +79,9 @@ class _Streamer:
                 sys.stdout.write(text)
                 sys.stdout.flush()
                 return
-            data = text.encode("utf-8", "replace")
-            while data:
-                data = data[os.write(fd, data):]
+            raw = text.encode("utf-8", "replace")
+            while raw:
+                raw = raw[os.write(fd, raw):]
         except (BrokenPipeError, OSError):
             self.broken = True  # the reader left; the exit code still tells the result
 
