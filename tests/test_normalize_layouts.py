@@ -108,12 +108,13 @@ def test_the_readme_gh_run_view_pipeline_reads_job_and_step_columns(tmp_path):
 
 
 @needs_gcc
-def test_a_follower_of_a_growing_log_sees_problems_before_the_log_ends(tmp_path):
+@pytest.mark.parametrize("fmt", ["jsonl", "github"])
+def test_a_follower_of_a_growing_log_sees_problems_before_the_log_ends(tmp_path, fmt):
     """`tail -f build.log | agentwrap normalize --format jsonl -`, a real file and a real pipe: the problem
     is on stdout while the log is still open and growing."""
     log = tmp_path / "build.log"
     log.write_text("2024-05-01T10:00:00.0000000Z ##[group]Run make\n")
-    pipeline = subprocess.Popen(f"tail -n +1 -f {log} | exec {PY} -m agentwrap normalize --format jsonl -",
+    pipeline = subprocess.Popen(f"tail -n +1 -f {log} | exec {PY} -m agentwrap normalize --format {fmt} -",
                                 shell=True, stdout=subprocess.PIPE, start_new_session=True,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
@@ -128,8 +129,12 @@ def test_a_follower_of_a_growing_log_sees_problems_before_the_log_ends(tmp_path)
                 if select.select([pipeline.stdout], [], [], 0.5)[0]:
                     line += os.read(pipeline.stdout.fileno(), 65536)
             assert pipeline.poll() is None  # the log has not ended, the follower still runs
-        problem = json.loads(line.splitlines()[0])
-        assert problem["location"]["file"] == "a.c" and problem["severity"] == "warning"
+        first = line.decode().splitlines()[0]
+        if fmt == "github":
+            assert first.startswith("::warning file=a.c,line=1,col=")
+        else:
+            problem = json.loads(first)
+            assert problem["location"]["file"] == "a.c" and problem["severity"] == "warning"
     finally:
         os.killpg(pipeline.pid, signal.SIGTERM)
         pipeline.wait(timeout=10)
@@ -279,12 +284,23 @@ def jenkins(steps: dict[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
+def gitlab_timestamped(steps: dict[str, str]) -> str:
+    """GitLab with job log timestamps: `TIME 00O ` before each line (`00O+` for a continued one)."""
+    out = []
+    for i, (name, body) in enumerate(steps.items()):
+        key = name.lower()
+        out.append(f"\x1b[0Ksection_start:{1700000000 + i}:{key}\r\x1b[0K\x1b[36;1m{name}\x1b[0;m")
+        out.extend(body.splitlines())
+        out.append(f"\x1b[0Ksection_end:{1700000000 + i}:{key}\r\x1b[0K")
+    return "".join(f"2024-05-01T10:00:00.{n:06d}Z 00O {line}\n" for n, line in enumerate(out))
+
+
 def circleci(steps: dict[str, str]) -> str:
     return "".join(steps.values())  # a downloaded step log carries no decoration
 
 
 @needs_gcc
-@pytest.mark.parametrize("layout", [azure, buildkite, jenkins, circleci])
+@pytest.mark.parametrize("layout", [azure, buildkite, jenkins, gitlab_timestamped, circleci])
 def test_ci_layouts_give_steps_and_the_compilers_problems(tmp_path, layout):
     log = tmp_path / "ci.log"
     log.write_text(layout({"Checkout": "Syncing repository: octo/app\n", "Build": gcc_output(tmp_path)}))
