@@ -21,13 +21,17 @@ _WORDS = (
     "error", "warn", "fail", "fatal", "panic", "denied", "refused", "not found", "cannot", "unable", "exception",
     "traceback", "timed out", "killed", "abort", "invalid", "no such", "undefined", "would reformat", "***",
     "\n_____", "\n=====", "\ne   ", "\u2716", "\u26a0", "out of memory", "unknown", "missing",
+    # the generic rules' failures of any program (adapters/generic.toml)
+    "no space left", "quota", "read-only file", "resolve host", "name resolution", "not known", "unreachable",
+    "no route to host", "timeout", "too many requests", "rate limit", "file exists", "a directory",
+    "segmentation", "bus error", "illegal instruction",
 )
 # `file.c:12:`, `a.ts(3,5)`, `a.ts[418, 38]`, `a.rb:57 text`: a digit run after `:`, `(` or `[` that
 # follows a name (a fast charset scan; the byte before is checked apart: never a clock's `10:00:00`).
 _LOCATOR = re.compile(rb"[:(\[]\d+[:,)\s]")
 _NOT_NAME = frozenset(b" \t\n0123456789:")
-# `line 7`, brakeman's `a.rb   13   `
-_SHAPES = re.compile(rb"line \d|\.\w{1,8}(?:\t| {2,})\d+(?:\t| {2,})")
+# `line 7` (puppet-lint, eslint -f compact, shellcheck, brakeman's `near line 13`)
+_SHAPES = re.compile(rb"line \d")
 
 
 def _literals() -> tuple[bytes, ...]:
