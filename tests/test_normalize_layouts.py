@@ -348,3 +348,16 @@ def test_a_command_echoed_onto_the_diagnostic_line_is_not_part_of_the_path():
     found = jsonl(["-"], input=line)
     assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
         ("/src/a.cpp", 12, 3)]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
+def test_a_failure_without_a_location_is_found_among_ordinary_lines(tmp_path):
+    """curl's real error for a name that can never resolve (.invalid, RFC 6761), in 20,000 lines of
+    progress: the generic rules read it, as in a live run."""
+    printed = subprocess.run(["curl", "-sS", "https://agentwrap-test.invalid/"], capture_output=True,
+                             text=True).stderr
+    noise = [f"  compiling module_{i}.o ... done in {i % 97}ms" for i in range(20_000)]
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines("\n".join([*noise[:10_000], printed.strip(), *noise[10_000:]]))) + "\n")
+    found = jsonl([str(log)])
+    assert [(p["code"], p["tool"]) for p in found] == [("HOST_NOT_FOUND", "generic")]

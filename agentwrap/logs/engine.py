@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from agentwrap import registry
-from agentwrap.adapter import Adapter, CapturedRun
+from agentwrap.adapter import Adapter, CapturedRun, generic_spec
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
 from agentwrap.logs import ci, detect, formats, lead, regions
@@ -165,6 +165,7 @@ class Normalizer:
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
         run = CapturedRun(("log",), "log", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
         owned: set[tuple[Any, Any]] = set()
+        errors = self.result.counts["error"]
         for tool in tools:
             adapter = self._adapter(tool)
             if adapter is None:
@@ -180,6 +181,10 @@ class Normalizer:
                 self._keep(p, tool)
         if self._matchers:
             self._match(text, owned, starts)
+        if self.result.counts["error"] == errors and not self.forced:
+            # as in a live run: failures of any program, where no tool explained the region
+            for p in generic_spec().match_rules(run._replace(argv=("log",))):
+                self._keep(p, "generic")
 
     def _match(self, text: str, owned: set[tuple[Any, Any]], starts: frozenset[int] | None) -> None:
         scanner = Scanner(self._matchers)
