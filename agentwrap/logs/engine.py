@@ -165,7 +165,7 @@ class Normalizer:
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
         run = CapturedRun(("log",), "log", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
         owned: set[tuple[Any, Any]] = set()
-        errors = self.result.counts["error"]
+        before = sum(self.result.counts.values())
         for tool in tools:
             adapter = self._adapter(tool)
             if adapter is None:
@@ -181,7 +181,7 @@ class Normalizer:
                 self._keep(p, tool)
         if self._matchers:
             self._match(text, owned, starts)
-        if self.result.counts["error"] == errors and not self.forced:
+        if sum(self.result.counts.values()) == before and not self.forced:
             # as in a live run: failures of any program, where no tool explained the region
             for p in generic_spec().match_rules(run._replace(argv=("log",))):
                 self._keep(p, "generic")
