@@ -361,3 +361,16 @@ def test_a_failure_without_a_location_is_found_among_ordinary_lines(tmp_path):
     log.write_text("\n".join(github_lines("\n".join([*noise[:10_000], printed.strip(), *noise[10_000:]]))) + "\n")
     found = jsonl([str(log)])
     assert [(p["code"], p["tool"]) for p in found] == [("HOST_NOT_FOUND", "generic")]
+
+
+def test_a_users_matcher_finds_lines_no_trigger_word_marks(tmp_path):
+    """GitHub runs a matcher on every line: one for `file#line TODO text` must work in a large log too."""
+    matcher = tmp_path / "todo.json"
+    matcher.write_text(json.dumps({"problemMatcher": [{"owner": "todo", "severity": "warning", "pattern": [
+        {"regexp": r"^(?<file>.+\.py)#(\d+) TODO (.*)$", "line": 2, "message": 3}]}]}))
+    noise = "\n".join(f"step {i} ok" for i in range(5000))
+    log = tmp_path / "ci.log"
+    log.write_text("\n".join(github_lines(f"{noise}\nsrc/a.py#12 TODO tidy this\n{noise}")) + "\n")
+    found = jsonl(["--matcher", str(matcher), str(log)])
+    assert [(p["location"], p["detail"], p["severity"]) for p in found] == [
+        ({"file": "src/a.py", "line": 12}, "tidy this", "warning")]

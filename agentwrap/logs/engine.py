@@ -81,6 +81,9 @@ class Normalizer:
         asked = len([m for f in extra_formats or [] for m in f.matchers])
         self._tool_of = [(f.name, m.severity, i < asked) for i, (f, m) in
                          enumerate((f, m) for f in self._formats for m in f.matchers)]
+        # a user's matcher may look for lines no trigger word marks: its first pattern is a trigger too
+        self._triggers = regions.triggers([m.patterns[0].regex.pattern for f in extra_formats or []
+                                           for m in f.matchers])
         self._undecorator = ci.Undecorator()
         self._dirs = Directories()
         self._step = ""
@@ -131,7 +134,7 @@ class Normalizer:
         data = self._hold + data if self._hold else data
         self._hold = b""
         pos = 0
-        for region in regions.find(data):
+        for region in regions.find(data, self._triggers):
             if region.open:
                 self._dirs.advance(data, pos, region.start)
                 self._hold = data[region.start:]
@@ -151,7 +154,7 @@ class Normalizer:
         if self._hold:
             hold, self._hold = self._hold, b""
             pos = 0
-            for region in regions.find(hold):
+            for region in regions.find(hold, self._triggers):
                 self._dirs.advance(hold, pos, region.first)
                 self._analyse(hold[region.start:region.end], region.hits)
                 self._dirs.advance(hold, region.first, region.end)

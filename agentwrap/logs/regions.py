@@ -56,8 +56,10 @@ class Region(NamedTuple):
     first: int = 0  # offset of its first trigger line (what is before it is context)
 
 
-def _hits(low: bytes) -> list[int]:
+def _hits(low: bytes, data: bytes, extra: tuple[re.Pattern[bytes], ...]) -> list[int]:
     found = [m.start() for m in _SHAPES.finditer(low)]
+    for pattern in extra:  # the first lines of matchers a user gave: a trigger whatever they look for
+        found.extend(m.start() for m in pattern.finditer(data))
     found.extend(at for at in (m.start() for m in _LOCATOR.finditer(low)) if at and low[at - 1] not in _NOT_NAME)
     for lit in LITERALS:
         at = low.find(lit)
@@ -87,8 +89,9 @@ def _forward(data: bytes, pos: int, lines: int) -> int:
     return len(data) if end >= len(data) or (end == pos and lines) else end
 
 
-def find(data: bytes) -> list[Region]:
-    """Regions (byte offsets into `data`, whole lines) around every trigger, merged when they touch."""
+def find(data: bytes, extra: tuple[re.Pattern[bytes], ...] = ()) -> list[Region]:
+    """Regions (byte offsets into `data`, whole lines) around every trigger, merged when they touch.
+    `extra`: more trigger patterns (searched on `data` as it is, line by line)."""
     low = data.lower()
     regions: list[Region] = []
     start = end = -1
@@ -96,7 +99,7 @@ def find(data: bytes) -> list[Region]:
     hits: set[int] = set()
     first = 0
     counted, index = 0, 0  # newlines counted from `start` up to offset `counted`
-    for hit in _hits(low):
+    for hit in _hits(low, data, extra):
         if last_line <= hit < end and data.find(b"\n", last_line, hit) < 0:
             continue  # another trigger on the line just seen
         line_start = data.rfind(b"\n", 0, hit) + 1
@@ -116,3 +119,18 @@ def find(data: bytes) -> list[Region]:
     if start >= 0:
         regions.append(Region(start, end, end >= len(data), frozenset(hits), first))
     return regions
+
+
+_EVERY_LINE = re.compile(rb"^", re.M)
+
+
+def triggers(patterns: list[str]) -> tuple[re.Pattern[bytes], ...]:
+    """Byte patterns for the first patterns of user matchers; one that has no byte form (a character
+    class of non-ASCII characters) makes every line a trigger, so that no match is lost."""
+    out = []
+    for source in patterns:
+        try:
+            out.append(re.compile(source.encode("utf-8"), re.M))
+        except re.error:
+            return (_EVERY_LINE,)
+    return tuple(out)
