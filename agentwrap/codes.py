@@ -175,6 +175,7 @@ WARNINGS = {
                       "cuts counted in `<key>_omitted`.",
     "DATA_PARTIAL": "The output was too long for the adapter to read whole; data comes from its head and tail.",
     "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
+    "LINES_TRUNCATED": "normalize: lines longer than 256 KiB were read up to that length (memory stays flat).",
     "ADAPTER_LOAD_FAILED": "An adapter (user folder, plugin or built-in) could not be loaded; the run used another.",
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
