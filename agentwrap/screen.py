@@ -31,6 +31,11 @@ def _is_spinner(text: str) -> bool:
     return len(glyph) == 1 and (glyph in _SPINNERS or "\u2800" <= glyph <= "\u28ff")
 
 
+def _animates(old: str, new: str) -> bool:
+    """One spinner glyph replaced by another: a frame of an animation, not text."""
+    return _is_spinner(old) and (_is_spinner(new) or not new.strip()) and old.strip() != new.strip()
+
+
 def _strip_lead_spinner(line: str) -> str:
     body = line.lstrip(" ")
     if len(body) > 1 and body[1] == " " and (body[0] in _LEAD_SPINNER or "\u2800" <= body[0] <= "\u28ff"):
@@ -168,14 +173,13 @@ class Screen:
         if right[:1] == FILL:  # ends on the first half of one: its other cells are blank now
             rest = right.lstrip(FILL)
             right = " " * (len(right) - len(rest)) + rest
-        self.lines[row] = left + s + right
-        self.flags[row] |= DIRTY
+        new = left + s + right
+        self.lines[row] = new
+        self.flags[row] |= DIRTY | (SPUN if _animates(line, new) else 0)
         self.moved = False
 
     def _transient(self, line: str) -> None:
         """The state a rewrite is about to replace: a progress frame, told to the callback."""
-        if _is_spinner(line):
-            self.flags[self.row] |= SPUN
         if self.on_transient is not None and line:
             self.on_transient(line.replace(FILL, ""))
 
@@ -308,7 +312,7 @@ class Screen:
             if row == self.row:
                 self._transient(old)
             self.lines[row] = new
-            self.flags[row] |= DIRTY
+            self.flags[row] |= DIRTY | (SPUN if _animates(old, new) else 0)
 
     def _blank_from(self, line: str, col: int) -> str:
         """`line` without its cells from `col` on; a wide character whose second half is at `col`

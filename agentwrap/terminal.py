@@ -100,9 +100,15 @@ class TerminalCleaner:
     def _run(self, text: str) -> None:
         if self._pending:
             text, self._pending = self._pending + text, ""
-        if not self._in_string and not self._skip_csi and _is_plain(text):
-            self._write(text)
-            return
+        if not self._in_string and not self._skip_csi:
+            # Coloured text, the common case after plain text: colours dropped in one C-speed pass
+            plain = _NOOP.sub("", text) if "\x1b" in text else text
+            if "\r" in plain:
+                plain = plain.replace("\r\n", "\n")
+            if _is_plain(plain):
+                if plain:
+                    self._write(plain)
+                return
         i, n = 0, len(text)
         screen = self._screen
         while i < n:

@@ -48,11 +48,11 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
                 line[self.columns - 1] = last._replace(data=unicodedata.normalize("NFC", last.data + ch))
                 continue
             x, line = self.cursor.x, self.buffer[self.cursor.y]
-            if 0 < x < self.columns and line[x].data == "" and wcwidth(line[x - 1].data or " ") == 2:
+            if 0 < x < self.columns and line[x].data == "" and wcwidth((line[x - 1].data or " ")[0]) == 2:
                 # pyte overwrites only the second half of a wide character, which stays drawn; xterm
                 # blanks the character (overwriting either half of one erases it)
                 line[x - 1] = line[x - 1]._replace(data=" ")
-            if x < self.columns - 1 and wcwidth(ch) == 1 and wcwidth(line[x].data or " ") == 2:
+            if x < self.columns - 1 and wcwidth(ch) == 1 and wcwidth((line[x].data or " ")[0]) == 2:
                 line[x + 1] = line[x + 1]._replace(data=" ")
             if wcwidth(ch) == 2 and self.cursor.x == self.columns - 1 and pyte.modes.DECAWM in self.mode:
                 super().draw(" ")
