@@ -85,6 +85,20 @@ class Screen:
             self._emit(rest[:cut + 1])
             rest = rest[cut + 1:]
         parts = rest.split("\n")
+        if (len(parts) > 1 and rest.isascii() and "\t" not in rest and self._at_plain_bottom()
+                and not any(self.flags) and max(map(len, parts)) < self.cols):
+            # Short ASCII lines below rows nothing rewrote: they only scroll the screen up.
+            full = self.lines[:-1] + parts[:-1]
+            gone = len(full) - (self.rows - 1)
+            if gone > 0:
+                text = "\n".join(full[:gone]) + "\n"
+                self._emit(text.replace(FILL, "") if FILL in text else text)
+                self._cont = False
+                del full[:gone]
+            full.append(parts[-1])
+            self.lines, self.flags = full, [0] * len(full)
+            self.row, self.col, self.moved = len(full) - 1, len(parts[-1]), not parts[-1]
+            return
         for part in parts[:-1]:
             if part:
                 self.text(part)

@@ -21,7 +21,14 @@ from agentwrap.terminal import TerminalCleaner
 
 
 def _row(line: object, cols: int) -> str:
-    return "".join(line[x].data for x in range(cols)).rstrip()  # type: ignore[index]
+    """A row as drawn. pyte keeps the second cell of a wide character as "" and renders it as nothing;
+    once the wide character is erased, that cell is a blank on a real screen (tmux shows a space)."""
+    out, prev = [], " "
+    for x in range(cols):
+        data = line[x].data  # type: ignore[index]
+        out.append(data if data or wcwidth(prev[:1] or " ") == 2 else " ")
+        prev = data
+    return "".join(out).rstrip()
 
 
 class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
@@ -62,15 +69,16 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
         if self.cursor.x == self.columns:
             self.cursor.x = self.columns - 1
 
-    def cursor_up(self, count: int | None = None) -> None:
-        """pyte 0.8 keeps a pending wrap across vertical motion (the next character then wraps);
-        tmux and xterm end it: the character lands in the last column of the new row."""
-        self._unpend()
-        super().cursor_up(count)
+    # pyte 0.8 keeps a pending wrap across CUU/CUD (the next character then wraps); tmux and xterm end
+    # it: the character lands in the last column of the new row. IND and RI keep it, in tmux too.
 
     def cursor_down(self, count: int | None = None) -> None:
         if not self._indexing:  # IND keeps the pending wrap, in tmux too
             self._unpend()
+        bottom = self.margins.bottom if self.margins else self.lines - 1
+        if self.cursor.y > bottom:  # below the region: xterm stops at the last row
+            self.cursor.y = min(self.cursor.y + (count or 1), self.lines - 1)
+            return
         super().cursor_down(count)
 
     _indexing = False
@@ -81,6 +89,22 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
             super().index()
         finally:
             self._indexing = False
+
+    def reverse_index(self) -> None:
+        self._indexing = True
+        try:
+            super().reverse_index()
+        finally:
+            self._indexing = False
+
+    def cursor_up(self, count: int | None = None) -> None:
+        if not self._indexing:
+            self._unpend()
+        top = self.margins.top if self.margins else 0
+        if self.cursor.y < top:  # pyte pulls a cursor above the region into it; xterm stops at row 0
+            self.cursor.y = max(self.cursor.y - (count or 1), 0)
+            return
+        pyte.HistoryScreen.cursor_up(self, count)
 
     def set_margins(self, top: int | None = None, bottom: int | None = None) -> None:
         """A 0 parameter is the default (ECMA-48): `CSI 0;0 r` is the whole screen, and homes the cursor."""
