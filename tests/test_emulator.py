@@ -8,6 +8,7 @@ wide and combining characters and scroll regions; the regression cases are the d
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from emulator import agentwrap_rows, agentwrap_text, pyte_rows, tmux_rows
@@ -144,3 +145,38 @@ def test_no_input_grows_the_output_past_the_window(pieces: list[bytes]) -> None:
     """Each piece (a motion, a REP, a run of text) adds at most a window of cells."""
     out = agentwrap_text(b"".join(pieces), GROWS, GCOLS)
     assert len(out) <= (len(pieces) + 1) * GROWS * (GCOLS + 1) + sum(map(len, pieces))
+
+
+# -- real programs ------------------------------------------------------------------------------------
+
+SCREENS = Path(__file__).parent / "data" / "screens"
+CORPUS = sorted(p.stem for p in SCREENS.glob("*.raw"))
+
+
+# Full-screen programs that leave through the alternate screen: pyte has no alternate screen (it shows
+# less's last page) and raises on vim's `CSI > 4;2 m` (modifyOtherKeys); tmux shows the screen as it was.
+BY_TMUX = {"less", "vim"}
+
+
+@pytest.mark.parametrize("name", [n for n in CORPUS if n not in BY_TMUX])
+def test_captured_programs_match_the_emulator(name: str) -> None:
+    """Raw bytes of real programs on a 100x30 terminal (tests/data/screens/capture.py records them)."""
+    raw = (SCREENS / f"{name}.raw").read_bytes()
+    assert agentwrap_rows(raw, 30, 100) == pyte_rows(raw, 30, 100)
+    assert agentwrap_rows(raw, 30, 100, chunk=4095) == pyte_rows(raw, 30, 100)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is the referee")
+@pytest.mark.parametrize("name", sorted(BY_TMUX))
+def test_captured_full_screen_programs_match_tmux(name: str) -> None:
+    raw = (SCREENS / f"{name}.raw").read_bytes()
+    assert agentwrap_rows(raw, 30, 100) == tmux_rows(raw, 30, 100)
+
+
+def test_apt_fancy_progress_gives_clean_setting_up_lines() -> None:
+    """apt pins `Progress: [ 40%] [####....]` to the last row with a scroll region (DECSTBM)."""
+    text = agentwrap_text((SCREENS / "apt.raw").read_bytes(), 30, 100)
+    setting_up = [line for line in text.splitlines() if line.startswith("Setting up ")]
+    assert len(setting_up) == 12
+    assert all(line.endswith("...") for line in setting_up), setting_up
+    assert "Progress:" not in text and "#" not in text
