@@ -103,11 +103,12 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
+        window = _persons_window(opts)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            tee=tee)
+                            tee=tee, window=window)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
-            timeout=opts.timeout, grace=opts.grace, window=_persons_window(opts),
+            timeout=opts.timeout, grace=opts.grace, window=window,
             mutating=adapter.effects(argv).read_only is False,
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
