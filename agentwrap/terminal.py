@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable
 
+from agentwrap.decgraphics import DecGraphics
 from agentwrap.lazyre import lazy
 
 # Text mixed with what never changes the screen (SGR colours, charset selection, the CR of CRLF),
@@ -57,6 +58,7 @@ class TerminalCleaner:
             raise ValueError("rows and max_line_chars must be positive")
         self._rows, self._max, self._on_transient = rows, max_line_chars, on_transient
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._charset = DecGraphics()  # line drawing (`ESC ( 0` then `lqqk`) read as the boxes it draws
         self._tail = b""  # the last bytes fed: a literal U+FFFD may be split across chunks
         self._pending = ""  # an escape sequence cut off by the end of the last chunk
         self._in_string, self._string_len = False, 0
@@ -77,14 +79,14 @@ class TerminalCleaner:
         if "\ufffd" in text:
             self.invalid_utf8 += text.count("\ufffd") - (self._tail + data).count(_LITERAL_FFFD)
         self._tail = (self._tail + data[-2:])[-2:]
-        self._run(text)
+        self._run(self._charset.feed(text))
         return self._take()
 
     def finish(self) -> str:
         """Flushes everything still held (the live region); the last line may lack '\\n'."""
         text = self._decoder.decode(b"", final=True)
         self.invalid_utf8 += text.count("\ufffd")
-        self._run(text)
+        self._run(self._charset.feed(text) + self._charset.flush())
         self._main = None  # ended on the alternate screen: that is what was visible
         kept = [self._final(line, self._base + i) for i, line in enumerate(self._lines)]
         self._emit("".join(k + "\n" for k in kept[:-1] if k is not None) + (kept[-1] or ""))

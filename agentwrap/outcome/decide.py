@@ -24,7 +24,7 @@ def _signame(num: int) -> str:
 
 
 def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
-    last = prompt.strip().splitlines()[-1].strip() if prompt.strip() else ""
+    last = prompt_line(prompt)  # the line that asks: not a dialog's frame, button row or spinner
     pattern = re.escape(last[-60:]).replace("=", "\\=") if last else "^"
     return CodeAction(
         title="Authorise a reply to this prompt (replace <REPLY>)",
@@ -53,6 +53,7 @@ def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]
 
 _FRAME = re.compile(r"^[lqkxmjtuvwn─│┌┐└┘├┤┬┴┼\s]*$")  # a box drawn with DEC line drawing (pinentry)
 _ASKS = re.compile(r"[:?]\s*(?:\[REDACTED\]|_+)?\s*$")
+_SPINNER = re.compile(r"^[\u2800-\u28ff◐◓◑◒◴◷◶◵|/\\-] +(?=\S)")
 _BUTTONS = re.compile(r"(?:\s*<[\w ]+>)+\s*")
 
 
@@ -70,6 +71,7 @@ def prompt_line(prompt: str) -> str:
     chosen = lines[-1] if lines else ""
     if _BUTTONS.fullmatch(chosen):
         chosen = next((line for line in reversed(lines) if _ASKS.search(line)), chosen)
+    chosen = _SPINNER.sub("", chosen)  # a spinner drawn in front of the question is not part of it
     return re.sub(r"\s*(?:\[REDACTED\]|_{2,})\s*$", "", chosen)[:200]
 
 
