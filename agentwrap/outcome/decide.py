@@ -103,7 +103,8 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
         actions.append(_answer_template(prompt, argv))
     else:
         actions.append(_answer_template(prompt, argv))
-        if how.get("source") == "terminal" and kind in ("text", "confirmation"):
+        if how.get("source") == "terminal" and kind in ("text", "confirmation") and len(actions) == 1:
+            # not where the program's own flags say the answer (`rm -f`): an answer file would only repeat it
             actions.append(CodeAction(
                 title="Feed the answer on standard input instead (replace <FILE>)",
                 command=("agentwrap", "--stdin", "<FILE>", "--", *argv), applicability="has_placeholders"))
@@ -144,8 +145,11 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
         fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     if not fix and not actions:
         return problem
+    # a generic template the tool's own entry already offers in its own words (`--stdin FILE`) is not repeated
+    known = {a.command[:2] for a in actions if a.command and a.command[0] == "agentwrap"}
     return problem._replace(suggested_fix=fix or problem.suggested_fix,
-                            code_actions=(*actions, *problem.code_actions))
+                            code_actions=(*actions, *(a for a in problem.code_actions
+                                                      if not a.command or a.command[:2] not in known)))
 
 
 # CONTRACT section 4: codes that fix agentwrap's exit status whatever the program did.
