@@ -79,7 +79,7 @@ def test_program_entries_of_the_catalog_live(argv, kind, first):
     (["journalctl", "-u", "x"], "lines 1-20", "pager", ["journalctl", "--no-pager", "-u", "x"]),
     (["dpkg", "-i", "p.deb"], "*** p.conf (Y/I/N/O/D/Z) [default=N] ?", "confirmation",
      ["dpkg", "--force-confold", "-i", "p.deb"]),
-    (["adduser", "new"], "New password:", "password", ["adduser", "--disabled-password", "--gecos", "", "new"]),
+    (["adduser", "new"], "New password:", "password", ["adduser", "--gecos", "", "new", "--disabled-password"]),
 ])
 def test_program_entries_of_the_catalog(argv, prompt, kind, first):
     """Programs not installed here: the catalog's entry for each, as the refusal would carry it."""

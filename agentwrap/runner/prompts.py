@@ -52,7 +52,7 @@ _KINDS = (
     ("confirmation", lazy(
         r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]|"
         r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$|"
-        r"\[y,n(?:,[a-z?])*\]\??\s*$", re.I | re.M)),  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
+        r"\[y,n(?:,[a-z?])*\]\??\s*$|\(Y/I/N/O/D/Z\)", re.I | re.M)),  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
     ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 

@@ -101,6 +101,7 @@ class RunResult:
         self.raw_bytes = {"stdout": 0, "stderr": 0}
         self.answered: list[dict[str, object]] = []
         self.requests: list[Request] = []
+        self.left: list[str] = []  # files a stopped program left half done (a git index.lock)
 
 
 def _feed(source: IO[bytes], fd: int) -> None:
