@@ -36,6 +36,7 @@ def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
 _SAVING_INSTALLS = frozenset({"crontab", "visudo", "vipw", "vigr", "edquota"})
 # `-i` asks before each change; the program's own flags say the answer up front.
 _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
+                 "ln": (("-f", "Replace the existing file or link without asking (ln -f)"),),
                  "cp": (("-n", "Copy without overwriting existing files (cp -n)"),
                         ("-f", "Copy, overwriting existing files (cp -f)")),
                  "mv": (("-n", "Move without overwriting existing files (mv -n)"),
@@ -44,9 +45,10 @@ _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
 
 def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]:
     """The program's own non-interactive form of what the caller asked, where agentwrap knows it."""
-    if kind != "confirmation" or prog not in _INSTEAD_OF_I or "-i" not in argv[1:]:
+    asks = "-I" if prog == "rm" and "-I" in argv[1:] else "-i"  # rm -I asks once for many files
+    if kind != "confirmation" or prog not in _INSTEAD_OF_I or asks not in argv[1:]:
         return []
-    rest = [a for a in argv[1:] if a != "-i"]
+    rest = [a for a in argv[1:] if a != asks]
     return [CodeAction(title=title, command=(argv[0], flag, *rest), applicability="maybe_incorrect")
             for flag, title in _INSTEAD_OF_I[prog]]
 

@@ -46,13 +46,14 @@ STRONG_PROMPT = lazy(
 )
 
 _KINDS = (
-    ("password", lazy(r"pass(word|phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
+    ("password", lazy(r"pass(word| ?phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
     ("credential", lazy(r"user ?name|login|e-?mail|account", re.I)),
     ("pager", lazy(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
     ("confirmation", lazy(
         r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]|"
         r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$|"
-        r"\[y,n(?:,[a-z?])*\]\??\s*$|\(Y/I/N/O/D/Z\)", re.I | re.M)),  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
+        r"\[y,n(?:,[a-z?])*\]\??\s*$|"  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
+        r"\(Y/I/N/O/D/Z\)|press any key to continue", re.I | re.M)),  # dpkg's conffile question
     ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 
