@@ -97,9 +97,3 @@ def test_npm_login_names_the_registry_it_was_given():
     assert _commands(a)[0] == ["npm", "config", "set", "//127.0.0.1:9/:_authToken=<TOKEN>"]
     assert "registry.npmjs.org" not in a.error["suggested_fix"]
 
-
-def test_a_mutating_program_waiting_forever_on_the_terminal_is_refused():
-    """npm login is mutating and waits in its event loop (epoll, no timeout) for a name: the kernel's word."""
-    code = "import select, sys; sys.stdout.write('Username: '); sys.stdout.flush(); select.select([0], [], [])"
-    a = aw("--adapter", "make", "--timeout", "30", "--", PY, "-c", code, timeout=60)
-    assert a.code == 125 and a.error["detection"] == "kernel-wait" and a.error["input_kind"] == "credential"
