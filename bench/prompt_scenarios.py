@@ -109,7 +109,7 @@ def _gnupg(d: Path, *, keys: bool = False, encrypted: bool = False) -> None:
     if keys:
         for who in ("alice@example.org", "bob@example.org"):
             _run(d, "gpg", "-q", "--batch", "--passphrase", "", "--quick-gen-key", who, "ed25519", "sign", "1y")
-        _run(d, "gpg", "-q", "--export", "bob@example.org", "-o", "bob.orig")
+        _run(d, "gpg", "-q", "-o", "bob.orig", "--export", "bob@example.org")
     if encrypted:
         _run(d, "gpg", "-q", "--batch", "--pinentry-mode", "loopback", "--passphrase-file", "pw", "-c", "notes.txt")
         (d / "notes.orig").write_bytes((d / "notes.txt.gpg").read_bytes())
@@ -197,7 +197,8 @@ BLINK = ("import sys, threading, time\n"
          "def blink():\n    on = True\n    while True:\n"
          "        sys.stdout.write('\\x1b[?25h' if on else '\\x1b[?25l'); sys.stdout.flush(); on = not on; time.sleep(0.5)\n"
          "threading.Thread(target=blink, daemon=True).start()\n"
-         "sys.stdout.write('Project name: '); sys.stdout.flush()\nopen('made', 'w').write(sys.stdin.readline())")
+         "sys.stdout.write('Project name: '); sys.stdout.flush()\nname = sys.stdin.readline()\n"
+         "open('made', 'w').write(name)")
 SPIN_ASK = ("import os, select, sys, tty\ntty.setraw(0)\ni = 0\nwhile True:\n"
             "    sys.stdout.write('\\r' + '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'[i % 10] + ' Pick a colour: '); sys.stdout.flush()\n"
             "    if select.select([0], [], [], 0.1)[0]:\n        os.read(0, 1); open('made', 'w').write('x'); break\n"
@@ -308,7 +309,7 @@ SCENARIOS = [
     S("dd with progress", ["dd", "if=/dev/zero", "of=z", "bs=1M", "count=64", "status=progress"], None,
       undone=lambda d: (d / "z").stat().st_size == 64 << 20),
     S("tar create", ["tar", "czf", "t.tgz", "a", "b"], None, _files("a", "b")),
-    S("xz -v (progress)", ["xz", "-v", "-T1", "big"], None, lambda d: (d / "big").write_bytes(os.urandom(24 << 20)),
+    S("xz -v (progress)", ["xz", "-v", "-T1", "big"], None, lambda d: (d / "big").write_bytes(os.urandom(4 << 20)),
       lambda d: (d / "big.xz").exists()),
     S("git log (pager off)", ["git", "log"], None, _repo),
     S("git merge (no editor)", ["git", "merge", "--no-ff", "side"], None, _branches,

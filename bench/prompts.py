@@ -107,8 +107,13 @@ def main() -> int:
         if _skip(s):
             skipped.append(s.name)
             continue
-        row = run(s)
-        row["baseline"] = baseline(s) if with_baseline else None
+        try:
+            row = run(s)
+            row["baseline"] = baseline(s) if with_baseline else None
+        except Exception as exc:  # noqa: BLE001 - a broken scenario is reported, and the sweep goes on
+            print(f"{s.name}: the scenario itself failed: {exc!r}", file=sys.stderr)
+            skipped.append(f"{s.name} (scenario failed)")
+            continue
         rows.append(row)
     _print(rows, skipped, markdown="--markdown" in sys.argv)
     return 0
