@@ -6,7 +6,8 @@ what did not ask, leave nothing behind, and name the right input kind and the pr
 
 Every scenario (bench/prompt_scenarios.py) runs twice, each time in a fresh temporary folder that is also
 HOME: through `agentwrap --agent --timeout 20`, and as a baseline without agentwrap, the way a plain
-`subprocess.run(argv, stdin=DEVNULL, timeout=10)` in a new session runs it. After each run a check says
+`subprocess.run(argv, stdin=DEVNULL, timeout=10)` in a new session runs it (a program that must finish
+gets 300 s: a package manager is never killed mid-way by the sweep itself). After each run a check says
 whether anything was done that only an answer could authorise (a key written, a file removed, a package
 installed, a password set) and whether a process was left behind. Scenarios whose program is not
 installed, or that change users or packages when not run as root, are listed as skipped. Prints a table
@@ -31,6 +32,9 @@ from prompt_scenarios import SCENARIOS, Scenario, env_of, user_of  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20
 BASELINE_TIMEOUT = 10
+# A program that must finish gets its whole time in the baseline too: killing apt mid-trigger (as a short
+# timeout would) leaves a package half configured, which is what agentwrap is there to prevent.
+BASELINE_FINISH_TIMEOUT = 300
 # agentwrap's own templates, the same for every program: not the program's own way
 GENERIC_TITLES = ("Authorise a reply to this prompt", "Feed the answer on standard input instead")
 
@@ -81,7 +85,7 @@ def baseline(s: Scenario) -> dict[str, object]:
         proc = subprocess.Popen(_argv(s, d), cwd=d, env={**env_of(d), **s.env}, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
-            proc.communicate(timeout=BASELINE_TIMEOUT)
+            proc.communicate(timeout=BASELINE_TIMEOUT if s.kind else BASELINE_FINISH_TIMEOUT)
             result = f"exit {proc.returncode}"
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)

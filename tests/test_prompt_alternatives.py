@@ -80,6 +80,16 @@ def test_program_entries_of_the_catalog_live(argv, kind, first):
     (["dpkg", "-i", "p.deb"], "*** p.conf (Y/I/N/O/D/Z) [default=N] ?", "confirmation",
      ["dpkg", "--force-confold", "-i", "p.deb"]),
     (["adduser", "new"], "New password:", "password", ["adduser", "--gecos", "", "new", "--disabled-password"]),
+    (["ssh-keygen", "-y", "-f", "k"], "Enter passphrase:", "password", ["ssh-keygen", "-P", "<PASSPHRASE>", "-y", "-f",
+                                                                        "k"]),
+    (["openssl", "genrsa", "-aes256", "-out", "k.pem"], "Enter PEM pass phrase:", "password",
+     ["openssl", "genrsa", "-aes256", "-out", "k.pem", "-passout", "file:<PASSPHRASE_FILE>"]),
+    (["openssl", "passwd"], "Password:", "password",
+     ["agentwrap", "--stdin", "<PASSWORD_FILE>", "--", "openssl", "passwd", "-stdin"]),
+    (["gdb", "-q"], "(gdb)", "text", ["gdb", "-batch", "-ex", "<COMMAND>", "-q"]),
+    (["ipython"], "In [1]:", "text", ["ipython", "-c", "<CODE>"]),
+    (["perl", "x.pl"], "Continue?", "confirmation", ["agentwrap", "--stdin", "<ANSWERS_FILE>", "--", "perl", "x.pl"]),
+    (["psql", "-W", "db"], "Password:", "password", ["psql", "-w", "-W", "db"]),
 ])
 def test_program_entries_of_the_catalog(argv, prompt, kind, first):
     """Programs not installed here: the catalog's entry for each, as the refusal would carry it."""
