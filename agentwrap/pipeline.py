@@ -70,7 +70,10 @@ class Pipeline:
 
     def prompt_text(self) -> str:
         """What the program last showed: the unfinished lines of the stream it wrote to last."""
-        order = (self.last_stream, *(s for s in STREAMS if s != self.last_stream))
+        order = [self.last_stream, *(s for s in STREAMS if s != self.last_stream)]
+        # a prompt is an unfinished line: the stream whose cursor sits after text asks (npm writes
+        # "Username: " to the terminal, then a notice line to stderr)
+        order.sort(key=lambda s: not self.cleaners[s].screen_tail(1).strip())
         for stream in order:
             tail = self.cleaners[stream].screen_tail(PROMPT_LINES).strip()
             if tail:

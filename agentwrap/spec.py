@@ -29,7 +29,7 @@ _NOISE = {"pattern", "stream", "subcommands"}
 _DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 _EFFECT_KEYS = set(Effects._fields)
 _ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
-_PROMPT = {"pattern", "input_kind", "subcommands", "suggested_fix", "code_actions"}
+_PROMPT = {"pattern", "input_kind", "subcommands", "programs", "suggested_fix", "code_actions"}
 _RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",
          "suggested_fix", "retry_after", "docs_url", "subcommands", "severity", "on_success", "detail",
          "code_actions", "exit_codes"}
@@ -62,6 +62,7 @@ class PromptRule(NamedTuple):
     subcommands: frozenset[str] | None
     suggested_fix: str | None
     code_actions: tuple[dict[str, Any], ...]
+    programs: frozenset[str] | None = None  # the entry is for these programs only (the generic catalog's)
 
 
 def rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
@@ -123,7 +124,8 @@ class Spec:
         self.data = data  # as given, so tests can validate the specs that skip validation at run time
         self.prompts = tuple(PromptRule(lazy(p["pattern"], re.I), p.get("input_kind"),
                                         frozenset(p["subcommands"]) if "subcommands" in p else None,
-                                        p.get("suggested_fix"), tuple(p.get("code_actions", [])))
+                                        p.get("suggested_fix"), tuple(p.get("code_actions", [])),
+                                        frozenset(p["programs"]) if "programs" in p else None)
                              for p in data.get("prompts", []))
         self.noise = tuple((lazy(n["pattern"]), n.get("stream", "any"),
                             frozenset(n["subcommands"]) if "subcommands" in n else None)
@@ -178,7 +180,9 @@ class Spec:
         """The tool's own way past a prompt: an entry whose pattern matches the prompt wins; else an
         entry for this input kind (an editor request has no prompt text to match)."""
         first = (subcommand or "").split(" ")[0]
-        usable = [r for r in self.prompts if r.subcommands is None or first in r.subcommands]
+        prog = os.path.basename(argv[0]) if argv else ""
+        usable = [r for r in self.prompts if (r.subcommands is None or first in r.subcommands)
+                  and (r.programs is None or prog in r.programs)]
         chosen = next((r for r in usable if r.input_kind in (None, kind) and r.pattern.search(prompt)), None)
         if chosen is None and kind == "editor":
             chosen = next((r for r in usable if r.input_kind == "editor"), None)

@@ -108,6 +108,9 @@ def check(data: Any, source: str) -> None:
         where = f"prompts[{i}]"
         _keys(source, where, prompt, _PROMPT, ("pattern",))
         _regex(source, where, prompt["pattern"])
+        for key in ("subcommands", "programs"):
+            if key in prompt:
+                _strings(source, where, prompt[key], key)
         if prompt.get("input_kind", "text") not in _KINDS:
             _fail(source, where, f"input_kind must be one of {', '.join(_KINDS)}")
         _actions(source, where, prompt.get("code_actions", []))

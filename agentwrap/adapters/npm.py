@@ -10,7 +10,7 @@ from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._node_parse import node_errors, runner_counts, runner_failures
 from agentwrap.adapters._npm_parse import ALIASES
-from agentwrap.problem import Problem
+from agentwrap.problem import CodeAction, Problem
 from agentwrap.spec import Spec
 
 E = p.ERR
@@ -215,6 +215,19 @@ _PARSERS = {"ls": p.parse_ls, "outdated": p.parse_outdated, "view": p.parse_view
 _PY_CODES = ["NPM_PEER_CONFLICT", "NPM_MISSING_SCRIPT", "NPM_SCRIPT_FAILED", "NPM_ERROR"]
 
 
+_PUBLIC_KEY = "//registry.npmjs.org/"
+
+
+def _registry_of(argv: list[str]) -> str | None:
+    """The `--registry URL` (or `--registry=URL`) the caller gave npm, if any."""
+    for i, arg in enumerate(argv[1:], 1):
+        if arg.startswith("--registry="):
+            return arg.split("=", 1)[1] or None
+        if arg == "--registry" and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
 def _is_npx(argv: list[str] | tuple[str, ...]) -> bool:
     return os.path.basename(argv[0]).startswith("npx")
 
@@ -246,6 +259,17 @@ class NpmAdapter(BaseAdapter):
         if rest and first not in SPEC["nested_subcommands"]:
             rest = ""
         return f"{first} {rest}".strip()
+
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+        """A login's token goes to the registry the caller named (`--registry URL`), not the public one."""
+        fix, actions = super().prompt_help(argv, prompt, input_kind)
+        registry = _registry_of(argv)
+        if registry is None:
+            return fix, actions
+        key = "//" + re.sub(r"^[a-z]+:(?://)?", "", registry).rstrip("/") + "/"
+        fix = fix.replace(_PUBLIC_KEY, key) if fix else fix
+        return fix, [a._replace(command=tuple(w.replace(_PUBLIC_KEY, key) for w in a.command)) if a.command else a
+                     for a in actions]
 
     def effects(self, argv: list[str]) -> Effects:
         if _is_npx(argv):

@@ -113,7 +113,11 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        from agentwrap.outcome.partial import git_locks, new_locks
+
+        locks = git_locks(cwd)
         result = session.run(spec, pipeline, shims)
+        result.left = new_locks(cwd, locks)
     finally:
         _remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:

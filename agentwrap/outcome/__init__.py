@@ -17,7 +17,7 @@ from agentwrap.adapter import Adapter, CapturedRun, Interpretation, Presentation
 from agentwrap.artifacts import ArtifactRef
 from agentwrap.capture import StreamResult
 from agentwrap.envelope import MAX_PROBLEMS  # one bound, for runs and other answers alike
-from agentwrap.outcome import bound, lean
+from agentwrap.outcome import bound, lean, partial
 from agentwrap.outcome.decide import decide
 from agentwrap.outcome.interpret import captured_run, interpret
 from agentwrap.outcome.record import Note, RunRecord, Stream
@@ -52,6 +52,9 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)
     error = decide(run_argv, run_result, interp, adapter)
+    left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
+    if error is not None and left_half_done:
+        error = partial.with_actions(error, left_half_done)
     if reading is not None:  # a shell line's command ran where its `cd` took it
         error = bound.rebased_files(error, captured.cwd, cwd) if error is not None else None
         interp = interp._replace(problems=tuple(bound.rebased_files(p, captured.cwd, cwd) for p in interp.problems))
@@ -96,7 +99,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                  "inline_bytes": sum(len(s.text.encode()) for s in streams.values())},
         error=error, problems=problems, problems_omitted=problems_omitted, data=data, lean_data=lean_data,
         lean_data_cut=lean_cut,
-        effects=tuple(interp.effects), warnings=tuple(notes),
+        effects=(*interp.effects, *left_half_done), warnings=tuple(notes),
         artifacts=tuple(ref.to_dict() for ref in refs), env_set=env_set or {},
         noise_fired=tuple(sorted(fired)))
 
