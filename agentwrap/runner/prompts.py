@@ -77,7 +77,8 @@ class Waiter(NamedTuple):
     pid: int
     name: str
     detection: str  # "kernel" (blocked in read) | "kernel-wait" (poll/select on it) | "kernel-relay" (the same,
-    # relaying to a child's terminal) | "terminal-mode" | "heuristic"
+    # relaying to a child's terminal) | "kernel-peer" (the same, also waiting on a socket) | "terminal-mode" |
+    # "heuristic"
     source: str  # "terminal" | "stdin-pipe" | "dev-tty"
     timed: bool = False  # a wait that ends by itself (a timeout): a progress screen's key check, or `read -t`
 
@@ -195,7 +196,8 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
                     # unless the set also holds a pseudo-terminal's master: then the process relays our
                     # terminal to a child's (apt to dpkg, script, expect), which waits there while it works.
                     detection = "kernel" if number in reads else (
-                        "kernel-relay" if _relays(proc.pid, candidates) else "kernel-wait")
+                        "kernel-relay" if _relays(proc.pid, candidates) else
+                        "kernel-peer" if _peers(proc.pid, candidates) else "kernel-wait")
                     return Waiter(proc.pid, name, detection, source,
                                   timed=number in waits and _timed(number, rest))
         if raw_mode and not known_waits and any(call[0] in waits for call in calls) and _holds(proc.pid, targets):
@@ -217,6 +219,13 @@ def _timed(number: int, args: list[int]) -> bool:
 def _relays(pid: int, fds: list[int]) -> bool:
     """Whether one of the descriptors waited on is a pseudo-terminal's master (/dev/ptmx, /dev/pts/ptmx)."""
     return any((_fd_target(pid, fd) or "").endswith("ptmx") for fd in fds)
+
+
+def _peers(pid: int, fds: list[int]) -> bool:
+    """Whether one of the descriptors waited on is a socket: the process waits for our terminal *or* a peer
+    (ssh forwarding stdin while the remote command runs, nc, `kubectl exec -i`), so the wait alone is no
+    question: only a prompt on the screen makes it one."""
+    return any((_fd_target(pid, fd) or "").startswith("socket:") for fd in fds)
 
 
 def _in_foreground(pid: int, foreground: int | None) -> bool:
