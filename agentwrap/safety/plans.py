@@ -297,7 +297,8 @@ def pip_install_plan(argv: list[str], cwd: str) -> Planned:
     return Planned({"pip": pip, "installed": before, "resolution": resolution}, effects)
 
 
-def pip_install_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def package_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """For package managers: an installed version changed, or the resolver would now pick others."""
     changes = []
     for name, version in planned["installed"].items():
         current = now["installed"].get(name)
@@ -306,7 +307,9 @@ def pip_install_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]
                            f"{current or 'not installed'} now")
     if planned["resolution"] != now["resolution"]:
         added = {k: v for k, v in now["resolution"].items() if planned["resolution"].get(k) != v}
-        said = ", ".join(f"{k} {v}" for k, v in sorted(added.items())) or "fewer packages"
+        gone = sorted(set(planned["resolution"]) - set(now["resolution"]))
+        said = ", ".join(f"{k} {v or '(removal)'}" for k, v in sorted(added.items()))
+        said = said or f"no longer {', '.join(gone)}"
         changes.append(f"the resolver now picks {said}: the index or the requirements changed")
     return changes
 
@@ -326,7 +329,53 @@ def pip_install_verify(plan: dict[str, Any]) -> dict[str, Any]:
             else "a package is not at its planned version"}
 
 
+# --- apt-get install / remove ------------------------------------------------------------------
+_APT_ACTION = lazy(r"^(Inst|Remv|Purg) (\S+) (?:\[([^\]]+)\] )?(?:\((\S+))?", re.M)
+
+
+def _dpkg_versions(names: list[str], cwd: str) -> dict[str, str | None]:
+    if not names:
+        return {}
+    env = {**os.environ, "LC_ALL": "C"}
+    proc = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${db:Status-Abbrev} ${Version}\n", *names],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    found: dict[str, str | None] = dict.fromkeys(names)
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1].startswith("ii"):
+            found[parts[0].split(":")[0]] = parts[-1]
+    return found
+
+
+def apt_install_plan(argv: list[str], cwd: str) -> Planned:
+    simulated = _run([argv[0], "-s", *[a for a in argv[1:] if a not in ("-y", "--yes", "--assume-yes")]], cwd)
+    resolution: dict[str, str | None] = {}
+    for action, name, _old, new in _APT_ACTION.findall(simulated):
+        resolution[name.split(":")[0]] = new if action == "Inst" else None
+    installed = _dpkg_versions(sorted(resolution), cwd)
+    effects = []
+    for name, version in sorted(resolution.items()):
+        before = installed.get(name)
+        action = "delete" if version is None else ("create" if before is None else "update")
+        effects.append({"resource": f"deb-package:{name}", "action": action, "from": before, "to": version})
+    return Planned({"installed": installed, "resolution": resolution}, effects)
+
+
+def apt_install_verify(plan: dict[str, Any]) -> dict[str, Any]:
+    wanted = plan["fingerprint"]["resolution"]
+    installed = _dpkg_versions(sorted(wanted), plan["cwd"])
+    checks = [{"name": f"{name} == {version or 'absent'}", "passed": installed.get(name) == version,
+               "expected": version, "actual": installed.get(name),
+               "command": ["dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Version}", name]}
+              for name, version in sorted(wanted.items())]
+    passed = all(c["passed"] for c in checks)
+    return {"passed": passed, "checks": checks,
+            "reason": "every planned package is at its planned version" if passed
+            else "a package is not at its planned version"}
+
+
 PLANNERS: dict[str, Planner] = {
     "git_push": Planner(git_push_plan, git_push_verify, git_push_drift),
-    "pip_install": Planner(pip_install_plan, pip_install_verify, pip_install_drift),
+    "pip_install": Planner(pip_install_plan, pip_install_verify, package_drift),
+    "apt_install": Planner(apt_install_plan, apt_install_verify, package_drift),
 }
