@@ -93,8 +93,8 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
     if opts.idempotency_key is not None:
         from agentwrap.safety.idempotency import keyed
 
-        return keyed(args, opts, request_id,
-                     run=lambda o: execute(args, o, request_id=request_id, emit=emit))
+        return keyed(args, opts, request_id, emit=emit,
+                     run=lambda o, e: execute(args, o, request_id=request_id, emit=e))
     return execute(args, opts, request_id=request_id, emit=emit)
 
 
