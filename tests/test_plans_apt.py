@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from agentwrap.safety import plans
+from agentwrap.safety.plans import packages as plans
 from tests.conftest import aw
 
 pytestmark = pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-query") is None,
