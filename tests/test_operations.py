@@ -179,3 +179,11 @@ def test_events_wait_for_the_next_ones() -> None:
     later = aw("op", "events", op_id, "--after", str(start), "--wait", "30s").env["data"]
     assert later["events"] and later["events"][0]["sequence"] == start + 1
     aw("op", "wait", op_id, "--timeout", "30")
+
+
+def test_a_detached_run_is_not_held_to_the_agent_default_timeout() -> None:
+    op_id = _detach("true")
+    done = aw("op", "wait", op_id, "--timeout", "30")
+    assert done.env["context"]["timeout_ms"] == 24 * 3600 * 1000
+    op_id = str(aw("--timeout", "90s", "--detach", "--", "true").env["operation_id"])
+    assert aw("op", "wait", op_id, "--timeout", "30").env["context"]["timeout_ms"] == 90_000
