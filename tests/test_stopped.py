@@ -92,3 +92,11 @@ def test_a_stopped_apt_get_names_dpkgs_half_configured_packages(tmp_path: Path) 
     leftover = error["leftovers"][0]
     assert leftover["kind"] == "dpkg_interrupted" and "cowsay" in leftover["detail"]
     assert leftover["cleanup_command"] == ["dpkg", "--configure", "-a"]
+
+
+def test_in_a_shell_line_the_mutating_command_names_the_check(repo: Path) -> None:
+    from agentwrap.safety.remaining import after_stop
+
+    facts = after_stop(["bash", "-c", "git status && git push origin main | tail -3"], {}, str(repo))
+    assert facts["mutating"] is True
+    assert facts["check_command"] == ["git", "push", "--dry-run", "origin", "main"]
