@@ -202,8 +202,9 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
     finally:
         if staged is not None:
             staged.unlink(missing_ok=True)
-    os.environ[liveness.ENV_MARK] = op_id  # the run's tree carries the mark: leftovers stay findable
     events = _events_writer(path, opts)
+    before = os.environ.get(liveness.ENV_MARK)
+    os.environ[liveness.ENV_MARK] = op_id  # the run's tree carries the mark: leftovers stay findable
     try:
         outcome = run(opts, _both(events.event, emit))
     except AgentwrapError:  # nothing ran (not found, not executable, bad option): the key stays free
@@ -211,6 +212,12 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
             record_path.unlink(missing_ok=True)
         store.update_state(path, state="failed", ended_at=utc_now(), ended_epoch=time.time())
         raise
+    finally:  # an in-process caller (the SDK) must not carry this run's mark into its next ones
+        if before is None:
+            os.environ.pop(liveness.ENV_MARK, None)
+        else:
+            os.environ[liveness.ENV_MARK] = before
+        events.stream.close()
     _finish_attached(path, outcome, opts)
     record_done(key_info, op_id)
     return outcome
@@ -221,7 +228,7 @@ def _events_writer(path: Path, opts: Options) -> Any:
     from agentwrap.render.output import Writer
 
     fd = os.open(path / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    writer = Writer(open(fd, "a", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
+    writer = Writer(open(fd, "a", encoding="utf-8"))  # noqa: SIM115 - closed by keyed() after the run
     recorded = Options(agent=opts.agent, detail="standard")
     recorded.env, recorded.answers = opts.env, opts.answers
     writer.configure("jsonl", recorded)
