@@ -76,13 +76,14 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         elif name not in _COMMANDS:
             raise NotAvailableYet(f"`agentwrap {name}`")
         else:
-            if opts.read_only and name == "apply":
+            if opts.read_only and (name == "apply" or (name == "op" and rest[:1] in (["cancel"], ["prune"]))):
                 from agentwrap.safety.readonly import MutationRefused
 
-                raise MutationRefused("--read-only: `agentwrap apply` runs the planned command, which changes "
-                                      "something; nothing was run",
-                                      suggested_fix="Drop --read-only to apply the plan; `agentwrap plan` is "
-                                                    "read-only and may be run again to see it.")
+                what = " ".join(["agentwrap", name, *rest[:1]])
+                raise MutationRefused(f"--read-only: `{what}` changes something (it runs a planned command, "
+                                      "ends processes or removes records); nothing was done",
+                                      suggested_fix="Drop --read-only if the change is intended; `agentwrap plan` "
+                                                    "and `op status|wait|result|events|list` are read-only.")
             ctx = CommandContext(request_id=request_id, format=fmt, agent=opts.agent,
                                  max_inline_bytes=opts.inline_budget(), detail=opts.detail)
             import importlib

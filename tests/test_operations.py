@@ -187,3 +187,12 @@ def test_a_detached_run_is_not_held_to_the_agent_default_timeout() -> None:
     assert done.env["context"]["timeout_ms"] == 24 * 3600 * 1000
     op_id = str(aw("--timeout", "90s", "--detach", "--", "true").env["operation_id"])
     assert aw("op", "wait", op_id, "--timeout", "30").env["context"]["timeout_ms"] == 90_000
+
+
+def test_read_only_refuses_cancel_and_prune_and_allows_status() -> None:
+    op_id = _detach("sleep", "30.875")
+    refused = aw("--read-only", "op", "cancel", op_id)
+    assert refused.code == 125 and refused.error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+    assert aw("--read-only", "op", "status", op_id).env["data"]["state"] == "running"
+    assert aw("--read-only", "op", "prune").error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+    assert aw("op", "cancel", op_id).env["data"]["state"] == "cancelled"
