@@ -196,3 +196,18 @@ def test_read_only_refuses_cancel_and_prune_and_allows_status() -> None:
     assert aw("--read-only", "op", "status", op_id).env["data"]["state"] == "running"
     assert aw("--read-only", "op", "prune").error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
     assert aw("op", "cancel", op_id).env["data"]["state"] == "cancelled"
+
+
+def test_a_launcher_killed_before_its_supervisor_started_leaves_a_lost_operation() -> None:
+    from agentwrap.ids import new_id
+    from agentwrap.operations import store
+
+    op_id = new_id("op")  # what a launcher killed between recording the request and the fork leaves
+    folder = _folder(op_id)
+    folder.mkdir(parents=True)
+    store.write_json(folder / "request.json", {"argv": ["true"], "cwd": "/", "options": {}})
+    store.write_json(folder / "state.json", {"operation_id": op_id, "state": "starting", "argv": ["true"],
+                                             "created_epoch": time.time() - 60})
+    status = aw("op", "status", op_id).env["data"]
+    assert status["state"] == "lost"
+    assert aw("op", "wait", op_id, "--timeout", "5").error["code"] == "OPERATION_LOST"  # type: ignore[index]
