@@ -84,6 +84,14 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         elif name not in _COMMANDS:
             raise NotAvailableYet(f"`agentwrap {name}`")
         else:
+            if opts.read_only and (name == "apply" or (name == "op" and rest[:1] in (["cancel"], ["prune"]))):
+                from agentwrap.safety.readonly import MutationRefused
+
+                what = " ".join(["agentwrap", name, *rest[:1]])
+                raise MutationRefused(f"--read-only: `{what}` changes something (it runs a planned command, "
+                                      "ends processes or removes records); nothing was done",
+                                      suggested_fix="Drop --read-only if the change is intended; `agentwrap plan` "
+                                                    "and `op status|wait|result|events|list` are read-only.")
             ctx = CommandContext(request_id=request_id, format=fmt, agent=opts.agent,
                                  max_inline_bytes=opts.inline_budget(), detail=opts.detail)
             import importlib
@@ -97,6 +105,8 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
 
 def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
     """The one run path for PROGRAM ARGS and shell lines: detached, keyed, then attached."""
+    from agentwrap.runpath import attached
+
     if opts.detach:
         from agentwrap.operations.launch import detached
 
@@ -104,26 +114,9 @@ def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> 
     if opts.idempotency_key is not None:
         from agentwrap.safety.idempotency import keyed
 
-        return keyed(args, opts, request_id, run=lambda o: _attached(args, o, request_id, emit))
-    return _attached(args, opts, request_id, emit)
-
-
-def _attached(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
-    from agentwrap.shell.run import shell_line
-
-    line = shell_line(args)
-    if line is not None:  # `bash -c LINE`: read by the adapter of the command that decided it
-        if opts.read_only:
-            from agentwrap import registry
-            from agentwrap.safety import readonly
-
-            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0])
-        from agentwrap.shell.run import execute as run_line
-
-        return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)
-    from agentwrap.commands.run import execute
-
-    return execute(args, opts, request_id=request_id, emit=emit)
+        return keyed(args, opts, request_id, emit=emit,
+                     run=lambda o, e: attached(args, o, request_id, e))
+    return attached(args, opts, request_id, emit)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,11 +76,15 @@ _CODES = (
              "usage", 400, 125, False, True,
              ("Fix the option named in `detail`; see `agentwrap --help`.",)),
     CodeInfo("MUTATION_REFUSED", "mutation-refused", "Mutating command refused",
-             "--read-only was given and the adapter classes this invocation as mutating.",
+             "--read-only was given and the adapter classes this invocation as mutating, or nothing can classify it "
+             "(an unknown counts as mutating). Nothing was run.",
              "authorization", 403, 125, False, True,
-             ("Drop --read-only if the change is intended.",)),
+             ("Run the read-only alternative named in code_actions (the tool's own dry run) to see what it "
+              "would do.",
+              "Drop --read-only if the change is intended.")),
     CodeInfo("IDEMPOTENCY_CONFLICT", "idempotency-conflict", "Idempotency key reused with other inputs",
-             "The --idempotency-key was recorded for a different argv, cwd or adapter.",
+             "The --idempotency-key was recorded for a different argv, cwd, adapter or --stdin input; the detail "
+             "names each difference. Nothing was run.",
              "conflict", 409, 125, False, True,
              ("Use a new key for a different invocation.",)),
     CodeInfo("IDEMPOTENCY_IN_PROGRESS", "idempotency-in-progress", "Idempotency key's first run still going",

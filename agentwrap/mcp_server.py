@@ -114,7 +114,7 @@ async def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check(spec: mcp_tools.ToolSpec, args: dict[str, Any]) -> str | None:
-    import jsonschema  # type: ignore[import-untyped]  # a dependency of the SDK itself
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]  # a dependency of the SDK itself (stubs optional)
 
     try:
         jsonschema.validate(args, spec.input_schema)

@@ -3,7 +3,7 @@ parallel first callers, with real processes."""
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 import signal
@@ -105,23 +105,27 @@ def test_parallel_first_callers_run_the_program_once(tmp_path: Path) -> None:
     assert set(others) <= {"IDEMPOTENCY_IN_PROGRESS", "replayed"}
 
 
+def _operation_of(pid: int) -> str | None:
+    """The operation a process supervises (an attached keyed run is its own supervisor)."""
+    root = Path(os.environ["AGENTWRAP_STATE_DIR"]) / "operations"
+    for state_file in root.glob("op_*/state.json"):
+        with contextlib.suppress(ValueError, OSError):
+            if json.loads(state_file.read_text()).get("supervisor", {}).get("pid") == pid:
+                return state_file.parent.name
+    return None
+
+
 def test_a_killed_keyed_run_is_lost_not_running_forever(tmp_path: Path) -> None:
     key = _key()
     argv = [sys.executable, "-m", "agentwrap", "--agent", "--idempotency-key", key, "--", "sleep", "300.125"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:40]
-    record = Path(os.environ["AGENTWRAP_STATE_DIR"]) / "idempotency" / f"{digest}.json"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not record.exists():
-        time.sleep(0.05)  # until the launcher holds the key: a call before that would run the program itself
-    busy = None
-    while time.monotonic() < deadline:
-        busy = aw("--idempotency-key", key, "--", "sleep", "300.125")
-        if busy.error and busy.error["code"] == "IDEMPOTENCY_IN_PROGRESS":
-            break
-        time.sleep(0.1)
-    assert busy is not None and busy.error is not None and busy.error["code"] == "IDEMPOTENCY_IN_PROGRESS"
+    deadline = time.monotonic() + 30
+    while _operation_of(proc.pid) is None and time.monotonic() < deadline:  # it has taken the key
+        time.sleep(0.05)
+    busy = aw("--idempotency-key", key, "--", "sleep", "300.125")
+    assert busy.error is not None and busy.error["code"] == "IDEMPOTENCY_IN_PROGRESS"
+    assert busy.error["operation_id"] == _operation_of(proc.pid)
     op_id = busy.error["operation_id"]
     proc.send_signal(signal.SIGKILL)  # the launcher dies mid-run, with no chance to record anything
     proc.wait(timeout=10)
@@ -145,3 +149,17 @@ def test_read_only_refusal_is_not_recorded() -> None:
     key = _key()
     assert aw("--read-only", "--idempotency-key", key, "--", "touch", "x").error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
     assert aw("--idempotency-key", key, "--", "true").code == 0
+
+
+def test_an_attached_keyed_run_records_its_events(tmp_path: Path) -> None:
+    key = _key()
+    first = aw("--idempotency-key", key, "--", "echo", "recorded")
+    op_id = aw("--idempotency-key", key, "--", "echo", "recorded").env["operation_id"]
+    events = aw("op", "events", op_id).env["data"]["events"]
+    assert [e["type"] for e in events][0] == "operation_started"
+    assert events[-1]["type"] == "operation_completed"
+    assert events[-1]["envelope"]["request_id"] == first.env["request_id"]
+    assert "recorded" in "".join(e.get("text", "") for e in events)
+    streamed = aw("--format", "jsonl", "--idempotency-key", _key(), "--", "echo", "x", check=False)
+    lines = [json.loads(line) for line in streamed.stdout.decode().splitlines()]
+    assert lines[0]["type"] == "operation_started" and lines[-1]["type"] == "operation_completed"

@@ -179,3 +179,35 @@ def test_events_wait_for_the_next_ones() -> None:
     later = aw("op", "events", op_id, "--after", str(start), "--wait", "30s").env["data"]
     assert later["events"] and later["events"][0]["sequence"] == start + 1
     aw("op", "wait", op_id, "--timeout", "30")
+
+
+def test_a_detached_run_is_not_held_to_the_agent_default_timeout() -> None:
+    op_id = _detach("true")
+    done = aw("op", "wait", op_id, "--timeout", "30")
+    assert done.env["context"]["timeout_ms"] == 24 * 3600 * 1000
+    op_id = str(aw("--timeout", "90s", "--detach", "--", "true").env["operation_id"])
+    assert aw("op", "wait", op_id, "--timeout", "30").env["context"]["timeout_ms"] == 90_000
+
+
+def test_read_only_refuses_cancel_and_prune_and_allows_status() -> None:
+    op_id = _detach("sleep", "30.875")
+    refused = aw("--read-only", "op", "cancel", op_id)
+    assert refused.code == 125 and refused.error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+    assert aw("--read-only", "op", "status", op_id).env["data"]["state"] == "running"
+    assert aw("--read-only", "op", "prune").error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+    assert aw("op", "cancel", op_id).env["data"]["state"] == "cancelled"
+
+
+def test_a_launcher_killed_before_its_supervisor_started_leaves_a_lost_operation() -> None:
+    from agentwrap.ids import new_id
+    from agentwrap.operations import store
+
+    op_id = new_id("op")  # what a launcher killed between recording the request and the fork leaves
+    folder = _folder(op_id)
+    folder.mkdir(parents=True)
+    store.write_json(folder / "request.json", {"argv": ["true"], "cwd": "/", "options": {}})
+    store.write_json(folder / "state.json", {"operation_id": op_id, "state": "starting", "argv": ["true"],
+                                             "created_epoch": time.time() - 60})
+    status = aw("op", "status", op_id).env["data"]
+    assert status["state"] == "lost"
+    assert aw("op", "wait", op_id, "--timeout", "5").error["code"] == "OPERATION_LOST"  # type: ignore[index]

@@ -118,3 +118,11 @@ def test_plans_are_private_files(repo: Path) -> None:
     path = Path(os.environ["AGENTWRAP_STATE_DIR"]) / "plans" / f"{plan['plan_id']}.json"
     assert json.loads(path.read_text())["digest"] == plan["digest"]
     assert path.stat().st_mode & 0o077 == 0
+
+
+def test_read_only_refuses_apply_and_allows_plan(repo: Path) -> None:
+    plan = aw("--read-only", "plan", "--", "git", "push", cwd=repo)
+    assert plan.code == 0, plan.env
+    refused = aw("--read-only", "apply", plan.env["data"]["plan_id"], cwd=repo)
+    assert refused.code == 125 and refused.error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
+    assert aw("apply", plan.env["data"]["plan_id"], cwd=repo).code == 0  # the plan is still there to apply

@@ -88,3 +88,19 @@ def test_refusal_names_the_tools_dry_run(argv: list[str], alternative: list[str]
     assert not verdict.read_only
     assert verdict.alternative == alternative
     assert readonly.classify(alternative).read_only
+
+
+@pytest.mark.parametrize(("argv", "allowed"), [
+    (["find", ".", "-name", "*.py"], True),
+    (["find", ".", "-name", "*.py", "-delete"], False),
+    (["find", ".", "-exec", "rm", "{}", ";"], False),
+    (["sed", "-n", "1,5p", "f"], True),
+    (["sed", "-i.bak", "s/a/b/", "f"], False),
+    (["sort", "f"], True),
+    (["sort", "-o", "f", "f"], False),
+    (["env", "X=1", "ls"], False),  # runs another program: not read for certain
+])
+def test_programs_read_only_unless_given_a_writing_flag(argv: list[str], allowed: bool) -> None:
+    from agentwrap.safety import readonly
+
+    assert readonly.classify(argv).read_only is allowed

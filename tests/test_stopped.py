@@ -68,3 +68,35 @@ def test_npm_partial_node_modules_is_named(tmp_path: Path) -> None:
     assert found and found[0]["cleanup_command"] == ["npm", "ci"]
     (tmp_path / "node_modules" / ".package-lock.json").write_text("{}")
     assert leftovers.find("npm", ["npm", "install"], str(tmp_path)) == []
+
+
+def test_a_stopped_apt_get_names_dpkgs_half_configured_packages(tmp_path: Path) -> None:
+    # Stand-ins on PATH: an apt-get that is stopped mid-install, and the `dpkg --audit` a dpkg left
+    # half-way would print (the real one is not broken on purpose in a test).
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text("#!/bin/sh\necho 'Setting up cowsay (3.03) ...'\nexec sleep 30\n")
+    (bin_dir / "dpkg").write_text(
+        "#!/bin/sh\n[ \"$1\" = --audit ] || exit 2\n"
+        "echo 'The following packages are only half configured, probably due to problems'\n"
+        "echo 'configuring them the first time.  The configuration should be retried using'\n"
+        "echo 'dpkg --configure <package> or the configure menu option in dselect:'\n"
+        "echo ' cowsay               configurable talking cow'\n")
+    for tool in ("apt-get", "dpkg"):
+        (bin_dir / tool).chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    ans = aw("--timeout", "1s", "--", "apt-get", "install", "-y", "cowsay", env=env, cwd=tmp_path)
+    error = ans.error
+    assert error is not None and error["code"] == "TIMEOUT" and error["safe_to_retry"] is False
+    assert error["check_command"] == ["dpkg", "--audit"]
+    leftover = error["leftovers"][0]
+    assert leftover["kind"] == "dpkg_interrupted" and "cowsay" in leftover["detail"]
+    assert leftover["cleanup_command"] == ["dpkg", "--configure", "-a"]
+
+
+def test_in_a_shell_line_the_mutating_command_names_the_check(repo: Path) -> None:
+    from agentwrap.safety.remaining import after_stop
+
+    facts = after_stop(["bash", "-c", "git status && git push origin main | tail -3"], {}, str(repo))
+    assert facts["mutating"] is True
+    assert facts["check_command"] == ["git", "push", "--dry-run", "origin", "main"]

@@ -28,8 +28,8 @@ FEATURES = {
     "operations": "--detach starts a durable operation; agentwrap op status|wait|cancel|result|events|list|prune "
                   "from any later process",
     "idempotency": "--idempotency-key KEY runs once per key; a repeat replays the recorded envelope",
-    "plans": "agentwrap plan -- git push|pip install ..., then agentwrap apply PLAN_ID: runs only if the state "
-             "did not drift, then verifies",
+    "plans": "agentwrap plan -- git push|pip install|apt-get install ..., then agentwrap apply PLAN_ID: "
+             "runs only if the state did not drift, then verifies",
     "typed_input": "agentwrap run --input FILE|-: the whole request as JSON (agentwrap schema request)",
     "init": "agentwrap init HOST: install or remove the command hook of claude-code, codex, gemini, copilot, cursor, "
             "opencode (a plan and an apply, undone byte for byte); agents-md, claude-md: the instructions",

@@ -19,6 +19,7 @@ from agentwrap.ids import utc_now
 from agentwrap.operations import liveness, store
 from agentwrap.options import Options
 
+DETACHED_TIMEOUT = 24 * 3600.0
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
@@ -38,6 +39,8 @@ def start(opts: Options, argv: list[str], request_id: str, *, idempotency: dict[
     recorded.pop("detach", None)
     recorded.pop("idempotency_key", None)  # decided by the launcher, under the key's lock
     recorded.pop("input", None)  # already read into these options
+    if not opts.timeout_given:  # --agent's 10 minutes are for a caller that waits; a detached run has a day
+        recorded["timeout"] = DETACHED_TIMEOUT
     if opts.cwd:
         recorded["cwd"] = os.path.abspath(opts.cwd)
     if opts.stdin == "-":  # the launcher's stdin is gone once it answers: keep what it held

@@ -1,6 +1,6 @@
 """`python -m agentwrap.operations.supervisor OPDIR`: run one detached operation to its end.
 
-It runs the normal run path (`commands.run.execute`) with the options recorded by the launcher, writes
+It runs the normal run path (`runpath.attached`) with the options recorded by the launcher, writes
 the jsonl event stream to events.jsonl as it happens, then the final envelope to result.json and the
 final state. SIGTERM (what `op cancel` sends) ends the program's whole tree the way it does for an
 attached run, and the result is recorded as `cancelled`.
@@ -38,9 +38,9 @@ def run(path: Path) -> int:
         opts = options_from_json(request["options"])
         opts.format, opts.detail, opts.fields = "jsonl", "standard", None
         writer.configure("jsonl", opts)
-        from agentwrap.commands.run import execute
+        from agentwrap.runpath import attached
 
-        outcome = execute(argv, opts, request_id=request_id, emit=writer.event)
+        outcome = attached(argv, opts, request_id, writer.event)
     except AgentwrapError as exc:
         outcome = _problem(exc.to_problem(), request_id, argv)
     except Exception as exc:  # noqa: BLE001 - the edge of a detached run: the result must say what happened

@@ -27,7 +27,8 @@ READ_SIZE = 1 << 16
 BATCH_SIZE = 1 << 18
 IDLE_BEFORE_CHECK = 0.15  # seconds of silence before we look for a waiting reader
 CHECK_EVERY = 0.1
-CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "kernel-relay": 0.1, "kernel-peer": 0.1, "terminal-mode": 0.5}  # seen this long
+# seen this long before it counts
+CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "kernel-relay": 0.1, "kernel-peer": 0.1, "terminal-mode": 0.5}
 HEURISTIC_IDLE = 1.5
 OUTSIDE_IDLE = 1.0  # silence before looking for readers of our terminal outside the tree, and how often
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing

@@ -80,8 +80,15 @@ def _before_separator(args: list[str]) -> list[str]:
     return args[:args.index("--")] if "--" in args else args
 
 
-def program_is_read_only(argv0: str) -> bool:
-    return os.path.basename(argv0) in read_only_programs()
+def program_is_read_only(argv: list[str]) -> bool:
+    """A program without an adapter known to change nothing, as invoked (`find . -name x`, not `find -delete`)."""
+    name = os.path.basename(argv[0])
+    if name in read_only_programs():
+        return True
+    unless = _table().get("read_only_unless", {}).get(name)
+    if unless is None:
+        return False
+    return not any(arg.startswith(flag) for arg in _before_separator(argv[1:]) for flag in unless)
 
 
 def check_command(adapter: Adapter, argv: list[str]) -> list[str] | None:

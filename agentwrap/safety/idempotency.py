@@ -159,9 +159,14 @@ def _stdin_file(opts: Options, staged: Path | None) -> str | None:
     return os.path.abspath(opts.stdin)
 
 
+Emit = Callable[[dict[str, Any]], None]
+
+
 def keyed(argv: list[str], opts: Options, request_id: str, *,
-          run: Callable[[Options], envelope.Outcome] | None = None) -> envelope.Outcome:
-    """Run `argv` once per key; `run` is the attached run path (None: detach it)."""
+          run: Callable[[Options, Emit], envelope.Outcome] | None = None,
+          emit: Emit | None = None) -> envelope.Outcome:
+    """Run `argv` once per key; `run(opts, emit)` is the attached run path (None: detach it), `emit` the
+    caller's own jsonl writer, if any."""
     from agentwrap.operations.launch import operation_id_for, start
 
     key = str(opts.idempotency_key)
@@ -197,17 +202,48 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
     finally:
         if staged is not None:
             staged.unlink(missing_ok=True)
+    events = _events_writer(path, opts)
+    before = os.environ.get(liveness.ENV_MARK)
     os.environ[liveness.ENV_MARK] = op_id  # the run's tree carries the mark: leftovers stay findable
     try:
-        outcome = run(opts)
+        outcome = run(opts, _both(events.event, emit))
     except AgentwrapError:  # nothing ran (not found, not executable, bad option): the key stays free
         with _locked(key) as record_path:
             record_path.unlink(missing_ok=True)
         store.update_state(path, state="failed", ended_at=utc_now(), ended_epoch=time.time())
         raise
+    finally:  # an in-process caller (the SDK) must not carry this run's mark into its next ones
+        if before is None:
+            os.environ.pop(liveness.ENV_MARK, None)
+        else:
+            os.environ[liveness.ENV_MARK] = before
+        events.stream.close()
     _finish_attached(path, outcome, opts)
     record_done(key_info, op_id)
     return outcome
+
+
+def _events_writer(path: Path, opts: Options) -> Any:
+    """The operation's events.jsonl, written as `--format jsonl` would print them (redacted, standard)."""
+    from agentwrap.render.output import Writer
+
+    fd = os.open(path / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    writer = Writer(open(fd, "a", encoding="utf-8"))  # noqa: SIM115 - closed by keyed() after the run
+    recorded = Options(agent=opts.agent, detail="standard")
+    recorded.env, recorded.answers = opts.env, opts.answers
+    writer.configure("jsonl", recorded)
+    return writer
+
+
+def _both(first: Emit, second: Emit | None) -> Emit:
+    if second is None:
+        return first
+
+    def emit(event: dict[str, Any]) -> None:
+        first(event)
+        second(event)
+
+    return emit
 
 
 def _register_attached(path: Path, argv: list[str]) -> None:

@@ -41,8 +41,8 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
         return Verdict(True, f"`{what}` is given its own dry-run flag")
     if effects.read_only is True:
         return Verdict(True, f"the {adapter.name} adapter classes `{what}` as read-only")
-    if effects.read_only is None and adapter.name == "generic" and dry_run.program_is_read_only(argv[0]):
-        return Verdict(True, f"`{argv[0]}` never changes anything")
+    if effects.read_only is None and adapter.name == "generic" and dry_run.program_is_read_only(argv):
+        return Verdict(True, f"`{argv[0]}` changes nothing as invoked")
     if effects.read_only is None:
         reason = (f"no adapter classifies `{what}`, so it counts as mutating" if adapter.name == "generic"
                   else f"the {adapter.name} adapter cannot tell whether `{what}` changes anything, "

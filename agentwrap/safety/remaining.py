@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.adapter import Adapter
 from agentwrap.safety import dry_run
 
 
@@ -21,6 +22,7 @@ def after_stop(argv: list[str], result: dict[str, Any], cwd: str | None = None) 
 
     if classify(argv, adapter).read_only:
         return {"mutating": False, "effects_observed": observed, "effects_uncertain": []}
+    argv, adapter = _deciding_command(argv, adapter)
     check = dry_run.check_command(adapter, argv)
     what = " ".join(argv)
     uncertain = [{"resource": "unknown" if check is None else f"what `{what}` changes",
@@ -34,3 +36,17 @@ def after_stop(argv: list[str], result: dict[str, Any], cwd: str | None = None) 
     if found:
         out["leftovers"] = found
     return out
+
+
+def _deciding_command(argv: list[str], adapter: Adapter) -> tuple[list[str], Adapter]:
+    """In a shell line, the first command that changes something: its adapter knows what may remain."""
+    from agentwrap import registry
+    from agentwrap.safety import shell_line
+    from agentwrap.safety.readonly import classify
+
+    line = shell_line.script_of(argv)
+    for command in (shell_line.simple_commands(line) or []) if line is not None else []:
+        found, _ = registry.find(command[0])
+        if found.name != "generic" and not classify(command, found).read_only:
+            return command, found
+    return argv, adapter

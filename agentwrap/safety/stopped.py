@@ -1,5 +1,5 @@
-"""A mutating program that agentwrap stopped part-way (timeout, signal, interruption, a prompt nobody
-authorised) may have changed some, all or none of what it was asked to: the error says so, with the
+"""A mutating program that agentwrap stopped part-way (timeout, signal, interruption) may have changed
+some, all or none of what it was asked to: the error says so, with the
 effects observed, those that may have happened, the read-only command that finds out, and any known
 leftover (a lock file, a half-configured package) with the command that cleans it up. Such an error is
 `retryable` (it may succeed later) but never `safe_to_retry` (repeating it may repeat a change)."""
@@ -13,7 +13,9 @@ from agentwrap.adapter import Adapter
 from agentwrap.outcome.record import RunRecord
 from agentwrap.problem import CodeAction, Problem
 
-STOPPED = frozenset(("TIMEOUT", "INTERRUPTED", "KILLED_BY_SIGNAL", "INPUT_REQUIRED"))
+# A refused prompt (INPUT_REQUIRED) is left out: the prompt is where the program stopped, and the adapter's
+# prompt rules already say what its own non-interactive form is (apt's confirmation comes before any change).
+STOPPED = frozenset(("TIMEOUT", "INTERRUPTED", "KILLED_BY_SIGNAL"))
 
 
 def annotate(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str) -> RunRecord:
@@ -36,8 +38,7 @@ def annotate(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str) -> 
                                   tuple(leftover["cleanup_command"]), "maybe_incorrect", False))
     extra: dict[str, Any] = {**(error.extra or {}),
                              **{k: v for k, v in facts.items() if k != "mutating" and v not in ([], None)}}
-    retryable = error.retryable or error.code != "INPUT_REQUIRED"
-    changed = error._replace(extra=extra, code_actions=tuple(actions), safe_to_retry=False, retryable=retryable)
+    changed = error._replace(extra=extra, code_actions=tuple(actions), safe_to_retry=False, retryable=True)
     problems = tuple(changed if _same(p, error) else p for p in record.problems)
     return dataclasses.replace(record, error=changed, problems=problems)
 
