@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentwrap.shell import grammar, model
 
@@ -30,6 +30,13 @@ _UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution"
                     "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
                     "eval": "eval or source"}
 WRAPPER = ("agentwrap", "--agent")
+
+
+class Rewrite(NamedTuple):
+    command: str | None  # the rewritten line, or None: leave the line alone
+    why: str
+    commands: tuple[str, ...] = ()  # every simple command of the original line, as written (for rules)
+    programs: tuple[str, ...] = ()  # their program names
 
 
 def _program(word: str) -> str:
@@ -81,40 +88,42 @@ def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
 
 
-def rewrite(line: str) -> tuple[str | None, str]:
-    """(the rewritten command line, why) or (None, why it is left alone)."""
+def rewrite(line: str) -> Rewrite:
+    """The rewritten command line, or why the line is left alone."""
     if not isinstance(line, str) or not line.strip():
-        return None, "no command"
+        return Rewrite(None, "no command")
     if "\x00" in line:
-        return None, "a NUL byte"
+        return Rewrite(None, "a NUL byte")
     parsed = grammar.parse(line)
     if parsed.tree is None:
-        return None, parsed.reason
+        return Rewrite(None, parsed.reason)
     built = model.build(line, parsed.tree)
     for feature, what in _UNSAFE_FEATURES.items():
         if feature in built.features:
-            return None, f"the line holds {what}"
+            return Rewrite(None, f"the line holds {what}")
     if any(f.startswith("other:") for f in built.features):
-        return None, "the line holds a construct agentwrap does not read"
+        return Rewrite(None, "the line holds a construct agentwrap does not read")
+    original = tuple(c.text for c in built.commands)
+    programs = tuple(_program(c.words[0]) for c in built.commands if c.words)
     prefix, rest = _cd_prefix(parsed.tree, line)
     if prefix:
         parsed = grammar.parse(rest)
         if parsed.tree is None:
-            return None, parsed.reason
+            return Rewrite(None, parsed.reason)
         built = model.build(rest, parsed.tree)
     if not built.commands:
-        return None, "nothing to run"
+        return Rewrite(None, "nothing to run")
     for i, command in enumerate(built.commands):
         why = _why_not_command(command, i == 0)
         if why:
-            return None, why
+            return Rewrite(None, why)
     single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
     command = built.commands[0]
     if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
         wrapped = shlex.join([*WRAPPER, "--", *command.words])
     else:
         wrapped = f"{shlex.join(WRAPPER)} --shell {shlex.quote(rest.strip())}"
-    return prefix + wrapped, "rewritten"
+    return Rewrite(prefix + wrapped, "rewritten", original, programs)
 
 
 def _has_redirs(tree: dict[str, Any]) -> bool:
