@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentwrap.shell.script import MARK_FDS
+
 _SPACE = re.compile(r"\s+")
+_MARK_FDS = {str(fd) for fd in MARK_FDS}
 
 
 @dataclass
@@ -116,6 +119,8 @@ class _Builder:
             if op == "<<<":
                 self.features.add("herestring")
             target, literal = self.word(redir.get("Word") or {"Parts": []})
+            if fd in _MARK_FDS or op in (">&", "<&") and target in _MARK_FDS:
+                self.features.add("trace-conflict")  # the line uses the trace's own descriptors
             dest = "null" if target == "/dev/null" else f"file:{target}" if literal else "file:?"
             if op in (">", ">>", ">|") and fd in (None, "1"):
                 where["stdout"] = dest

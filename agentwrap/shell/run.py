@@ -83,8 +83,9 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     warnings += notes
     traced = plan is not None and traceable and "trace-conflict" not in plan.features
     if plan is not None and not traced:
-        why = "the line changes shell tracing itself (set -x, a DEBUG trap)" if traceable else (
-            f"{shell} is not bash and has no trace")
+        why = f"{shell} is not bash and has no trace"
+        if traceable:
+            why = "the line changes or uses what the trace needs (set -x, a DEBUG trap, descriptors 249-250)"
         warnings.append({"code": "SHELL_NOT_TRACED", "message": f"{why}: the line ran unchanged; only a line "
                          "of one command or pipeline is read by that command's adapter"})
     # A line ending in a backslash would join the trailer to its last word.
@@ -107,7 +108,8 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         run_argv = argv
         nonce = ""
         if instrumented and plan is not None:
-            built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced)
+            built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
+                                 terminals=not opts.no_pty)
             nonce = built.nonce
             startup = shim_root / "bash_env"
             startup.write_text(built.startup)
