@@ -154,3 +154,42 @@ def test_concise_names_the_deciding_command(tmp_path: Path) -> None:
 def test_shell_with_program_is_a_usage_error() -> None:
     answer = aw("--shell", "ls", "extra")
     assert answer.code == 125 and answer.error is not None and answer.error["code"] == "USAGE"
+
+
+def test_no_mark_reaches_the_output_of_a_busy_line(tmp_path: Path) -> None:
+    line = "for i in $(seq 1 300); do echo line $i; echo err $i >&2; done; echo end"
+    answer = aw("--cwd", str(tmp_path), "--max-inline-bytes", "65536", "--shell", line)
+    expected = bash(line, tmp_path)
+    assert answer.text() == expected.stdout and answer.text("stderr") == expected.stderr
+    assert b"7799" not in answer.stdout
+
+
+def test_pipes_mode_is_traced_too(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--no-pty", "--shell", "false | true; echo x")
+    assert answer.code == 1 and answer.text() == "x\n"
+    assert answer.env["command"]["decided_by"]["command"] == "false"
+
+
+def test_a_subshell_decides_with_its_own_status(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo a; (exit 3)")
+    assert answer.code == 3
+    assert answer.env["command"]["decided_by"]["command"] == "(exit 3)"
+
+
+def test_a_prompt_inside_a_line_is_input_required(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", 'echo start; read -p "Name: " n; echo "hi $n"')
+    assert answer.code == 125 and answer.error is not None and answer.error["code"] == "INPUT_REQUIRED"
+
+
+def test_a_timeout_inside_a_line_names_the_running_command(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--timeout", "1", "--shell", "echo a && sleep 30")
+    assert answer.code == 124
+    assert answer.env["command"]["decided_by"]["argv"] == ["sleep", "30"]
+
+
+def test_an_earlier_command_of_a_loop_is_read_by_its_adapter(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    line = "for d in a missing; do ls $d; done"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.code == bash(line, tmp_path).returncode == 2
+    assert answer.env["command"]["decided_by"]["argv"] == ["ls", "$d"]
