@@ -15,9 +15,8 @@ NONCE = "n0"
 
 
 def mark(seq: int, command: str, status: int = 0, pipestatus: str = "0", pwd: str = "/w") -> bytes:
-    pw, cmd = pwd.encode(), command.encode()
-    return (MARK_OSC + f"{NONCE};{seq};{status};{pipestatus};{len(pw)}:".encode() + pw
-            + f";{len(cmd)}:".encode() + cmd + b"\a")
+    return (MARK_OSC + f"{NONCE};{seq};{status};{pipestatus};".encode() + pwd.encode() + b"\0"
+            + command.encode() + b"\0\a")
 
 
 def sink_for(line: str) -> tuple[TraceSink, Pipeline]:
@@ -44,7 +43,7 @@ def test_marks_are_removed_however_the_reads_split_them(size: int) -> None:
     assert sink.segments[1][1].analysis_text("stdout")[0] == "make: *** [all] Error 2\n"
 
 
-def test_a_mark_holding_bel_and_escape_is_read_by_its_lengths() -> None:
+def test_a_mark_holding_bel_and_escape_is_read_whole() -> None:
     raw = mark(1, "printf '\a\x1b]x'", pwd="/odd\a dir")
     got, end = parse_mark(raw, 0, MARK_OSC + NONCE.encode() + b";")
     assert got is not None and end == len(raw)
@@ -53,7 +52,7 @@ def test_a_mark_holding_bel_and_escape_is_read_by_its_lengths() -> None:
 
 def test_output_that_looks_like_a_mark_stays_output() -> None:
     sink, pipeline = sink_for("cat f")
-    sink.output("stdout", MARK_OSC + b"othernonce;1;0;0;1:/;1:x\a" + b"text\n")
+    sink.output("stdout", MARK_OSC + b"othernonce;1;0;0;/\0x\0\a" + b"text\n")
     sink.output("stdout", MARK_OSC + NONCE.encode() + b";notanumber;;\a\n")
     assert sink.finish(0) == []
     text = pipeline.finish()["stdout"].text

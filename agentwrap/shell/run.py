@@ -160,6 +160,9 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
         for unit, (_, seg) in sink.segments.items():
             seg.finish()
             segments[unit] = seg
+        silent = Pipeline(max_inline_bytes=pipeline.max_inline_bytes, store=None, secrets=[])
+        for execution in executions:  # a unit that printed nothing is read as printing nothing
+            segments.setdefault(execution.unit, silent)
         if sink.ended is None and result.returncode is not None and not executions:
             warnings.append({"code": "SHELL_NOT_TRACED", "message": "no trace came back from the shell; "
                              "the output was read with the generic adapter"})

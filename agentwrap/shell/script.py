@@ -10,8 +10,9 @@ without it. The marks go to the terminal, never into a pipe: what a pipe's right
 it would receive anyway. One line is appended after the caller's: it hands the final status and
 `PIPESTATUS` to a mark and exits with that status.
 
-A mark: ESC ] 7799 ; NONCE ; SEQ ; STATUS ; PIPESTATUS ; LEN:PWD ; LEN:COMMAND BEL, with byte lengths
-(so a path or a command holding BEL or ESC cannot end it early); the nonce is new for every run.
+A mark: ESC ] 7799 ; NONCE ; SEQ ; STATUS ; PIPESTATUS ; PWD NUL COMMAND NUL BEL. A shell string can
+hold any byte but NUL, so a path or a command holding BEL or ESC cannot end it early; the nonce is new
+for every run.
 """
 
 from __future__ import annotations
@@ -47,15 +48,14 @@ def build(line: str, *, user_bash_env: str | None, traced: bool, terminals: bool
     guard = f"  [ -t {out_fd} ] && [ -t {err_fd} ] || return 0\n" if terminals else ""
     restore = (f"export BASH_ENV={shlex.quote(user_bash_env)}\n. \"$BASH_ENV\"\n" if user_bash_env
                else "unset BASH_ENV\n")
+    fields = f'"$__aw_seq_{n}" "$1" "$2" "$PWD" "$3"'
+    fmt = f"'\\033]7799;{n};%s;%s;%s;%s\\0%s\\0\\a'"
     mark = (
         f"__aw_mark_{n}() {{\n"
         f"{guard}"
-        "  local LC_ALL=C __aw_s=$1 __aw_p=$2 __aw_c=$3\n"  # LC_ALL=C: ${#x} counts bytes
         f"  __aw_seq_{n}=$((__aw_seq_{n} + 1))\n"
-        f"  printf '\\033]7799;{n};%s;%s;%s;%s:%s;%s:%s\\a' \"$__aw_seq_{n}\" \"$__aw_s\" \"$__aw_p\" "
-        f"\"${{#PWD}}\" \"$PWD\" \"${{#__aw_c}}\" \"$__aw_c\" >&{out_fd} 2>/dev/null || :\n"
-        f"  printf '\\033]7799;{n};%s;%s;%s;%s:%s;%s:%s\\a' \"$__aw_seq_{n}\" \"$__aw_s\" \"$__aw_p\" "
-        f"\"${{#PWD}}\" \"$PWD\" \"${{#__aw_c}}\" \"$__aw_c\" >&{err_fd} 2>/dev/null || :\n"
+        f"  printf {fmt} {fields} >&{out_fd} 2>/dev/null || :\n"
+        f"  printf {fmt} {fields} >&{err_fd} 2>/dev/null || :\n"
         "  return 0\n"
         "}\n"
     )
