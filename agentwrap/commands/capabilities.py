@@ -23,6 +23,10 @@ FEATURES = {
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
     "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
     "normalize": "agentwrap normalize LOG: a saved CI log as problems (json, jsonl, SARIF 2.1.0, GitHub annotations)",
+    "shell": "agentwrap --shell 'LINE' (or -- bash -c 'LINE'): the real bash runs the line; each command read by "
+             "its own adapter; command.decided_by names the one that decided, a failure a pipe hid included",
+    "hook": "agentwrap hook HOST: an agent host's command hook (claude-code, codex, gemini, copilot, cursor, "
+            "opencode) that routes what it can through agentwrap and never grants a permission",
 }
 NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp")
 
