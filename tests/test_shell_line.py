@@ -193,3 +193,17 @@ def test_an_earlier_command_of_a_loop_is_read_by_its_adapter(tmp_path: Path) -> 
     answer = aw("--cwd", str(tmp_path), "--shell", line)
     assert answer.code == bash(line, tmp_path).returncode == 2
     assert answer.env["command"]["decided_by"]["argv"] == ["ls", "$d"]
+
+
+def test_a_failure_the_line_went_on_from_is_a_warning(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo one; ls /nonexistent-aw; echo two")
+    assert answer.code == 0  # bash's status is `echo two`'s
+    assert [w["message"] for w in answer.env["warnings"] if w["code"] == "SHELL_EARLIER_FAILURE"] == [
+        "`ls /nonexistent-aw` exited 2; the line went on, and its status is a later command's"]
+
+
+@pytest.mark.skipif(Path("/bin/sh").resolve().name == "bash", reason="needs an sh that is not bash")
+def test_sh_that_is_not_bash_runs_untraced(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "ls /nonexistent-aw")
+    assert answer.code == 2 and answer.error is not None and answer.error["code"] == "FILE_NOT_FOUND"
+    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])

@@ -73,6 +73,11 @@ class _Builder:
         start, end = node["Pos"]["Offset"], node["End"]["Offset"]
         return self.source[start:end].decode("utf-8", "replace")
 
+    def stmt_text(self, stmt: dict[str, Any]) -> str:
+        """A statement as written, without the `;` that ends it (shfmt counts it in)."""
+        text = self.slice(stmt).rstrip()
+        return text[:-1].rstrip() if text.endswith(";") and not text.endswith(";;") else text
+
     # --- words ------------------------------------------------------------------------------------
     def word(self, word: dict[str, Any]) -> tuple[str, bool]:
         """The word's value when the line fixes it (quotes removed), else its text as written."""
@@ -152,7 +157,7 @@ class _Builder:
             literal = literal and known
         key_parts = [*assigns, *(self.slice(a) for a in cmd.get("Args") or ())]
         key = _SPACE.sub("", " ".join(key_parts))
-        command = Command(len(self.commands) + 1, words, literal, assigns, self.slice(stmt),
+        command = Command(len(self.commands) + 1, words, literal, assigns, self.stmt_text(stmt),
                           key, self.redirects(stmt))
         self.commands.append(command)
         return command
@@ -161,7 +166,7 @@ class _Builder:
         """`[[ ]]`, `(( ))`, `let`, `declare`/`export`/`local`: commands bash traces as one line."""
         text = self.slice(cmd)
         first = text.split(None, 1)[0] if text.split() else text
-        command = Command(len(self.commands) + 1, [first], True, [], self.slice(stmt),
+        command = Command(len(self.commands) + 1, [first], True, [], self.stmt_text(stmt),
                           _SPACE.sub("", text), self.redirects(stmt))
         self.commands.append(command)
         return command
@@ -287,14 +292,14 @@ def _unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
         stages.append(command)
     if not any(stages):
         b.traced.append(("", index, -2))
-    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.slice(stmt)))
+    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
 
 
 def _untraced_unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
     """A statement that runs in a subshell: no mark names it, but the next mark's status is its own."""
     index = len(b.units)
     b.traced.append(("", index, -2))
-    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.slice(stmt)))
+    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
 
 
 def _has_heredoc(b: _Builder, node: Any) -> None:

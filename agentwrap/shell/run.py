@@ -30,6 +30,7 @@ from agentwrap.runner.shims import ShimDir
 from agentwrap.runner.spawn import resolve_program
 from agentwrap.shell import grammar, model, script, verdict
 from agentwrap.shell.segments import TraceSink
+from agentwrap.shell.trace import Execution
 
 SHELLS = ("bash", "sh")
 
@@ -154,12 +155,12 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
     if plan is None:
         return None, extra
     segments: dict[int, Pipeline] = {}
-    executions: list[Any] = []
+    executions: list[Execution] = []
     if isinstance(sink, TraceSink):
         executions = sink.finish(result.returncode)
-        for unit, (_, seg) in sink.segments.items():
+        for index, (_, seg) in sink.segments.items():
             seg.finish()
-            segments[unit] = seg
+            segments[index] = seg
         silent = Pipeline(max_inline_bytes=pipeline.max_inline_bytes, store=None, secrets=[])
         for execution in executions:  # a unit that printed nothing is read as printing nothing
             segments.setdefault(execution.unit, silent)
@@ -172,11 +173,25 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
                               result.duration_ms)
     if decision is None:
         return None, extra
-    if decision.hidden:
-        stage = decision.command.text if decision.command else decision.unit.text
-        warnings.append({"code": "PIPE_HID_FAILURE", "message": f"stage {decision.stage + 1} of "
-                         f"{len(decision.unit.stages)} (`{stage}`) exited {decision.status}; the line's own "
-                         "status did not say so, because a pipeline's status is its last stage's"})
+    warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
                            no_adapter=opts.no_adapter), extra
+
+
+def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:
+    """Failures bash's own status does not show: a pipeline stage's, and an earlier command's in `a; b`."""
+    notes = []
+    if decision.hidden:
+        stage = decision.command.text if decision.command else decision.unit.text
+        notes.append({"code": "PIPE_HID_FAILURE", "message": f"stage {decision.stage + 1} of "
+                      f"{len(decision.unit.stages)} (`{stage}`) exited {decision.status}; the line's own "
+                      "status did not say so, because a pipeline's status is its last stage's"})
+    for earlier in executions:
+        if earlier is decision.execution:
+            break
+        unit = plan.units[earlier.unit] if 0 <= earlier.unit < len(plan.units) else None
+        if unit is not None and not unit.tested and not earlier.header and earlier.status not in (0, None):
+            notes.append({"code": "SHELL_EARLIER_FAILURE", "message": f"`{unit.text[:200]}` exited "
+                          f"{earlier.status}; the line went on, and its status is a later command's"})
+    return notes
