@@ -44,13 +44,14 @@ def write(path: Path, data: Any) -> None:
     path.write_text(data if isinstance(data, str) else json.dumps(data))
 
 
-def hook(host: str, data: Any, wrapper: list[str] | None = None) -> tuple[int, dict[str, Any] | None, str]:
+def hook(host: str, data: Any, wrapper: list[str] | None = None,
+         env: dict[str, str] | None = None) -> tuple[int, dict[str, Any] | None, str]:
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
     argv = [sys.executable, "-m", "agentwrap", "hook", host]
     if wrapper:  # run the hook as the host would, under a parent whose command line carries `wrapper`
         argv = ["bash", "-c", shlex.join(argv) + "; exit $?", *wrapper]
-    proc = subprocess.run(argv, input=raw, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60, check=False)
+    child_env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_HOOK_PROGRAM": "agentwrap", **(env or {})}
+    proc = subprocess.run(argv, input=raw, capture_output=True, timeout=60, check=False, env=child_env)
     assert b"Traceback" not in proc.stderr
     out = proc.stdout.decode()
     return proc.returncode, json.loads(out) if out.strip() else None, proc.stderr.decode()
@@ -178,6 +179,15 @@ def test_left_alone(command: str) -> None:
     data = sample("claude-code")
     data["tool_input"] = {**data["tool_input"], "command": command}
     assert hook("claude-code", data)[:2] == (0, None)
+
+
+def test_no_rewrite_when_the_hosts_shell_could_not_start_agentwrap() -> None:
+    env = {"AGENTWRAP_HOOK_PROGRAM": "", "PATH": "/nonexistent"}
+    assert hook("claude-code", sample("claude-code"), env=env)[:2] == (0, None)
+    answer = hook("claude-code", sample("claude-code"), env={"AGENTWRAP_HOOK_PROGRAM": "/opt/aw/bin/agentwrap"})[1]
+    assert answer is not None
+    command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    assert command == "cd sub && /opt/aw/bin/agentwrap --agent -- pytest -q"
 
 
 def test_run_in_background_is_left_alone() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from typing import Any, NamedTuple
 
 from agentwrap.shell import grammar, model
@@ -29,7 +30,22 @@ _UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution"
                     "a process substitution", "background": "a background job", "coproc": "a coprocess",
                     "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
                     "eval": "eval or source"}
-WRAPPER = ("agentwrap", "--agent")
+AGENT = "--agent"
+
+
+def wrapper_program() -> str | None:
+    """How the host's shell will start agentwrap: `$AGENTWRAP_HOOK_PROGRAM`, the path this hook was run
+    by, or `agentwrap` when PATH has it. None: the host's shell could not run a rewritten line."""
+    chosen = os.environ.get("AGENTWRAP_HOOK_PROGRAM")
+    if chosen:
+        return chosen
+    if os.path.basename(sys.argv[0]) == "agentwrap" and os.path.isabs(sys.argv[0]):
+        return sys.argv[0]
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder or ".", "agentwrap")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return "agentwrap"
+    return None
 
 
 class Rewrite(NamedTuple):
@@ -88,8 +104,10 @@ def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
 
 
-def rewrite(line: str) -> Rewrite:
-    """The rewritten command line, or why the line is left alone."""
+def rewrite(line: str, program: str | None = "agentwrap") -> Rewrite:
+    """The rewritten command line (starting agentwrap as `program`), or why the line is left alone."""
+    if program is None:
+        return Rewrite(None, "agentwrap is not on PATH: the host's shell could not run the rewritten line")
     if not isinstance(line, str) or not line.strip():
         return Rewrite(None, "no command")
     if "\x00" in line:
@@ -120,9 +138,9 @@ def rewrite(line: str) -> Rewrite:
     single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
     command = built.commands[0]
     if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
-        wrapped = shlex.join([*WRAPPER, "--", *command.words])
+        wrapped = shlex.join([program, AGENT, "--", *command.words])
     else:
-        wrapped = f"{shlex.join(WRAPPER)} --shell {shlex.quote(rest.strip())}"
+        wrapped = f"{shlex.join([program, AGENT])} --shell {shlex.quote(rest.strip())}"
     return Rewrite(prefix + wrapped, "rewritten", original, programs)
 
 
