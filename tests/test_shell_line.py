@@ -207,3 +207,10 @@ def test_sh_that_is_not_bash_runs_untraced(tmp_path: Path) -> None:
     answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "ls /nonexistent-aw")
     assert answer.code == 2 and answer.error is not None and answer.error["code"] == "FILE_NOT_FOUND"
     assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+
+
+def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None:
+    (tmp_path / "build.log").write_text("make: *** [old] Error 9\n")
+    (tmp_path / "Makefile").write_text("all:\n\t@echo fine\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "make >> build.log 2>&1")
+    assert answer.code == 0 and answer.env["status"] == "success"

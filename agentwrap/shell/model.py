@@ -29,7 +29,8 @@ class Command:
     assigns: list[str]  # NAME=VALUE prefixes, as written
     text: str  # the command as written (without its heredoc bodies)
     key: str  # what bash's $BASH_COMMAND starts with, blanks removed (bash reprints spacing)
-    redirects: dict[str, str] = field(default_factory=dict)  # stdout/stderr -> "stdout"/"stderr"/"null"/"file:P"
+    # stdout/stderr -> "stdout"/"stderr"/"null"/"file:P"/"append:P"
+    redirects: dict[str, str] = field(default_factory=dict)
 
     @property
     def program(self) -> str | None:
@@ -126,7 +127,9 @@ class _Builder:
             target, literal = self.word(redir.get("Word") or {"Parts": []})
             if fd in _MARK_FDS or op in (">&", "<&") and target in _MARK_FDS:
                 self.features.add("trace-conflict")  # the line uses the trace's own descriptors
-            dest = "null" if target == "/dev/null" else f"file:{target}" if literal else "file:?"
+            # An appended file holds earlier runs' text too: it is not read back as this command's output.
+            kind = "append" if op in (">>", "&>>") else "file"
+            dest = "null" if target == "/dev/null" else f"{kind}:{target}" if literal else f"{kind}:?"
             if op in (">", ">>", ">|") and fd in (None, "1"):
                 where["stdout"] = dest
             elif op in (">", ">>", ">|") and fd == "2":
