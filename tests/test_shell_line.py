@@ -214,3 +214,9 @@ def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None
     (tmp_path / "Makefile").write_text("all:\n\t@echo fine\n")
     answer = aw("--cwd", str(tmp_path), "--shell", "make >> build.log 2>&1")
     assert answer.code == 0 and answer.env["status"] == "success"
+
+
+@pytest.mark.parametrize("line", ["declare -F", "set | grep -c __aw_ || true", "compgen -A function"])
+def test_listings_show_what_bash_shows_without_the_trace(tmp_path: Path, line: str) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.text() == bash(line, tmp_path).stdout

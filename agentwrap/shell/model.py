@@ -183,7 +183,12 @@ def _conflicts_with_trace(words: list[str]) -> bool:
     name, args = words[0], words[1:]
     if name == "set":
         short = any(a[:1] in "-+" and not a.startswith("--") and set(a[1:]) & set("xvT") for a in args)
-        return short or any(a in ("xtrace", "verbose", "functrace") for a in args)
+        # `set` alone lists every variable and function, the trace's own among them
+        return not args or short or any(a in ("xtrace", "verbose", "functrace") for a in args)
+    if name in ("declare", "typeset"):  # listings that would show the trace's function and variable
+        return all(a.startswith(("-", "+")) for a in args)
+    if name == "compgen":
+        return True
     if name == "trap":
         return any(a in ("DEBUG", "RETURN") for a in args) or not args or args[0] in ("-p", "-l")
     if name == "shopt":
@@ -287,7 +292,7 @@ def _unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
         if command is not None:
             if part.get("_stderr_piped"):
                 command.redirects.setdefault("stderr", "stdout")
-            if _conflicts_with_trace(command.words):
+            if _conflicts_with_trace(command.words if kind in _SIMPLE else command.text.split()):
                 b.features.add("trace-conflict")
             if command.words and command.words[0] in ("eval", "source", "."):
                 b.features.add("eval")

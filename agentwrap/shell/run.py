@@ -86,7 +86,8 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     if plan is not None and not traced:
         why = f"{shell} is not bash and has no trace"
         if traceable:
-            why = "the line changes or uses what the trace needs (set -x, a DEBUG trap, descriptors 249-250)"
+            why = ("the line changes or shows what the trace is made of (set -x, a DEBUG trap, a listing of "
+                   "functions or variables, descriptors 249-250)")
         warnings.append({"code": "SHELL_NOT_TRACED", "message": f"{why}: the line ran unchanged; only a line "
                          "of one command or pipeline is read by that command's adapter"})
     # A line ending in a backslash would join the trailer to its last word.
