@@ -90,7 +90,7 @@ def observe(line: str, kind: str) -> str:
 
 
 def correctness() -> None:
-    print(f"{'shape':40} {'bash':>10} {'rtk':>10} {'agentwrap':>10}")
+    print(f"{'shape':40} {'bash':>10} {'rtk':>10} {'agentwrap':>10}   (* not rewritten: ran as written)")
     for label, line, kind in CASES:
         truth = observe(line, kind)
         rtk = rtk_rewrite(line)
@@ -101,9 +101,10 @@ def correctness() -> None:
                 continue
             got = observe(rewritten, kind)
             if kind == "failure":
-                row.append("reported" if got == "failure reported" else "MISSED")
+                verdict = "reported" if got == "failure reported" else "MISSED"
             else:
-                row.append("same" if got == truth else "DIFFERS")
+                verdict = "same" if got == truth else "DIFFERS"
+            row.append(verdict + ("*" if rewritten == line else ""))
         if kind == "failure":
             row[1] = "reported" if truth == "failure reported" else "MISSED"
         print(f"{row[0]:40} {row[1]:>10} {row[2]:>10} {row[3]:>10}")
