@@ -242,3 +242,15 @@ def test_git_log_head_through_the_hook_shows_what_bash_shows(tmp_path: Path) -> 
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60, check=False)
     expected = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert json.loads(proc.stdout)["output"]["stdout"]["text"] == expected.stdout
+
+
+def test_rules_see_the_commands_inside_a_subshell(home: Path) -> None:
+    write(home / ".claude" / "settings.json", {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}})
+    data = sample("claude-code")
+    data["tool_input"] = {**data["tool_input"], "command": "echo a && (rm -rf build)"}
+    assert hook("claude-code", data)[:2] == (0, None)
+    data["tool_input"] = {**data["tool_input"], "command": "{ make; vim notes; } | tail"}
+    assert hook("claude-code", data)[:2] == (0, None)
+    data["tool_input"] = {**data["tool_input"], "command": "(cd sub && make) | tail -5"}
+    answer = hook("claude-code", data)[1]
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"

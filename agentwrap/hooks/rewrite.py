@@ -78,6 +78,24 @@ def _why_not_command(command: model.Command, first: bool) -> str | None:
     return None
 
 
+def _every_call(node: Any, data: bytes, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(statement text, program word) of every simple command anywhere in the tree, subshells and
+    compound pipeline stages included (the trace reads them as one part; the user's rules see each)."""
+    if isinstance(node, dict):
+        cmd = node.get("Cmd")
+        if isinstance(cmd, dict) and cmd.get("Type") == "CallExpr" and "Pos" in node:
+            text = data[node["Pos"]["Offset"]:node["End"]["Offset"]].decode("utf-8", "replace").rstrip()
+            args = cmd.get("Args") or []
+            first = "".join(str(p.get("Value", "")) for p in args[0].get("Parts", ())) if args else ""
+            out.append((text[:-1].rstrip() if text.endswith(";") else text, first))
+        for value in node.values():
+            _every_call(value, data, out)
+    elif isinstance(node, list):
+        for value in node:
+            _every_call(value, data, out)
+    return out
+
+
 def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     """(`cd A && cd B && `, the rest) for a line that starts with literal `cd DIR &&` steps."""
     stmts = tree.get("Stmts") or []
@@ -121,8 +139,12 @@ def rewrite(line: str, program: str | None = "agentwrap") -> Rewrite:
             return Rewrite(None, f"the line holds {what}")
     if any(f.startswith("other:") for f in built.features):
         return Rewrite(None, "the line holds a construct agentwrap does not read")
-    original = tuple(c.text for c in built.commands)
-    programs = tuple(_program(c.words[0]) for c in built.commands if c.words)
+    calls = _every_call(parsed.tree, line.encode("utf-8", "surrogateescape"), [])
+    original = tuple(text for text, _ in calls)
+    programs = tuple(_program(word) for _, word in calls if word)
+    for name in programs:  # a session a person asked for, even inside ( ) or { } | ...
+        if name in _INTERACTIVE:
+            return Rewrite(None, f"`{name}` is an interactive session")
     prefix, rest = _cd_prefix(parsed.tree, line)
     if prefix:
         parsed = grammar.parse(rest)
