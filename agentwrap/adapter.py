@@ -213,6 +213,12 @@ class BaseAdapter:
         problems = list(self.diagnostics(run))
         if self.spec:
             problems.extend(self.spec.match_rules(run))
+        from agentwrap.logs.format_index import PROGRAMS
+
+        if self.name in PROGRAMS:  # the tool's declarative format (agentwrap/formats/NAME.toml)
+            from agentwrap.logs import formats
+
+            problems.extend(formats.problems(formats.for_program(self.name), run.text()))
         return problems
 
     def interpret(self, run: CapturedRun) -> Interpretation:

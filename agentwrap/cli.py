@@ -19,9 +19,12 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
        agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
+       agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
+       agentwrap plan [--ttl DUR] -- PROGRAM ARGS      agentwrap apply PLAN_ID [--expect-hash H]
        agentwrap --shell 'LINE' | -- bash -c 'LINE'      a shell command line, read per command
        agentwrap hook HOST                   an agent host's command hook (its JSON on stdin)
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
+       agentwrap init HOST [--project|--user] [--dry-run] [--uninstall]      agentwrap mcp      agentwrap stats
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
@@ -34,13 +37,18 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --no-pty                  run on pipes instead of pseudo-terminals
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
+  --detach                  start as a durable operation and answer with its operation_id at once
+  --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin); a repeat replays the result
+  --input FILE|-            the whole request as JSON (`agentwrap schema request`); with `run`
+  --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
       125 agentwrap refused or failed (usage, input required), 126 not executable, 127 not found, 128+N signal
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe", "adapter", "capture", "normalize")}
+                                                             "describe", "adapter", "capture", "normalize", "op",
+                                                             "plan", "apply", "stats", "init", "mcp")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
@@ -60,9 +68,7 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         if args:
             raise UsageError("--shell takes the whole command line: put the program and its arguments inside it",
                              suggested_fix="agentwrap --shell 'PROGRAM ARGS | ...'")
-        from agentwrap.shell.run import execute as run_line
-
-        return run_line(opts.shell, [], opts, request_id=request_id, emit=emit)
+        args, opts.shell = ["bash", "-c", opts.shell], None  # one run path for both spellings of a line
     if opts.help or not args:
         if not args and not opts.help:
             raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
@@ -86,10 +92,32 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
         args = rest
+    return _run(args, opts, request_id, emit)
+
+
+def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
+    """The one run path for PROGRAM ARGS and shell lines: detached, keyed, then attached."""
+    if opts.detach:
+        from agentwrap.operations.launch import detached
+
+        return detached(args, opts, request_id)
+    if opts.idempotency_key is not None:
+        from agentwrap.safety.idempotency import keyed
+
+        return keyed(args, opts, request_id, run=lambda o: _attached(args, o, request_id, emit))
+    return _attached(args, opts, request_id, emit)
+
+
+def _attached(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
     from agentwrap.shell.run import shell_line
 
     line = shell_line(args)
     if line is not None:  # `bash -c LINE`: read by the adapter of the command that decided it
+        if opts.read_only:
+            from agentwrap import registry
+            from agentwrap.safety import readonly
+
+            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0])
         from agentwrap.shell.run import execute as run_line
 
         return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)
@@ -113,6 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     writer = Writer(sys.stdout)
     try:
         opts, rest = options.parse(args, opts)
+        if rest[:1] == ["run"] and not opts.explicit_program and "--input" in rest:
+            opts, rest = options.parse(rest[1:], opts)  # `run --input`: the request decides the output too
+            opts.explicit_program = True
+        if opts.input is not None:
+            from agentwrap import request
+
+            opts, rest = request.load(opts.input, opts, rest)
+            opts.explicit_program = True
         options.validate(opts)
         fmt = options.resolve_format(opts, writer.is_tty)
         program_argv = rest if rest and (rest[0] not in options.SUBCOMMANDS or opts.explicit_program) else None

@@ -339,6 +339,11 @@ def builtin(name: str) -> Adapter:
     """A built-in adapter by its name (for describe, adapter test)."""
     if name == "generic":
         return GENERIC
+    if name not in INDEX.values():
+        from agentwrap.logs import formats
+
+        if found := formats.adapter_for(name):  # a tool read by its diagnostic format (fixtures/java)
+            return found  # type: ignore[no-any-return]
     return _builtin(name)
 
 
@@ -364,6 +369,13 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
                 return _builtin(INDEX[key]), warnings
             except Exception as exc:  # noqa: BLE001 - a built-in bug degrades to the generic adapter
                 warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"built-in {INDEX[key]}: {exc}"[:500]})
+    from agentwrap.logs.format_index import PROGRAMS  # a tool with a diagnostic format only (go, javac, ...)
+
+    for key in keys:
+        if key in PROGRAMS:
+            from agentwrap.logs import formats
+
+            return formats.adapter_for(key), warnings
     return GENERIC, warnings
 
 
@@ -371,7 +383,9 @@ def _forced(name: str, warnings: list[dict[str, str]]) -> Adapter:
     user = _user_adapters(warnings)
     if name in user:
         return user[name]
-    if name in names():
+    from agentwrap.logs.format_index import PROGRAMS
+
+    if name in names() or PROGRAMS.get(name) == name:  # an adapter, or a diagnostic format (`--adapter go`)
         return builtin(name)
     plugin = _plugin(name, warnings)
     if plugin is not None:

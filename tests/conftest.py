@@ -22,6 +22,7 @@ os.environ.pop("NO_COLOR", None)
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["AGENTWRAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["AGENTWRAP_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))  # operations, keys, plans, ledger
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from agentwrap import envelope, prevention, registry
+from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
@@ -81,6 +81,10 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
     cwd = _cwd(opts)
     adapter, adapter_warnings = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
+    if opts.read_only:
+        from agentwrap.safety import readonly
+
+        readonly.check(argv, adapter)  # raises MUTATION_REFUSED before anything starts
     stdin = _stdin(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
@@ -97,6 +101,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         from agentwrap.runner.spawn import resolve_program
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
+        observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
                             tee=tee)
@@ -123,6 +128,11 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
                    env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+    if record.error is not None:
+        from agentwrap.safety.stopped import annotate
+
+        record = annotate(record, argv, adapter, cwd)  # a mutating program stopped part-way: what may remain
+    observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
     return envelope.Outcome(None, record.exit_code, record=record)

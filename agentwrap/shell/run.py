@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentwrap import envelope, prevention, registry
+from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.commands.run import _cwd, _persons_window, _remove_dir, _shown_env, _stdin  # one run's set-up
 from agentwrap.errors import UsageError
@@ -117,6 +117,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             startup.write_text(built.startup)
             child_env["BASH_ENV"] = str(startup)
             run_argv = [shell, "-c", built.command, *extra]
+        observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events)
         sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
@@ -144,6 +145,11 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
                    command_extra=extra_command, env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+    if record.error is not None:
+        from agentwrap.safety.stopped import annotate
+
+        record = annotate(record, argv, adapter, cwd)  # a mutating line stopped part-way: what may remain
+    observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
     return envelope.Outcome(None, record.exit_code, record=record)
