@@ -28,10 +28,30 @@ from tests.conftest import ROOT
 SAMPLES = Path(__file__).parent / "hook_samples"
 
 
-def hook(host: str, data: Any) -> tuple[int, dict[str, Any] | None, str]:
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every host's settings are read from a private home: the machine's own rules never leak in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def write(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+
+
+def hook(host: str, data: Any, wrapper: list[str] | None = None,
+         env: dict[str, str] | None = None) -> tuple[int, dict[str, Any] | None, str]:
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
-    proc = subprocess.run([sys.executable, "-m", "agentwrap", "hook", host], input=raw, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60, check=False)
+    argv = [sys.executable, "-m", "agentwrap", "hook", host]
+    if wrapper:  # run the hook as the host would, under a parent whose command line carries `wrapper`
+        argv = ["bash", "-c", shlex.join(argv) + "; exit $?", *wrapper]
+    child_env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_HOOK_PROGRAM": "agentwrap", **(env or {})}
+    proc = subprocess.run(argv, input=raw, capture_output=True, timeout=60, check=False, env=child_env)
     assert b"Traceback" not in proc.stderr
     out = proc.stdout.decode()
     return proc.returncode, json.loads(out) if out.strip() else None, proc.stderr.decode()
@@ -46,11 +66,62 @@ def test_claude_code_keeps_every_field_and_keeps_cd_in_the_host_shell() -> None:
     code, answer, _ = hook("claude-code", data)
     assert code == 0 and answer is not None
     out = answer["hookSpecificOutput"]
-    assert out["hookEventName"] == "PreToolUse" and "permissionDecision" not in out  # never grants
+    # no rule allows it: no decision, Claude Code asks the user as it would have
+    assert out["hookEventName"] == "PreToolUse" and "permissionDecision" not in out
     updated = out["updatedInput"]
     assert {k: v for k, v in updated.items() if k != "command"} == {
         k: v for k, v in data["tool_input"].items() if k != "command"}
     assert updated["command"] == "cd sub && agentwrap --agent -- pytest -q"
+
+
+def test_claude_code_allows_only_what_the_users_rules_allow(tmp_path: Path, home: Path) -> None:
+    project = tmp_path / "project"
+    write(project / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(cd:*)", "Bash(pytest:*)"]}})
+    data = {**sample("claude-code"), "cwd": str(project)}
+    answer = hook("claude-code", data)[1]
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+    # one command the rules do not cover: no decision
+    data["tool_input"] = {**data["tool_input"], "command": "cd sub && pytest -q && git push"}
+    answer = hook("claude-code", data)[1]
+    assert answer is not None and "permissionDecision" not in answer["hookSpecificOutput"]
+
+
+@pytest.mark.parametrize("rules", [{"deny": ["Bash(git push:*)"]}, {"ask": ["Bash(git push:*)"]}])
+def test_claude_code_deny_and_ask_rules_keep_the_original(home: Path, rules: dict[str, Any]) -> None:
+    # the host would match its rules against the rewritten command, which no rule names
+    write(home / ".claude" / "settings.json", {"permissions": {"allow": ["Bash"], **rules}})
+    data = sample("claude-code")
+    data["tool_input"] = {**data["tool_input"], "command": "git status && git push origin main"}
+    assert hook("claude-code", data)[:2] == (0, None)
+
+
+@pytest.mark.parametrize(("mode", "decision"), [("plan", None), ("bypassPermissions", "allow")])
+def test_claude_code_modes(mode: str, decision: str | None) -> None:
+    answer = hook("claude-code", {**sample("claude-code"), "permission_mode": mode})[1]
+    if decision is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == decision
+
+
+def test_codex_rules_files_that_may_forbid_keep_the_original(home: Path) -> None:
+    write(home / ".codex" / "rules" / "default.rules", 'prefix_rule(pattern=["git", "push"], decision="forbidden")\n')
+    assert hook("codex", {**sample("codex"), "permission_mode": "bypassPermissions"})[1] is None
+
+
+def test_gemini_excluded_commands_keep_the_original(home: Path) -> None:
+    write(home / ".gemini" / "settings.json", {"tools": {"exclude": ["run_shell_command(make)"]}})
+    assert hook("gemini", sample("gemini"))[1] is None
+
+
+def test_copilot_deny_tool_flag_keeps_the_original() -> None:
+    assert hook("copilot", sample("copilot"), wrapper=["copilot", "--deny-tool=shell(rm)"])[1] is None
+    assert hook("copilot", sample("copilot"), wrapper=["copilot", "--allow-all-tools"])[1] is not None
+
+
+def test_opencode_ask_pattern_keeps_the_original(home: Path) -> None:
+    write(home / ".config" / "opencode" / "opencode.json", {"permission": {"bash": {"npm *": "ask"}}})
+    assert hook("opencode", sample("opencode"))[1] is None
 
 
 def test_codex_rewrites_only_what_the_users_mode_already_allows() -> None:
@@ -110,6 +181,15 @@ def test_left_alone(command: str) -> None:
     assert hook("claude-code", data)[:2] == (0, None)
 
 
+def test_no_rewrite_when_the_hosts_shell_could_not_start_agentwrap() -> None:
+    env = {"AGENTWRAP_HOOK_PROGRAM": "", "PATH": "/nonexistent"}
+    assert hook("claude-code", sample("claude-code"), env=env)[:2] == (0, None)
+    answer = hook("claude-code", sample("claude-code"), env={"AGENTWRAP_HOOK_PROGRAM": "/opt/aw/bin/agentwrap"})[1]
+    assert answer is not None
+    command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    assert command == "cd sub && /opt/aw/bin/agentwrap --agent -- pytest -q"
+
+
 def test_run_in_background_is_left_alone() -> None:
     data = sample("claude-code")
     data["tool_input"] = {**data["tool_input"], "command": "pytest -q", "run_in_background": True}
@@ -162,3 +242,15 @@ def test_git_log_head_through_the_hook_shows_what_bash_shows(tmp_path: Path) -> 
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60, check=False)
     expected = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert json.loads(proc.stdout)["output"]["stdout"]["text"] == expected.stdout
+
+
+def test_rules_see_the_commands_inside_a_subshell(home: Path) -> None:
+    write(home / ".claude" / "settings.json", {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}})
+    data = sample("claude-code")
+    data["tool_input"] = {**data["tool_input"], "command": "echo a && (rm -rf build)"}
+    assert hook("claude-code", data)[:2] == (0, None)
+    data["tool_input"] = {**data["tool_input"], "command": "{ make; vim notes; } | tail"}
+    assert hook("claude-code", data)[:2] == (0, None)
+    data["tool_input"] = {**data["tool_input"], "command": "(cd sub && make) | tail -5"}
+    answer = hook("claude-code", data)[1]
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"

@@ -154,3 +154,69 @@ def test_concise_names_the_deciding_command(tmp_path: Path) -> None:
 def test_shell_with_program_is_a_usage_error() -> None:
     answer = aw("--shell", "ls", "extra")
     assert answer.code == 125 and answer.error is not None and answer.error["code"] == "USAGE"
+
+
+def test_no_mark_reaches_the_output_of_a_busy_line(tmp_path: Path) -> None:
+    line = "for i in $(seq 1 300); do echo line $i; echo err $i >&2; done; echo end"
+    answer = aw("--cwd", str(tmp_path), "--max-inline-bytes", "65536", "--shell", line)
+    expected = bash(line, tmp_path)
+    assert answer.text() == expected.stdout and answer.text("stderr") == expected.stderr
+    assert b"7799" not in answer.stdout
+
+
+def test_pipes_mode_is_traced_too(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--no-pty", "--shell", "false | true; echo x")
+    assert answer.code == 1 and answer.text() == "x\n"
+    assert answer.env["command"]["decided_by"]["command"] == "false"
+
+
+def test_a_subshell_decides_with_its_own_status(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo a; (exit 3)")
+    assert answer.code == 3
+    assert answer.env["command"]["decided_by"]["command"] == "(exit 3)"
+
+
+def test_a_prompt_inside_a_line_is_input_required(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", 'echo start; read -p "Name: " n; echo "hi $n"')
+    assert answer.code == 125 and answer.error is not None and answer.error["code"] == "INPUT_REQUIRED"
+
+
+def test_a_timeout_inside_a_line_names_the_running_command(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--timeout", "1", "--shell", "echo a && sleep 30")
+    assert answer.code == 124
+    assert answer.env["command"]["decided_by"]["argv"] == ["sleep", "30"]
+
+
+def test_an_earlier_command_of_a_loop_is_read_by_its_adapter(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    line = "for d in a missing; do ls $d; done"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.code == bash(line, tmp_path).returncode == 2
+    assert answer.env["command"]["decided_by"]["argv"] == ["ls", "$d"]
+
+
+def test_a_failure_the_line_went_on_from_is_a_warning(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo one; ls /nonexistent-aw; echo two")
+    assert answer.code == 0  # bash's status is `echo two`'s
+    assert [w["message"] for w in answer.env["warnings"] if w["code"] == "SHELL_EARLIER_FAILURE"] == [
+        "`ls /nonexistent-aw` exited 2; the line went on, and its status is a later command's"]
+
+
+@pytest.mark.skipif(Path("/bin/sh").resolve().name == "bash", reason="needs an sh that is not bash")
+def test_sh_that_is_not_bash_runs_untraced(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "ls /nonexistent-aw")
+    assert answer.code == 2 and answer.error is not None and answer.error["code"] == "FILE_NOT_FOUND"
+    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+
+
+def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None:
+    (tmp_path / "build.log").write_text("make: *** [old] Error 9\n")
+    (tmp_path / "Makefile").write_text("all:\n\t@echo fine\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "make >> build.log 2>&1")
+    assert answer.code == 0 and answer.env["status"] == "success"
+
+
+@pytest.mark.parametrize("line", ["declare -F", "set | grep -c __aw_ || true", "compgen -A function"])
+def test_listings_show_what_bash_shows_without_the_trace(tmp_path: Path, line: str) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.text() == bash(line, tmp_path).stdout

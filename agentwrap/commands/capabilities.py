@@ -36,6 +36,10 @@ FEATURES = {
     "mcp": "agentwrap mcp: these tools over the Model Context Protocol (stdio; the mcp extra)",
     "stats": "agentwrap stats: tokens the envelopes cost against the raw output, from a local ledger of sizes",
     "telemetry": "each run an OpenTelemetry span when OTEL_EXPORTER_OTLP_ENDPOINT is set (the otel extra)",
+    "shell": "agentwrap --shell 'LINE' (or -- bash -c 'LINE'): the real bash runs the line; each command read by "
+             "its own adapter; command.decided_by names the one that decided, a failure a pipe hid included",
+    "hook": "agentwrap hook HOST: an agent host's command hook (claude-code, codex, gemini, copilot, cursor, "
+            "opencode) that routes what it can through agentwrap and never grants a permission",
 }
 NOT_YET: tuple[str, ...] = ()
 

@@ -36,7 +36,7 @@ def run(args: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None 
 
 def _answer(host: str, raw: bytes) -> dict[str, Any] | None:
     from agentwrap.hooks.hosts import BY_NAME
-    from agentwrap.hooks.rewrite import rewrite
+    from agentwrap.hooks.rewrite import rewrite, wrapper_program
 
     if len(raw) > MAX_INPUT:
         return None
@@ -50,7 +50,10 @@ def _answer(host: str, raw: bytes) -> dict[str, Any] | None:
     call = codec.read(data)
     if call is None or call.background:
         return None  # not a shell command, or one that runs in the background: nobody would read its envelope
-    command, _why = rewrite(call.command)
-    if command is None:
+    rw = rewrite(call.command, wrapper_program())
+    if rw.command is None:
         return None
-    return codec.answer(data, call, command)
+    verdict = codec.policy(data, rw)
+    if verdict == "skip":
+        return None
+    return codec.answer(call, rw.command, verdict)

@@ -2,8 +2,9 @@
 
 Every answer changes only the command and carries every other member of the host's tool input as it
 came (a host that replaces the whole input would otherwise drop `timeout` or `run_in_background`,
-anthropics/claude-code#90725). No answer carries a permission decision, with one exception that the
-user's own settings decide (Codex, below): a rewrite never grants what the user did not grant.
+anthropics/claude-code#90725). An answer says "allow" only where the user's own rules already let
+every command of the line run unasked (`agentwrap.hooks.policy`): a rewrite never grants what the user
+did not grant, and a line the user's rules deny or ask about is left alone for the host to handle.
 
 Sources (read 2026-12):
 - Claude Code: code.claude.com/docs/en/hooks, PreToolUse; `hookSpecificOutput.updatedInput` replaces
@@ -28,16 +29,17 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from agentwrap.hooks import policy
+from agentwrap.hooks.rewrite import Rewrite
+
 HOSTS = ("claude-code", "codex", "gemini", "copilot", "cursor", "opencode")
-# Permission modes in which the host already runs a command without asking (Codex): only there may a
-# rewrite say "allow", because the user's own rules already did.
-_ALREADY_ALLOWED = frozenset({"bypassPermissions", "never", "dontAsk", "full-auto", "danger-full-access", "yolo"})
 
 
 class Call(NamedTuple):
     command: str  # the command line the host is about to run
     tool_input: dict[str, Any]  # the whole input it came in, to be given back whole
     background: bool  # the host runs it in the background (it cannot be supervised)
+    camel_case: bool = False  # Copilot's camelCase form (`toolArgs`, answered with `modifiedArgs`)
 
 
 def _dict(value: Any) -> dict[str, Any] | None:
@@ -78,7 +80,8 @@ def _copilot(data: dict[str, Any]) -> Call | None:
             args = json.loads(raw) if isinstance(raw, str) else raw
         except ValueError:
             return None
-        return _command_of(_dict(args))
+        call = _command_of(_dict(args))
+        return call._replace(camel_case=True) if call else None
     if str(data.get("tool_name", "")).lower() not in ("bash", "runinterminal", "run_in_terminal"):
         return None
     return _command_of(_dict(data.get("tool_input")))
@@ -99,42 +102,46 @@ def _updated(call: Call, command: str) -> dict[str, Any]:
     return {**call.tool_input, "command": command}
 
 
-def _answer_claude(data: dict[str, Any], call: Call, command: str) -> dict[str, Any] | None:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": _updated(call, command)}}
+_REASON = "agentwrap: the same command line, read per command; your rules already allow it"
 
 
-def _answer_codex(data: dict[str, Any], call: Call, command: str) -> dict[str, Any] | None:
-    if data.get("permission_mode") not in _ALREADY_ALLOWED:
-        return None  # Codex applies a rewrite only with "allow", which the user's rules did not say here
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                   "permissionDecisionReason": "agentwrap: the same command, read per command",
-                                   "updatedInput": _updated(call, command)}}
+def _pre_tool_use(call: Call, command: str, verdict: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if verdict == "allow":
+        out.update(permissionDecision="allow", permissionDecisionReason=_REASON)
+    out["updatedInput"] = _updated(call, command)
+    return {"hookSpecificOutput": out}
 
 
-def _answer_gemini(data: dict[str, Any], call: Call, command: str) -> dict[str, Any] | None:
+def _answer_gemini(call: Call, command: str, verdict: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": _updated(call, command)}}
 
 
-def _answer_copilot(data: dict[str, Any], call: Call, command: str) -> dict[str, Any] | None:
-    if "toolArgs" in data:
+def _answer_copilot(call: Call, command: str, verdict: str) -> dict[str, Any]:
+    if call.camel_case:
         return {"modifiedArgs": _updated(call, command)}
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": _updated(call, command)}}
+    return _pre_tool_use(call, command, verdict)
 
 
-def _answer_opencode(data: dict[str, Any], call: Call, command: str) -> dict[str, Any] | None:
+def _answer_opencode(call: Call, command: str, verdict: str) -> dict[str, Any]:
     return {"args": _updated(call, command)}
+
+
+def _never(_data: dict[str, Any], _rw: Rewrite) -> str:
+    return "skip"
 
 
 class Host(NamedTuple):
     read: Callable[[dict[str, Any]], Call | None]
-    answer: Callable[[dict[str, Any], Call, str], dict[str, Any] | None]
+    policy: Callable[[dict[str, Any], Rewrite], str]  # skip, allow or none (agentwrap.hooks.policy)
+    answer: Callable[[Call, str, str], dict[str, Any]]
 
 
 BY_NAME: dict[str, Host] = {
-    "claude-code": Host(_claude, _answer_claude),
-    "codex": Host(_codex, _answer_codex),
-    "gemini": Host(_gemini, _answer_gemini),
-    "copilot": Host(_copilot, _answer_copilot),
-    "cursor": Host(_cursor, _answer_claude),
-    "opencode": Host(_opencode, _answer_opencode),
+    "claude-code": Host(_claude, policy.claude_code, _pre_tool_use),
+    "codex": Host(_codex, policy.codex, _pre_tool_use),
+    "gemini": Host(_gemini, policy.gemini, _answer_gemini),
+    "copilot": Host(_copilot, policy.copilot, _answer_copilot),
+    "cursor": Host(_cursor, _never, _pre_tool_use),
+    "opencode": Host(_opencode, policy.opencode, _answer_opencode),
 }

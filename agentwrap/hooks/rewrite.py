@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import Any
+import sys
+from typing import Any, NamedTuple
 
 from agentwrap.shell import grammar, model
 
@@ -29,7 +30,29 @@ _UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution"
                     "a process substitution", "background": "a background job", "coproc": "a coprocess",
                     "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
                     "eval": "eval or source"}
-WRAPPER = ("agentwrap", "--agent")
+AGENT = "--agent"
+
+
+def wrapper_program() -> str | None:
+    """How the host's shell will start agentwrap: `$AGENTWRAP_HOOK_PROGRAM`, the path this hook was run
+    by, or `agentwrap` when PATH has it. None: the host's shell could not run a rewritten line."""
+    chosen = os.environ.get("AGENTWRAP_HOOK_PROGRAM")
+    if chosen:
+        return chosen
+    if os.path.basename(sys.argv[0]) == "agentwrap" and os.path.isabs(sys.argv[0]):
+        return sys.argv[0]
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder or ".", "agentwrap")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return "agentwrap"
+    return None
+
+
+class Rewrite(NamedTuple):
+    command: str | None  # the rewritten line, or None: leave the line alone
+    why: str
+    commands: tuple[str, ...] = ()  # every simple command of the original line, as written (for rules)
+    programs: tuple[str, ...] = ()  # their program names
 
 
 def _program(word: str) -> str:
@@ -53,6 +76,24 @@ def _why_not_command(command: model.Command, first: bool) -> str | None:
     if name == "ssh" and len([w for w in command.words[1:] if not w.startswith("-")]) <= 1:
         return "`ssh` without a remote command is an interactive session"
     return None
+
+
+def _every_call(node: Any, data: bytes, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(statement text, program word) of every simple command anywhere in the tree, subshells and
+    compound pipeline stages included (the trace reads them as one part; the user's rules see each)."""
+    if isinstance(node, dict):
+        cmd = node.get("Cmd")
+        if isinstance(cmd, dict) and cmd.get("Type") == "CallExpr" and "Pos" in node:
+            text = data[node["Pos"]["Offset"]:node["End"]["Offset"]].decode("utf-8", "replace").rstrip()
+            args = cmd.get("Args") or []
+            first = "".join(str(p.get("Value", "")) for p in args[0].get("Parts", ())) if args else ""
+            out.append((text[:-1].rstrip() if text.endswith(";") else text, first))
+        for value in node.values():
+            _every_call(value, data, out)
+    elif isinstance(node, list):
+        for value in node:
+            _every_call(value, data, out)
+    return out
 
 
 def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
@@ -81,40 +122,48 @@ def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
 
 
-def rewrite(line: str) -> tuple[str | None, str]:
-    """(the rewritten command line, why) or (None, why it is left alone)."""
+def rewrite(line: str, program: str | None = "agentwrap") -> Rewrite:
+    """The rewritten command line (starting agentwrap as `program`), or why the line is left alone."""
+    if program is None:
+        return Rewrite(None, "agentwrap is not on PATH: the host's shell could not run the rewritten line")
     if not isinstance(line, str) or not line.strip():
-        return None, "no command"
+        return Rewrite(None, "no command")
     if "\x00" in line:
-        return None, "a NUL byte"
+        return Rewrite(None, "a NUL byte")
     parsed = grammar.parse(line)
     if parsed.tree is None:
-        return None, parsed.reason
+        return Rewrite(None, parsed.reason)
     built = model.build(line, parsed.tree)
     for feature, what in _UNSAFE_FEATURES.items():
         if feature in built.features:
-            return None, f"the line holds {what}"
+            return Rewrite(None, f"the line holds {what}")
     if any(f.startswith("other:") for f in built.features):
-        return None, "the line holds a construct agentwrap does not read"
+        return Rewrite(None, "the line holds a construct agentwrap does not read")
+    calls = _every_call(parsed.tree, line.encode("utf-8", "surrogateescape"), [])
+    original = tuple(text for text, _ in calls)
+    programs = tuple(_program(word) for _, word in calls if word)
+    for name in programs:  # a session a person asked for, even inside ( ) or { } | ...
+        if name in _INTERACTIVE:
+            return Rewrite(None, f"`{name}` is an interactive session")
     prefix, rest = _cd_prefix(parsed.tree, line)
     if prefix:
         parsed = grammar.parse(rest)
         if parsed.tree is None:
-            return None, parsed.reason
+            return Rewrite(None, parsed.reason)
         built = model.build(rest, parsed.tree)
     if not built.commands:
-        return None, "nothing to run"
+        return Rewrite(None, "nothing to run")
     for i, command in enumerate(built.commands):
         why = _why_not_command(command, i == 0)
         if why:
-            return None, why
+            return Rewrite(None, why)
     single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
     command = built.commands[0]
     if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
-        wrapped = shlex.join([*WRAPPER, "--", *command.words])
+        wrapped = shlex.join([program, AGENT, "--", *command.words])
     else:
-        wrapped = f"{shlex.join(WRAPPER)} --shell {shlex.quote(rest.strip())}"
-    return prefix + wrapped, "rewritten"
+        wrapped = f"{shlex.join([program, AGENT])} --shell {shlex.quote(rest.strip())}"
+    return Rewrite(prefix + wrapped, "rewritten", original, programs)
 
 
 def _has_redirs(tree: dict[str, Any]) -> bool:

@@ -47,7 +47,6 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     run_argv, run_result = argv, result
     if reading is not None:
         run_argv, adapter, captured, run_result = reading
-        captured = captured._replace(stdout=results["stdout"], stderr=results["stderr"])
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)

@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentwrap.shell.script import MARK_FDS
+
 _SPACE = re.compile(r"\s+")
+_MARK_FDS = {str(fd) for fd in MARK_FDS}
 
 
 @dataclass
@@ -26,7 +29,8 @@ class Command:
     assigns: list[str]  # NAME=VALUE prefixes, as written
     text: str  # the command as written (without its heredoc bodies)
     key: str  # what bash's $BASH_COMMAND starts with, blanks removed (bash reprints spacing)
-    redirects: dict[str, str] = field(default_factory=dict)  # stdout/stderr -> "stdout"/"stderr"/"null"/"file:P"
+    # stdout/stderr -> "stdout"/"stderr"/"null"/"file:P"/"append:P"
+    redirects: dict[str, str] = field(default_factory=dict)
 
     @property
     def program(self) -> str | None:
@@ -69,6 +73,11 @@ class _Builder:
     def slice(self, node: dict[str, Any]) -> str:
         start, end = node["Pos"]["Offset"], node["End"]["Offset"]
         return self.source[start:end].decode("utf-8", "replace")
+
+    def stmt_text(self, stmt: dict[str, Any]) -> str:
+        """A statement as written, without the `;` that ends it (shfmt counts it in)."""
+        text = self.slice(stmt).rstrip()
+        return text[:-1].rstrip() if text.endswith(";") and not text.endswith(";;") else text
 
     # --- words ------------------------------------------------------------------------------------
     def word(self, word: dict[str, Any]) -> tuple[str, bool]:
@@ -116,7 +125,11 @@ class _Builder:
             if op == "<<<":
                 self.features.add("herestring")
             target, literal = self.word(redir.get("Word") or {"Parts": []})
-            dest = "null" if target == "/dev/null" else f"file:{target}" if literal else "file:?"
+            if fd in _MARK_FDS or op in (">&", "<&") and target in _MARK_FDS:
+                self.features.add("trace-conflict")  # the line uses the trace's own descriptors
+            # An appended file holds earlier runs' text too: it is not read back as this command's output.
+            kind = "append" if op in (">>", "&>>") else "file"
+            dest = "null" if target == "/dev/null" else f"{kind}:{target}" if literal else f"{kind}:?"
             if op in (">", ">>", ">|") and fd in (None, "1"):
                 where["stdout"] = dest
             elif op in (">", ">>", ">|") and fd == "2":
@@ -147,7 +160,7 @@ class _Builder:
             literal = literal and known
         key_parts = [*assigns, *(self.slice(a) for a in cmd.get("Args") or ())]
         key = _SPACE.sub("", " ".join(key_parts))
-        command = Command(len(self.commands) + 1, words, literal, assigns, self.slice(stmt),
+        command = Command(len(self.commands) + 1, words, literal, assigns, self.stmt_text(stmt),
                           key, self.redirects(stmt))
         self.commands.append(command)
         return command
@@ -156,7 +169,7 @@ class _Builder:
         """`[[ ]]`, `(( ))`, `let`, `declare`/`export`/`local`: commands bash traces as one line."""
         text = self.slice(cmd)
         first = text.split(None, 1)[0] if text.split() else text
-        command = Command(len(self.commands) + 1, [first], True, [], self.slice(stmt),
+        command = Command(len(self.commands) + 1, [first], True, [], self.stmt_text(stmt),
                           _SPACE.sub("", text), self.redirects(stmt))
         self.commands.append(command)
         return command
@@ -170,7 +183,12 @@ def _conflicts_with_trace(words: list[str]) -> bool:
     name, args = words[0], words[1:]
     if name == "set":
         short = any(a[:1] in "-+" and not a.startswith("--") and set(a[1:]) & set("xvT") for a in args)
-        return short or any(a in ("xtrace", "verbose", "functrace") for a in args)
+        # `set` alone lists every variable and function, the trace's own among them
+        return not args or short or any(a in ("xtrace", "verbose", "functrace") for a in args)
+    if name in ("declare", "typeset"):  # listings that would show the trace's function and variable
+        return all(a.startswith(("-", "+")) for a in args)
+    if name == "compgen":
+        return True
     if name == "trap":
         return any(a in ("DEBUG", "RETURN") for a in args) or not args or args[0] in ("-p", "-l")
     if name == "shopt":
@@ -274,7 +292,7 @@ def _unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
         if command is not None:
             if part.get("_stderr_piped"):
                 command.redirects.setdefault("stderr", "stdout")
-            if _conflicts_with_trace(command.words):
+            if _conflicts_with_trace(command.words if kind in _SIMPLE else command.text.split()):
                 b.features.add("trace-conflict")
             if command.words and command.words[0] in ("eval", "source", "."):
                 b.features.add("eval")
@@ -282,14 +300,14 @@ def _unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
         stages.append(command)
     if not any(stages):
         b.traced.append(("", index, -2))
-    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.slice(stmt)))
+    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
 
 
 def _untraced_unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
     """A statement that runs in a subshell: no mark names it, but the next mark's status is its own."""
     index = len(b.units)
     b.traced.append(("", index, -2))
-    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.slice(stmt)))
+    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
 
 
 def _has_heredoc(b: _Builder, node: Any) -> None:

@@ -30,6 +30,7 @@ from agentwrap.runner.shims import ShimDir
 from agentwrap.runner.spawn import resolve_program
 from agentwrap.shell import grammar, model, script, verdict
 from agentwrap.shell.segments import TraceSink
+from agentwrap.shell.trace import Execution
 
 SHELLS = ("bash", "sh")
 
@@ -83,8 +84,10 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     warnings += notes
     traced = plan is not None and traceable and "trace-conflict" not in plan.features
     if plan is not None and not traced:
-        why = "the line changes shell tracing itself (set -x, a DEBUG trap)" if traceable else (
-            f"{shell} is not bash and has no trace")
+        why = f"{shell} is not bash and has no trace"
+        if traceable:
+            why = ("the line changes or shows what the trace is made of (set -x, a DEBUG trap, a listing of "
+                   "functions or variables, descriptors 249-250)")
         warnings.append({"code": "SHELL_NOT_TRACED", "message": f"{why}: the line ran unchanged; only a line "
                          "of one command or pipeline is read by that command's adapter"})
     # A line ending in a backslash would join the trailer to its last word.
@@ -107,7 +110,8 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         run_argv = argv
         nonce = ""
         if instrumented and plan is not None:
-            built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced)
+            built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
+                                 terminals=not opts.no_pty)
             nonce = built.nonce
             startup = shim_root / "bash_env"
             startup.write_text(built.startup)
@@ -158,12 +162,15 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
     if plan is None:
         return None, extra
     segments: dict[int, Pipeline] = {}
-    executions: list[Any] = []
+    executions: list[Execution] = []
     if isinstance(sink, TraceSink):
         executions = sink.finish(result.returncode)
-        for unit, (_, seg) in sink.segments.items():
+        for index, (_, seg) in sink.segments.items():
             seg.finish()
-            segments[unit] = seg
+            segments[index] = seg
+        silent = Pipeline(max_inline_bytes=pipeline.max_inline_bytes, store=None, secrets=[])
+        for execution in executions:  # a unit that printed nothing is read as printing nothing
+            segments.setdefault(execution.unit, silent)
         if sink.ended is None and result.returncode is not None and not executions:
             warnings.append({"code": "SHELL_NOT_TRACED", "message": "no trace came back from the shell; "
                              "the output was read with the generic adapter"})
@@ -173,11 +180,25 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
                               result.duration_ms)
     if decision is None:
         return None, extra
-    if decision.hidden:
-        stage = decision.command.text if decision.command else decision.unit.text
-        warnings.append({"code": "PIPE_HID_FAILURE", "message": f"stage {decision.stage + 1} of "
-                         f"{len(decision.unit.stages)} (`{stage}`) exited {decision.status}; the line's own "
-                         "status did not say so, because a pipeline's status is its last stage's"})
+    warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
                            no_adapter=opts.no_adapter), extra
+
+
+def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:
+    """Failures bash's own status does not show: a pipeline stage's, and an earlier command's in `a; b`."""
+    notes = []
+    if decision.hidden:
+        stage = decision.command.text if decision.command else decision.unit.text
+        notes.append({"code": "PIPE_HID_FAILURE", "message": f"stage {decision.stage + 1} of "
+                      f"{len(decision.unit.stages)} (`{stage}`) exited {decision.status}; the line's own "
+                      "status did not say so, because a pipeline's status is its last stage's"})
+    for earlier in executions:
+        if earlier is decision.execution:
+            break
+        unit = plan.units[earlier.unit] if 0 <= earlier.unit < len(plan.units) else None
+        if unit is not None and not unit.tested and not earlier.header and earlier.status not in (0, None):
+            notes.append({"code": "SHELL_EARLIER_FAILURE", "message": f"`{unit.text[:200]}` exited "
+                          f"{earlier.status}; the line went on, and its status is a later command's"})
+    return notes

@@ -10,8 +10,9 @@ without it. The marks go to the terminal, never into a pipe: what a pipe's right
 it would receive anyway. One line is appended after the caller's: it hands the final status and
 `PIPESTATUS` to a mark and exits with that status.
 
-A mark: ESC ] 7799 ; NONCE ; SEQ ; STATUS ; PIPESTATUS ; LEN:PWD ; LEN:COMMAND BEL, with byte lengths
-(so a path or a command holding BEL or ESC cannot end it early); the nonce is new for every run.
+A mark: ESC ] 7799 ; NONCE ; SEQ ; STATUS ; PIPESTATUS ; PWD NUL COMMAND NUL BEL. A shell string can
+hold any byte but NUL, so a path or a command holding BEL or ESC cannot end it early; the nonce is new
+for every run.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from typing import NamedTuple
 
 MARK_OSC = b"\x1b]7799;"
 END_PREFIX = "__aw_end_"  # the trailer's function: its own mark is the end of the line
+# The terminals' copies: far above what lines use (`exec 3>f`) and what bash allocates for `{var}>f`
+# (the lowest free from 10). A line that names one of them runs untraced (shell.model).
+MARK_FDS = (249, 250)
 
 
 class Script(NamedTuple):
@@ -34,26 +38,30 @@ def new_nonce() -> str:
     return secrets.token_hex(6)
 
 
-def build(line: str, *, user_bash_env: str | None, traced: bool, nonce: str | None = None) -> Script:
+def build(line: str, *, user_bash_env: str | None, traced: bool, terminals: bool = True,
+          nonce: str | None = None) -> Script:
     """The startup file and `-c` string for `line`. `traced` False: only the trailer (the line changes
-    shell tracing itself), so the last pipeline's statuses are still known."""
+    shell tracing itself), so the last pipeline's statuses are still known. `terminals`: the streams
+    are terminals, so a mark is written only while its descriptor still is one (never into a file)."""
     n = nonce or new_nonce()
+    out_fd, err_fd = MARK_FDS
+    guard = f"  [ -t {out_fd} ] && [ -t {err_fd} ] || return 0\n" if terminals else ""
     restore = (f"export BASH_ENV={shlex.quote(user_bash_env)}\n. \"$BASH_ENV\"\n" if user_bash_env
                else "unset BASH_ENV\n")
+    fields = f'"$__aw_seq_{n}" "$1" "$2" "$PWD" "$3"'
+    fmt = f"'\\033]7799;{n};%s;%s;%s;%s\\0%s\\0\\a'"
     mark = (
         f"__aw_mark_{n}() {{\n"
-        "  local LC_ALL=C __aw_s=$1 __aw_p=$2 __aw_c=$3\n"  # LC_ALL=C: ${#x} counts bytes
+        f"{guard}"
         f"  __aw_seq_{n}=$((__aw_seq_{n} + 1))\n"
-        f"  printf '\\033]7799;{n};%s;%s;%s;%s:%s;%s:%s\\a' \"$__aw_seq_{n}\" \"$__aw_s\" \"$__aw_p\" "
-        "\"${#PWD}\" \"$PWD\" \"${#__aw_c}\" \"$__aw_c\" >&\"$__aw_o_" + n + "\" 2>/dev/null || :\n"
-        f"  printf '\\033]7799;{n};%s;%s;%s;%s:%s;%s:%s\\a' \"$__aw_seq_{n}\" \"$__aw_s\" \"$__aw_p\" "
-        "\"${#PWD}\" \"$PWD\" \"${#__aw_c}\" \"$__aw_c\" >&\"$__aw_e_" + n + "\" 2>/dev/null || :\n"
+        f"  printf {fmt} {fields} >&{out_fd} 2>/dev/null || :\n"
+        f"  printf {fmt} {fields} >&{err_fd} 2>/dev/null || :\n"
         "  return 0\n"
         "}\n"
     )
     startup = (
         f"{restore}"
-        f"exec {{__aw_o_{n}}}>&1 {{__aw_e_{n}}}>&2\n"
+        f"exec {out_fd}>&1 {err_fd}>&2\n"
         f"__aw_seq_{n}=0\n"
         f"{mark}"
         f"{END_PREFIX}{n}() {{ __aw_mark_{n} \"$1\" \"$2\" {END_PREFIX}{n}; exit \"$1\"; }}\n"

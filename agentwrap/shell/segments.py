@@ -72,8 +72,12 @@ class TraceSink:
             return
         self.pipeline.output(stream, data)
         split = self.splits[stream]
+        run = split.runs.get(split.unit, 0)
         seg = self.segments.get(split.unit)
-        if seg is not None and seg[0] == split.runs.get(split.unit, 0):
+        if seg is None or seg[0] < run:  # made on the first output: a loop of silent commands costs nothing
+            seg = (run, Pipeline(max_inline_bytes=self.pipeline.max_inline_bytes, store=None, secrets=self.secrets))
+            self.segments[split.unit] = seg
+        if seg[0] == run:  # else the other stream already moved on to a later run of the unit: stale
             seg[1].output(stream, data)
 
     def _on_mark(self, stream: str, mark: Mark) -> None:
@@ -91,9 +95,9 @@ class TraceSink:
         runs = split.runs.get(unit, 0) + 1
         split.runs[unit] = runs
         split.unit = unit
-        if self.segments.get(unit, (0, None))[0] < runs:
-            self.segments[unit] = (runs, Pipeline(max_inline_bytes=self.pipeline.max_inline_bytes, store=None,
-                                                  secrets=self.secrets))
+        seg = self.segments.get(unit)
+        if seg is not None and seg[0] < runs:
+            del self.segments[unit]  # an earlier run's output: this run may print nothing
 
     def finish(self, exit_code: int | None) -> list[Execution]:
         """The executions, as the stdout stream's marks tell them; flushes what was held back."""

@@ -32,16 +32,6 @@ def _field(buf: bytes, pos: int, end: bytes) -> tuple[bytes, int] | None:
     return None if stop < 0 else (buf[pos:stop], stop + 1)
 
 
-def _sized(buf: bytes, pos: int) -> tuple[bytes, int] | None:
-    colon = buf.find(b":", pos, pos + 12)
-    if colon < 0:
-        return None
-    size = int(buf[pos:colon]) if buf[pos:colon].isdigit() else -1
-    if size < 0 or colon + 1 + size >= len(buf):
-        return None
-    return buf[colon + 1:colon + 1 + size], colon + 2 + size  # past the value and its ';' or BEL
-
-
 def parse_mark(buf: bytes, start: int, prefix: bytes) -> tuple[Mark | None, int]:
     """(mark, end) for the mark at `start`; (None, -1) while it is incomplete; (None, 0) when it is not one."""
     pos = start + len(prefix)
@@ -53,12 +43,15 @@ def parse_mark(buf: bytes, start: int, prefix: bytes) -> tuple[Mark | None, int]
         parts.append(got[0])
         pos = got[1]
     sized: list[bytes] = []
-    for _ in range(2):
-        got = _sized(buf, pos)
+    for _ in range(2):  # PWD and the command: any bytes but NUL
+        got = _field(buf, pos, b"\0")
         if got is None:
             return (None, -1) if len(buf) - start < MAX_MARK else (None, 0)
         sized.append(got[0])
         pos = got[1]
+    if buf[pos:pos + 1] != b"\a":
+        return (None, -1) if pos >= len(buf) else (None, 0)
+    pos += 1
     try:
         seq, status = int(parts[0]), int(parts[1])
         pipestatus = tuple(int(p) for p in parts[2].split())

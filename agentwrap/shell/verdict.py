@@ -74,12 +74,13 @@ def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pi
               whole: Pipeline, streams: dict[str, StreamResult], command: Command | None, cwd: str,
               duration_ms: int) -> CapturedRun:
     source = segment if segment is not None else whole
+    own = source.finish()  # the command's own streams (the whole run's when it has no part of its own)
     out, out_done = source.analysis_text("stdout")
     err, err_done = source.analysis_text("stderr")
     out, err = _followed(out, command, "stdout", cwd), _followed(err, command, "stderr", cwd)
     signal = status - 128 if status is not None and status > 128 and status != SIGPIPE_STATUS else None
     code = None if signal is not None else status
-    return CapturedRun(tuple(argv), argv[0], code, signal, streams["stdout"], streams["stderr"], duration_ms,
+    return CapturedRun(tuple(argv), argv[0], code, signal, own["stdout"], own["stderr"], duration_ms,
                        out, err, out_done and err_done, adapter.subcommand(argv), cwd)
 
 
