@@ -374,3 +374,31 @@ def test_a_users_matcher_finds_lines_no_trigger_word_marks(tmp_path):
     found = jsonl(["--matcher", str(matcher), str(log)])
     assert [(p["location"], p["detail"], p["severity"]) for p in found] == [
         ({"file": "src/a.py", "line": 12}, "tidy this", "warning")]
+
+
+CLANG = shutil.which("clang")
+RUN_CLANG_TIDY = shutil.which("run-clang-tidy")
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not installed")
+def test_real_clang_source_ranges_are_read_as_the_location(tmp_path):
+    (tmp_path / "a.c").write_text("int f(unsigned a, int b) {\n  if (a < b) return 1;\n  return 0;\n}\n")
+    printed = subprocess.run([CLANG, "-Wall", "-Wextra", "-fdiagnostics-print-source-range-info",
+                              "-fcolor-diagnostics", "-c", "a.c", "-o", os.devnull], cwd=tmp_path,
+                             capture_output=True, text=True).stderr
+    assert ":{2:" in printed  # clang printed the ranges
+    found = jsonl(["-"], input=printed.encode())
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"], p["severity"]) for p in found] == [
+        ("a.c", 2, 9, "warning")]
+
+
+@pytest.mark.skipif(RUN_CLANG_TIDY is None, reason="clang-tidy not installed")
+def test_run_clang_tidys_coloured_report_is_read(tmp_path):
+    (tmp_path / "t.c").write_text("int main(void) {\n  int x = 3.5;\n  return x;\n}\n")
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(tmp_path), "command": "clang -c t.c", "file": "t.c"}]))
+    done = subprocess.run([RUN_CLANG_TIDY, "-checks=-*,bugprone-*", "-p", "."], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    found = jsonl(["-"], input=done.stdout.encode())
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
+        ("t.c", 2, 11)]
