@@ -402,3 +402,13 @@ def test_run_clang_tidys_coloured_report_is_read(tmp_path):
     found = jsonl(["-"], input=done.stdout.encode())
     assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
         ("t.c", 2, 11)]
+
+
+@needs_gcc
+def test_a_path_with_a_colon_is_one_path(tmp_path):
+    """gcc compiling `v1:2/a.c` (a directory with a colon, as tools that version folders make)."""
+    (tmp_path / "v1:2").mkdir()
+    printed = gcc_output(tmp_path, name="v1:2/a.c")
+    assert "v1:2/a.c:1:" in printed
+    found = jsonl(["-"], input=printed.encode())
+    assert [(p["location"]["file"], p["location"]["line"]) for p in found] == [("v1:2/a.c", 1)]
