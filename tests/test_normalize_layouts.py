@@ -83,11 +83,12 @@ def test_a_bad_matcher_file_is_a_usage_problem(tmp_path, content, needle):
 
 
 def gh_layout(job: str, steps: dict[str, str]) -> str:
-    """`gh run view --log-failed`: each GitHub log line behind the job and step columns."""
+    """`gh run view --log-failed`: each GitHub log line behind the job and step columns (a step's first
+    line keeps the byte-order mark its log file starts with)."""
     out = []
     for step, body in steps.items():
-        for line in github_lines(f"##[group]Run {step}\n{body}##[endgroup]\n"):
-            out.append(f"{job}\t{step}\t{line}")
+        for i, line in enumerate(github_lines(f"##[group]Run {step}\n{body}##[endgroup]\n")):
+            out.append(f"{job}\t{step}\t{'' if i else chr(0xFEFF)}{line}")
     return "\n".join(out) + "\n"
 
 
