@@ -23,8 +23,8 @@ _ISO = rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # Timestamp prefixes, after a newline: GitHub Actions and Azure (ISO + space; GitLab adds a stream id
 # `00O`/`01E` and a `+` for continued lines), Buildkite (`ESC _bk;t=MILLIS BEL`), Jenkins timestamper
 # ([ISO] or [HH:MM:SS]), plain HH:MM:SS.
-_PREFIX = re.compile(rb"\n(?:\xef\xbb\xbf)?(?:\x1b_bk;t=\d+\x07|" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?|\[" + _ISO + rb"\][ \t]?"
-                     rb"|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
+_PREFIX = re.compile(rb"\n(?:\xef\xbb\xbf)?(?:\x1b_bk;t=\d+\x07|" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?"
+                     rb"|\[" + _ISO + rb"\][ \t]?|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
 _GROUP = re.compile(rb"\n(?:##\[group\]|::group::)([^\n]*)")
 _ENDGROUP = re.compile(rb"\n(?:##\[endgroup\]|::endgroup::)[^\n]*")
 _AZURE_START = re.compile(rb"\n##\[section\]Starting: ([^\n]*)")
