@@ -1,7 +1,7 @@
 """Where in a log the diagnostics can be: lines with a trigger, with a few lines of context around them.
 
 Most of a build log is progress nobody needs read twice. Triggers are lower-case literals (searched one
-at a time at memchr speed on an ASCII-lowered copy) and one regex of location shapes (`:12:`, `(3,5)`,
+at a time at memchr speed on an ASCII-lowered copy) and regexes of location shapes (`:12:`, `(3,5)`,
 `[12,`, `line 7`); the adapters and matchers then read only the regions around them, never the rest.
 A trigger list that misses a tool's lines loses them, so it is wide: the failure words of the adapters'
 signatures and of the generic rules, and the shapes every matcher's location has (a pytest node id, a
