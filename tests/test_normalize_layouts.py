@@ -413,3 +413,16 @@ def test_a_path_with_a_colon_is_one_path(tmp_path):
     assert "v1:2/a.c:1:" in printed
     found = jsonl(["-"], input=printed.encode())
     assert [(p["location"]["file"], p["location"]["line"]) for p in found] == [("v1:2/a.c", 1)]
+
+
+@needs_gcc
+def test_a_vs_code_task_matcher_with_one_location_group_reads_real_gcc_output(tmp_path):
+    """VS Code's form (a single matcher object, `location` = `line:column`), written here for gcc."""
+    matcher = tmp_path / "tasks-matcher.json"
+    matcher.write_text(json.dumps({"problemMatcher": {
+        "owner": "cpp", "fileLocation": ["relative", "${workspaceFolder}"],
+        "pattern": {"regexp": r"^(.*?):(\d+:\d+):\s+(warning|error):\s+(.*)$",
+                    "file": 1, "location": 2, "severity": 3, "message": 4}}}))
+    found = jsonl(["--matcher", str(matcher), "-"], input=gcc_output(tmp_path).encode())
+    assert [(p["location"], p["severity"]) for p in found if p["tool"] == "cpp"] == [
+        ({"file": "a.c", "line": 1, "column": 19}, "warning")]
