@@ -6,11 +6,11 @@ line it matches is one more diagnostic, with the values the earlier lines gave).
 numbers (`"file": 1`, GitHub's form) or the regex's named groups (`(?P<file>...)`, the TOML form).
 
 agentwrap's extensions, all optional: `severity` names a default per matcher; `column_base = 0` for a
-tool that counts columns from 0 (pylint); `caret_lines = N` reads
-the column from a caret line (`   ^`) within N lines of a match that had none (scalac, javac);
-`caret_prefix` is a regex removed from those lines first (sbt's `[error] `). JavaScript's `(?<name>`
-becomes Python's `(?P<name>`. VS Code's form is read too: one `location` group (`3`, `3,5`, `3,5,3,9`)
-instead of `line` and `column`, and a single matcher object instead of a list. Matchers never see colour or CI decorations: those are removed first.
+tool that counts columns from 0 (pylint); `caret_lines = N` reads the column from a caret line (`   ^`)
+within N lines of a match that had none (scalac, javac); `caret_prefix` is a regex removed from those
+lines first (sbt's `[error] `). JavaScript's `(?<name>` becomes Python's `(?P<name>`. VS Code's form is
+read too: one `location` group (`3`, `3,5`, `3,5,3,9`) instead of `line` and `column`, and a single
+matcher object instead of a list. Matchers never see colour or CI decorations: those are removed first.
 """
 
 from __future__ import annotations
