@@ -67,8 +67,10 @@ def github(name: str, text: str) -> str:
 
 
 def gh(name: str, text: str) -> str:
-    """`gh run view --log`: each line of the GitHub log behind its job and step columns."""
-    return "".join(f"lint\tRun {name}\t{line}\n" for line in github(name, text).splitlines())
+    """`gh run view --log`: each line of the GitHub log behind its job and step columns (the step's first
+    line keeps the byte-order mark its log file starts with)."""
+    lines = github(name, text).splitlines()
+    return "".join(f"lint\tRun {name}\t{chr(0xFEFF) if i == 0 else ''}{line}\n" for i, line in enumerate(lines))
 
 
 def found(log: str, keys: set[Key]) -> set[Key]:

@@ -83,11 +83,12 @@ def test_a_bad_matcher_file_is_a_usage_problem(tmp_path, content, needle):
 
 
 def gh_layout(job: str, steps: dict[str, str]) -> str:
-    """`gh run view --log-failed`: each GitHub log line behind the job and step columns."""
+    """`gh run view --log-failed`: each GitHub log line behind the job and step columns (a step's first
+    line keeps the byte-order mark its log file starts with)."""
     out = []
     for step, body in steps.items():
-        for line in github_lines(f"##[group]Run {step}\n{body}##[endgroup]\n"):
-            out.append(f"{job}\t{step}\t{line}")
+        for i, line in enumerate(github_lines(f"##[group]Run {step}\n{body}##[endgroup]\n")):
+            out.append(f"{job}\t{step}\t{'' if i else chr(0xFEFF)}{line}")
     return "\n".join(out) + "\n"
 
 
@@ -374,3 +375,54 @@ def test_a_users_matcher_finds_lines_no_trigger_word_marks(tmp_path):
     found = jsonl(["--matcher", str(matcher), str(log)])
     assert [(p["location"], p["detail"], p["severity"]) for p in found] == [
         ({"file": "src/a.py", "line": 12}, "tidy this", "warning")]
+
+
+CLANG = shutil.which("clang")
+RUN_CLANG_TIDY = shutil.which("run-clang-tidy")
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not installed")
+def test_real_clang_source_ranges_are_read_as_the_location(tmp_path):
+    (tmp_path / "a.c").write_text("int f(unsigned a, int b) {\n  if (a < b) return 1;\n  return 0;\n}\n")
+    printed = subprocess.run([CLANG, "-Wall", "-Wextra", "-fdiagnostics-print-source-range-info",
+                              "-fcolor-diagnostics", "-c", "a.c", "-o", os.devnull], cwd=tmp_path,
+                             capture_output=True, text=True).stderr
+    assert ":{2:" in printed  # clang printed the ranges
+    found = jsonl(["-"], input=printed.encode())
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"], p["severity"]) for p in found] == [
+        ("a.c", 2, 9, "warning")]
+
+
+@pytest.mark.skipif(RUN_CLANG_TIDY is None, reason="clang-tidy not installed")
+def test_run_clang_tidys_coloured_report_is_read(tmp_path):
+    (tmp_path / "t.c").write_text("int main(void) {\n  int x = 3.5;\n  return x;\n}\n")
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(tmp_path), "command": "clang -c t.c", "file": "t.c"}]))
+    done = subprocess.run([RUN_CLANG_TIDY, "-checks=-*,bugprone-*", "-p", "."], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    found = jsonl(["-"], input=done.stdout.encode())
+    assert [(p["location"]["file"], p["location"]["line"], p["location"]["column"]) for p in found] == [
+        ("t.c", 2, 11)]
+
+
+@needs_gcc
+def test_a_path_with_a_colon_is_one_path(tmp_path):
+    """gcc compiling `v1:2/a.c` (a directory with a colon, as tools that version folders make)."""
+    (tmp_path / "v1:2").mkdir()
+    printed = gcc_output(tmp_path, name="v1:2/a.c")
+    assert "v1:2/a.c:1:" in printed
+    found = jsonl(["-"], input=printed.encode())
+    assert [(p["location"]["file"], p["location"]["line"]) for p in found] == [("v1:2/a.c", 1)]
+
+
+@needs_gcc
+def test_a_vs_code_task_matcher_with_one_location_group_reads_real_gcc_output(tmp_path):
+    """VS Code's form (a single matcher object, `location` = `line:column`), written here for gcc."""
+    matcher = tmp_path / "tasks-matcher.json"
+    matcher.write_text(json.dumps({"problemMatcher": {
+        "owner": "cpp", "fileLocation": ["relative", "${workspaceFolder}"],
+        "pattern": {"regexp": r"^(.*?):(\d+:\d+):\s+(warning|error):\s+(.*)$",
+                    "file": 1, "location": 2, "severity": 3, "message": 4}}}))
+    found = jsonl(["--matcher", str(matcher), "-"], input=gcc_output(tmp_path).encode())
+    assert [(p["location"], p["severity"]) for p in found if p["tool"] == "cpp"] == [
+        ({"file": "a.c", "line": 1, "column": 19}, "warning")]

@@ -89,7 +89,8 @@ class _Streamer:
 def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser = Parser(prog="agentwrap normalize", description="Turn a saved build or CI log into diagnostics.")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="the log (default: standard input)")
-    parser.add_argument("--adapter", default="auto", help="read the whole log with this adapter (default: detect)")
+    parser.add_argument("--adapter", default="auto",
+                        help="read the whole log with this adapter or diagnostic format (default: detect)")
     parser.add_argument("--format", choices=FORMATS, default=None, help="output (default: the global format)")
     parser.add_argument("--root", default=None, help="repository root: paths are made relative to it")
     parser.add_argument("--exit-code", type=int, default=None, help="the exit code of the step that wrote the log")

@@ -23,8 +23,8 @@ _ISO = rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # Timestamp prefixes, after a newline: GitHub Actions and Azure (ISO + space; GitLab adds a stream id
 # `00O`/`01E` and a `+` for continued lines), Buildkite (`ESC _bk;t=MILLIS BEL`), Jenkins timestamper
 # ([ISO] or [HH:MM:SS]), plain HH:MM:SS.
-_PREFIX = re.compile(rb"\n(?:\x1b_bk;t=\d+\x07|" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?|\[" + _ISO + rb"\][ \t]?"
-                     rb"|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
+_PREFIX = re.compile(rb"\n(?:\xef\xbb\xbf)?(?:\x1b_bk;t=\d+\x07|" + _ISO + rb"[ \t](?:\d\d[OE]\+? ?)?"
+                     rb"|\[" + _ISO + rb"\][ \t]?|\[\d\d:\d\d:\d\d(?:\.\d+)?\][ \t]?|\d\d:\d\d:\d\d(?:\.\d{3})?[ \t])")
 _GROUP = re.compile(rb"\n(?:##\[group\]|::group::)([^\n]*)")
 _ENDGROUP = re.compile(rb"\n(?:##\[endgroup\]|::endgroup::)[^\n]*")
 _AZURE_START = re.compile(rb"\n##\[section\]Starting: ([^\n]*)")
@@ -43,7 +43,8 @@ _COMMAND = re.compile(rb"\n(?:##\[(?:error|warning|notice|debug|command|section)
 _OTHER_COMMAND = re.compile(rb"\n::(?:add-mask|set-output|save-state|stop-commands|add-matcher|remove-matcher|echo|"
                             rb"add-path|set-env)[^\n]*")
 # `gh run view --log`: JOB<TAB>STEP<TAB>2024-01-01T00:00:00.0000000Z text
-_GH = re.compile(rb"([^\t\n]*)\t([^\t\n]*)\t(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
+# (each step's first line carries the BOM its log file starts with)
+_GH = re.compile(rb"([^\t\n]*)\t([^\t\n]*)\t(?:\xef\xbb\xbf)?(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
 
 
 def _step(name: bytes) -> bytes:
@@ -55,7 +56,7 @@ class Undecorator:
     the text's characters), keeping the `gh` layout's step across chunks."""
 
     def __init__(self) -> None:
-        self._gh_step: bytes | None = None  # the JOB<TAB>STEP<TAB> prefix being read, in the gh layout
+        self._gh_step: bytes | None = None  # the JOB<TAB>STEP being read, in the gh layout
         self.gh = False
 
     def feed(self, chunk: bytes) -> bytes:
@@ -76,9 +77,9 @@ class Undecorator:
                 out.append(chunk[pos:end])
                 pos = end
                 continue
-            prefix = m.group(0)
-            if prefix != self._gh_step:
-                self._gh_step = prefix
+            prefix, step = m.group(0), m.group(1) + b"\t" + m.group(2)
+            if step != self._gh_step:
+                self._gh_step = step
                 out.append(BMARK + b"step " + m.group(1).strip() + b" / " + m.group(2).strip() + b"\n")
             other = re.compile(rb"\n(?!" + re.escape(prefix) + rb")").search(chunk, pos)
             end = other.end() if other else n

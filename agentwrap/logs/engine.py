@@ -66,8 +66,12 @@ def clean(data: bytes) -> bytes:
 
 
 class Normalizer:
+    """Reads one log. `forced`: the adapter that reads every region (no detection, no built-in formats);
+    `extra_formats`: the user's matchers, tried first and never left to an adapter; `on_problem` is
+    called with each problem as it is kept (the streaming formats write it at once)."""
+
     def __init__(self, *, forced: str | None, max_problems: int, extra_formats: list[formats.Format] | None = None,
-                 on_problem: Callable[[Problem], None] | None = None, use_builtin_formats: bool = True) -> None:
+                 on_problem: Callable[[Problem], None] | None = None) -> None:
         self.forced = forced
         self.max_problems = max_problems
         self.result = LogResult()
@@ -75,15 +79,13 @@ class Normalizer:
         self._seen: set[tuple[Any, ...]] = set()
         self._adapters: dict[str, Adapter | None] = {}
         self._known = set(INDEX.values())
-        self._formats = [*(extra_formats or []), *(formats.builtin() if use_builtin_formats and not forced else [])]
-        self._matchers = [m for f in self._formats for m in f.matchers]
+        asked = [(f, m) for f in extra_formats or [] for m in f.matchers]
+        builtin = [(f, m) for f in (formats.builtin() if not forced else []) for m in f.matchers]
+        self._matchers = [m for _, m in asked + builtin]
         # per matcher: (tool, default severity, asked for: never left to the tool's adapter)
-        asked = len([m for f in extra_formats or [] for m in f.matchers])
-        self._tool_of = [(f.name, m.severity, i < asked) for i, (f, m) in
-                         enumerate((f, m) for f in self._formats for m in f.matchers)]
+        self._tool_of = [(f.name, m.severity, i < len(asked)) for i, (f, m) in enumerate(asked + builtin)]
         # a user's matcher may look for lines no trigger word marks: its first pattern is a trigger too
-        self._triggers = regions.triggers([m.patterns[0].regex.pattern for f in extra_formats or []
-                                           for m in f.matchers])
+        self._triggers = regions.triggers([m.patterns[0].regex.pattern for _, m in asked])
         self._undecorator = ci.Undecorator()
         self._dirs = Directories()
         self._step = ""

@@ -36,6 +36,7 @@ class Format:
     matches: tuple[str, ...]
     matchers: tuple[Matcher, ...]
     source: str
+    purpose: str = ""
 
 
 def load_toml(path: Path) -> Format:
@@ -55,7 +56,7 @@ def load_toml(path: Path) -> Format:
     if not isinstance(raw, list) or not raw:
         raise MatcherError(f"{path}: at least one [[matchers]] is required")
     matchers = tuple(matcher(m, f"{path}: matchers[{i}]", name) for i, m in enumerate(raw))
-    return Format(name, tuple(data.get("matches", [name])), matchers, str(path))
+    return Format(name, tuple(data.get("matches", [name])), matchers, str(path), str(data.get("purpose", "")))
 
 
 def load_matcher_file(path: Path) -> Format:
@@ -164,12 +165,26 @@ def adapter_for(program: str) -> Any:
         return None
     from agentwrap.adapter import BaseAdapter
 
+    fmt = found[0]
+
     class FormatAdapter(BaseAdapter):
         @property
         def name(self) -> str:
-            return found[0].name
+            return fmt.name
 
         def matches(self) -> tuple[str, ...]:
-            return found[0].matches
+            return fmt.matches
+
+        def descriptor(self) -> dict[str, Any]:
+            described = super().descriptor()
+            described.update(name=fmt.name, purpose=fmt.purpose or described["purpose"], matches=list(fmt.matches),
+                             source=fmt.source, use_when=f"Running {', '.join(fmt.matches)}.",
+                             do_not_use_when="The tool can print a machine format (JSON, SARIF, checkstyle) you "
+                             "can read instead.", returns="Each diagnostic the tool prints as a located problem "
+                             f"({_slug(fmt.name)}_DIAGNOSTIC), besides the generic failures.",
+                             limitations="Reads diagnostics only (no parsed data, no effects, no prompts of "
+                             "its own); lines in a shape the format does not list are left as text.")
+            described["problem_codes"] = sorted({f"{_slug(fmt.name)}_DIAGNOSTIC", *described["problem_codes"]})
+            return described
 
     return FormatAdapter()

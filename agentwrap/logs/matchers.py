@@ -6,10 +6,11 @@ line it matches is one more diagnostic, with the values the earlier lines gave).
 numbers (`"file": 1`, GitHub's form) or the regex's named groups (`(?P<file>...)`, the TOML form).
 
 agentwrap's extensions, all optional: `severity` names a default per matcher; `column_base = 0` for a
-tool that counts columns from 0 (pylint); `caret_lines = N` reads
-the column from a caret line (`   ^`) within N lines of a match that had none (scalac, javac);
-`caret_prefix` is a regex removed from those lines first (sbt's `[error] `). JavaScript's `(?<name>`
-becomes Python's `(?P<name>`. Matchers never see colour or CI decorations: those are removed first.
+tool that counts columns from 0 (pylint); `caret_lines = N` reads the column from a caret line (`   ^`)
+within N lines of a match that had none (scalac, javac); `caret_prefix` is a regex removed from those
+lines first (sbt's `[error] `). JavaScript's `(?<name>` becomes Python's `(?P<name>`. VS Code's form is
+read too: one `location` group (`3`, `3,5`, `3,5,3,9`) instead of `line` and `column`, and a single
+matcher object instead of a list. Matchers never see colour or CI decorations: those are removed first.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-PROPERTIES = ("file", "line", "column", "end_line", "end_column", "severity", "code", "message", "from_path")
+PROPERTIES = ("file", "line", "column", "end_line", "end_column", "severity", "code", "message", "from_path",
+              "location")
+_LOCATION = re.compile(r"^\(?(\d+)(?:[,:](\d+)(?:[,:](\d+)[,:](\d+))?)?\)?$")  # VS Code: 3 | 3,5 | 3,5,3,9
 _GITHUB_NAMES = {"fromPath": "from_path", "endLine": "end_line", "endColumn": "end_column"}
 _JS_NAMED = re.compile(r"\(\?<(?=[A-Za-z_])")
 _CARET = re.compile(r"^(\s*)[\^~][\^~ ]*$")
@@ -55,6 +58,11 @@ class Pattern:
                 continue
             if value:
                 out[prop] = value
+        where = _LOCATION.match(out.pop("location", "").strip())
+        if where:  # VS Code's one `location` group: line[,column[,end line,end column]]
+            for key, part in zip(("line", "column", "end_line", "end_column"), where.groups(), strict=True):
+                if part:
+                    out.setdefault(key, part)
         return out
 
 
@@ -132,6 +140,8 @@ def load_json(path: Path) -> list[Matcher]:
     except json.JSONDecodeError as exc:
         raise MatcherError(f"{path}: not valid JSON: {exc}") from None
     items = data.get("problemMatcher") if isinstance(data, dict) else None
+    if isinstance(items, dict):  # a VS Code task's single matcher
+        items = [items]
     if not isinstance(items, list) or not items:
         raise MatcherError(f"{path}: expected {{\"problemMatcher\": [...]}}")
     return [matcher(m, f"{path}: problemMatcher[{i}]") for i, m in enumerate(items)]

