@@ -107,6 +107,8 @@ WARNINGS = {
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",
+    "UNKNOWN_FIELDS": "A name given to --fields matched nothing in this envelope; the fields that exist are "
+                      "shown.",
 }
 
 BY_CODE: dict[str, CodeInfo] = {c.code: c for c in _CODES}

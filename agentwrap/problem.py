@@ -11,6 +11,19 @@ DOCS_URL = "https://github.com/agentwrap/agentwrap/blob/main/docs/problems.md#"
 APPLICABILITY = ("machine_applicable", "maybe_incorrect", "has_placeholders", "unspecified")
 
 
+def slug(code: str, tool: str) -> str:
+    """The one slug rule: GIT_PUSH_REJECTED of tool git -> push-rejected (the type URI already names the
+    tool, so the slug never repeats it)."""
+    prefix = tool.upper().replace("-", "_").replace(".", "_") + "_"
+    return (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
+
+
+def problem_type(tool: str, code: str) -> str:
+    """The stable dispatch key of an adapter's problem: `urn:agentwrap:problem:TOOL:SLUG` (CONTRACT 3).
+    Wrapper-level codes (codes.py) are every tool's and have no TOOL segment: `urn:agentwrap:problem:SLUG`."""
+    return f"{TYPE_PREFIX}{tool}:{slug(code, tool)}"
+
+
 class CodeAction(NamedTuple):
     title: str
     kind: str = "command"  # quickfix | command | edit

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from agentwrap.adapter import CapturedRun, Effects, Presentation
 from agentwrap.lazyre import lazy
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.retry import retry_after_in
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -69,12 +69,6 @@ def rule(code: str, pattern: str, title: str, category: str, status: int, retrya
     """A rule as spec data, positionally: the shorthand Python adapters use for long rule tables."""
     return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
             "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
-
-
-def _slug(code: str, adapter: str) -> str:
-    """GIT_PUSH_REJECTED in the git adapter -> push-rejected (the type URI already names the tool)."""
-    prefix = adapter.upper().replace("-", "_") + "_"
-    return (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -237,7 +231,7 @@ class Spec:
                 if groups.get(key, "").isdigit():
                     location[key] = int(groups[key])
         return Problem(
-            type=f"{TYPE_PREFIX}{self.name}:{_slug(rule.code, self.name)}", title=rule.title,
+            type=problem_type(self.name, rule.code), title=rule.title,
             status=rule.status, detail=detail, code=rule.code, category=rule.category,
             retryable=rule.retryable, safe_to_retry=rule.safe_to_retry, exit_code=run.exit_code,
             retry_after=retry_after, suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentwrap.adapter import CapturedRun
 from agentwrap.adapters import _gcc_parse as gp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DRIVER = (r"(?:cc1(?:plus|obj|objplus)?|collect2|(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)"
@@ -85,7 +85,7 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
 
 def make_problem(code: str, detail: str, run: CapturedRun, **fields: Any) -> Problem:
     title, category, status, retryable, safe = CODES[code]
-    return Problem(type=f"{TYPE_PREFIX}gcc:{code.lower().replace('_', '-')}", title=title, status=status,
+    return Problem(type=problem_type("gcc", code), title=title, status=status,
                    detail=detail, code=code, category=category, retryable=retryable, safe_to_retry=safe,
                    exit_code=run.exit_code, **fields)
 

@@ -9,7 +9,7 @@ from typing import Any
 from agentwrap.adapter import CapturedRun
 from agentwrap.adapters._git_log import diff_data
 from agentwrap.adapters._git_parse import args_after
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 
 _COMMIT = re.compile(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)
 _TOTAL = re.compile(r"^ (?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
@@ -142,7 +142,7 @@ def conflicts(run: CapturedRun) -> list[Problem]:
                + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
                                                                                 else "."))
         found.append(Problem(
-            type=f"{TYPE_PREFIX}git:git-merge-conflict", title="Merge conflict", status=409,
+            type=problem_type("git", "GIT_MERGE_CONFLICT"), title="Merge conflict", status=409,
             detail=f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
                    + (f": {m.group('rest')}" if m.group("rest") else ""),
             code="GIT_MERGE_CONFLICT", category="conflict", retryable=False, safe_to_retry=True,

@@ -9,7 +9,7 @@ import re
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 
 NODE_DOCS = "https://nodejs.org/api/errors.html"
 _FRAME = re.compile(r"^\s+at (?:(?P<func>.+?) \((?P<loc1>[^()]+)\)|(?P<loc2>[^()]+?))(?: \{)?\s*$")
@@ -48,9 +48,7 @@ def make_problem(tool: str, code: str, detail: str, *, title: str, category: str
                  suggested_fix: str | None = None, docs_url: str | None = None,
                  code_actions: tuple[CodeAction, ...] = (), severity: str = "error",
                  extra: dict[str, Any] | None = None) -> Problem:
-    prefix = tool.upper() + "_"  # NPM_PEER_CONFLICT in npm -> urn:agentwrap:problem:npm:peer-conflict, as spec rules
-    slug = (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
-    return Problem(type=f"{TYPE_PREFIX}{tool}:{slug}", title=title, status=status,
+    return Problem(type=problem_type(tool, code), title=title, status=status,
                    detail=detail[:1000], code=code, category=category, retryable=retryable,
                    safe_to_retry=safe_to_retry, exit_code=exit_code, suggested_fix=suggested_fix,
                    docs_url=docs_url, code_actions=code_actions, location=location, severity=severity,

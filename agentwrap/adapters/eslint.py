@@ -13,7 +13,7 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DOCS = "https://eslint.org/docs/latest/"
@@ -198,7 +198,7 @@ def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem
                               command=(eslint, "--fix", m.file), applicability="machine_applicable",
                               is_preferred=True),)
     docs = DOCS + f"rules/{m.rule}" if m.rule and "/" not in m.rule else None
-    return Problem(type=f"{TYPE_PREFIX}eslint:{code.lower().replace('_', '-')}", title=title, status=status,
+    return Problem(type=problem_type("eslint", code), title=title, status=status,
                    detail=m.text[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
                    suggested_fix=fix, docs_url=docs, code_actions=actions, location=location, severity=m.severity,
                    extra={"tool": "eslint", "rule": m.rule})

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _mypy_parse as mp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
@@ -159,7 +159,7 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
         extra["notes"] = d.notes
     if d.context:
         extra["context"] = d.context
-    return Problem(type=f"{TYPE_PREFIX}mypy:{code.lower().replace('_', '-')}", title=title, status=status,
+    return Problem(type=problem_type("mypy", code), title=title, status=status,
                    detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
                    suggested_fix=fix, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)

@@ -14,8 +14,7 @@ from typing import Any
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _pip_parse, _traceback
 from agentwrap.adapters._pip_rules import FACTS, RULES
-from agentwrap.adapters._traceback import slug
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -101,7 +100,7 @@ _HINTS = (("'gcc' failed|command 'cc' failed|gcc: not found|No such file or dire
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, actions: tuple[CodeAction, ...] = (),
              extra: dict[str, Any] | None = None, docs: str | None = None) -> Problem:
     title, category, status, retryable, safe = FACTS[code]
-    return Problem(type=f"{TYPE_PREFIX}pip:{slug(code, 'pip')}", title=title,
+    return Problem(type=problem_type("pip", code), title=title,
                    status=status, detail=detail[:1000], code=code, category=category, retryable=retryable,
                    safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
                    code_actions=actions, extra={"tool": "pip", **(extra or {})})

@@ -11,8 +11,7 @@ from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
 from agentwrap.adapters._python_errors import module_not_found
-from agentwrap.adapters._traceback import slug
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DOCS = "https://docs.pytest.org/en/stable/"
@@ -123,7 +122,7 @@ def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, location: di
              actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
              docs: str | None = None) -> Problem:
     title, category, status, retryable, safe = _FACTS[code]
-    return Problem(type=f"{TYPE_PREFIX}pytest:{slug(code, 'pytest')}",
+    return Problem(type=problem_type("pytest", code),
                    title=title, status=status, detail=detail[:1000], code=code, category=category,
                    retryable=retryable, safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix,
                    docs_url=docs, code_actions=actions, location=location, extra={"tool": "pytest", **(extra or {})})

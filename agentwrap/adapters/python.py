@@ -13,7 +13,7 @@ from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Effects, Interp
 from agentwrap.adapters import _traceback
 from agentwrap.adapters._python_errors import CODES, installer_for, module_not_found
 from agentwrap.lazyre import lazy
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 _UNKNOWN: dict[str, bool] = {}  # a script can do anything: every effect unknown
@@ -159,7 +159,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
         info = module_not_found(f"No module named '{match.group('module')}'", installer_for(run.argv[0]))
         if info is not None:
             found.append(Problem(
-                type=f"{TYPE_PREFIX}python:module-not-found", title=info.title, status=info.status,
+                type=problem_type("python", info.code), title=info.title, status=info.status,
                 detail=f"python -m: No module named {match.group('module')}", code=info.code,
                 category=info.category, retryable=info.retryable, safe_to_retry=True, exit_code=run.exit_code,
                 suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _ruff_parse as rp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DOCS = "https://docs.astral.sh/ruff/"
@@ -100,7 +100,7 @@ def _code(rule: str) -> str:
 def _make(code: str, detail: str, location: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
           actions: tuple[CodeAction, ...] = (), fix: str | None = None) -> Problem:
     title, category, status, default_fix = _DIAG[code]
-    return Problem(type=f"{TYPE_PREFIX}ruff:{code.lower().replace('_', '-')}", title=title, status=status,
+    return Problem(type=problem_type("ruff", code), title=title, status=status,
                    detail=detail[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
                    suggested_fix=fix or default_fix, docs_url=DOCS + "rules/", code_actions=actions,
                    location=location, extra={"tool": "ruff", **(extra or {})})

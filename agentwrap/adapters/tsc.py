@@ -15,7 +15,7 @@ import shlex
 from typing import Any, NamedTuple
 
 from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.problem import CodeAction, Problem, problem_type
 from agentwrap.spec import Spec
 
 DOCS = "https://www.typescriptlang.org/"
@@ -149,7 +149,7 @@ def _problem(d: Diagnostic, code: str) -> Problem:
     extra: dict[str, Any] = {"tool": "tsc", "rule": f"TS{d.num}"}
     if d.notes:
         extra["notes"] = d.notes
-    return Problem(type=f"{TYPE_PREFIX}tsc:{code.lower().replace('_', '-')}", title=title, status=status,
+    return Problem(type=problem_type("tsc", code), title=title, status=status,
                    detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
                    suggested_fix=fix, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)

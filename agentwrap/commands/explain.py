@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from agentwrap import codes, envelope
+from agentwrap import advice, codes, envelope
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.envelope import Outcome
@@ -55,7 +55,7 @@ def _explain_problem(ctx: CommandContext, info: codes.CodeInfo) -> Outcome:
         "exit_code": info.exit_code,
         "retryable": info.retryable,
         "safe_to_retry": info.safe_to_retry,
-        "fixes": list(info.fixes),
+        "fixes": advice.usable(info.fixes),
         "docs_url": DOCS_URL + info.slug,
     }
     summary = f"{info.code}: {info.title} (category {info.category})"
