@@ -8,77 +8,19 @@ Adapters are pure: they read a finished, captured run and return facts. They nev
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentwrap.lazyre import lazy
-from agentwrap.problem import CodeAction, Problem, wrapper_problem
+from agentwrap.problem import wrapper_problem
+from agentwrap.records import CapturedRun as CapturedRun  # re-exported: the old import path
+from agentwrap.records import CodeAction, Problem
+from agentwrap.records import Effects as Effects  # re-exported: the old import path
+from agentwrap.records import Interpretation as Interpretation  # re-exported: the old import path
+from agentwrap.records import Presentation as Presentation  # re-exported: the old import path
 
 if TYPE_CHECKING:
-    from agentwrap.capture import StreamResult
     from agentwrap.spec import Spec
-
-
-class CapturedRun(NamedTuple):
-    argv: tuple[str, ...]
-    program: str
-    exit_code: int | None
-    signal: int | None
-    stdout: StreamResult
-    stderr: StreamResult
-    duration_ms: int = 0
-    stdout_text: str = ""  # cleaned text for analysis: whole, or head and tail when `complete` is False
-    stderr_text: str = ""
-    complete: bool = True
-    subcommand: str | None = None
-    cwd: str | None = None  # where the program ran (None for a replayed fixture or a saved log)
-
-    @property
-    def failed(self) -> bool:
-        return self.signal is not None or self.exit_code not in (0, None)
-
-    def text(self, stream: str = "both") -> str:
-        if stream == "stdout":
-            return self.stdout_text
-        if stream == "stderr":
-            return self.stderr_text
-        return self.stderr_text + ("\n" if self.stderr_text and self.stdout_text else "") + self.stdout_text
-
-
-class Interpretation(NamedTuple):
-    summary: str
-    error: Problem | None = None
-    problems: tuple[Problem, ...] = ()
-    data: Any = None
-    effects: tuple[dict[str, Any], ...] = ()
-    success: bool | None = None  # None: the exit code decides; True/False: the adapter knows better
-
-
-class Effects(NamedTuple):
-    read_only: bool | None = None  # None: unknown
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-    def to_dict(self) -> dict[str, bool | None]:
-        return dict(self._asdict())
-
-
-@dataclass(frozen=True)
-class Presentation:
-    """How a tool's text reads for a model (declared in the spec: `noise`, `parsed_whole`, `layout`,
-    `concise_omit`)."""
-
-    noise: tuple[tuple[re.Pattern[str], str], ...] = ()  # (pattern, stream): lines that carry no fact
-    parsed_whole: bool = False  # `data` holds every fact of stdout: the text stays in the artifact
-    layout: bool = False  # the tool draws for the terminal: rules and padding are not content
-    concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
-    text_says: tuple[str, ...] = ()  # data keys that stdout says too: left out while stdout is shown whole
-
-    def noise_for(self, stream: str) -> list[re.Pattern[str]]:
-        return [pattern for pattern, where in self.noise if where in ("any", stream)]
 
 
 def presentation_of(adapter: Adapter, argv: list[str]) -> Presentation:
@@ -228,18 +170,20 @@ class BaseAdapter:
         fatal_on_success = [p for p in errors if p.extra and p.extra.get("fatal_on_success")]
         if exited_ok and not fatal_on_success:
             summary = self.summarize(run, data)
-            return Interpretation(summary or f"{prog} succeeded", None, tuple(problems), data)
+            return Interpretation(summary=summary or f"{prog} succeeded", problems=tuple(problems), data=data)
         if run.signal is not None and not errors:
-            return Interpretation(f"{prog} was killed by signal {run.signal}", None, tuple(problems), data)
+            return Interpretation(summary=f"{prog} was killed by signal {run.signal}", problems=tuple(problems),
+                                  data=data)
         if errors:
             error = (fatal_on_success or errors)[0]
             several = sum(1 for p in errors if p.location) >= 2  # one error is its own best summary
             counted = self.summarize(run, data) if self.summarize_failures and several and data is not None else None
-            return Interpretation((counted or error.detail)[:300], error, tuple(problems), data, success=False)
+            return Interpretation(summary=(counted or error.detail)[:300], error=error, problems=tuple(problems),
+                                  data=data, success=False)
         reason = last_error_line(run)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)
-        return Interpretation(detail[:300], error, tuple(problems), data, success=False)
+        return Interpretation(summary=detail[:300], error=error, problems=tuple(problems), data=data, success=False)
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

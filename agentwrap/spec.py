@@ -10,9 +10,9 @@ import os
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapter import CapturedRun, Effects, Presentation
 from agentwrap.lazyre import lazy
 from agentwrap.problem import CodeAction, Problem, problem_type
+from agentwrap.records import EFFECT_FIELDS, CapturedRun, Effects, Presentation
 from agentwrap.retry import retry_after_in
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -27,7 +27,7 @@ _TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "
         "parsed_whole", "layout", "concise_omit"}
 _NOISE = {"pattern", "stream", "subcommands"}
 _DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
-_EFFECT_KEYS = set(Effects._fields)
+_EFFECT_KEYS = set(EFFECT_FIELDS)
 _ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
 _PROMPT = {"pattern", "input_kind", "subcommands", "suggested_fix", "code_actions"}
 _RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",

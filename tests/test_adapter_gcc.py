@@ -245,7 +245,8 @@ def test_clang_fixits_equal_clangs_parseable_fixits(tmp_path):
 
 def _run(stderr: str, argv: tuple[str, ...] = ("gcc", "-c", "x.c"), code: int = 1) -> CapturedRun:
     empty = StreamResult("", 0, 0, False, 0, None)
-    return CapturedRun(argv, "/usr/bin/gcc", code, None, empty, empty, 0, "", stderr, True, None)
+    return CapturedRun(argv=argv, program="/usr/bin/gcc", exit_code=code, signal=None, stdout=empty, stderr=empty,
+                       duration_ms=0, stdout_text="", stderr_text=stderr, complete=True, subcommand=None)
 
 
 def test_known_packages_and_ld_variants_without_a_compiler():

@@ -35,7 +35,8 @@ def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Pro
                 category="validation", status=422, retryable=False, safe_to_retry=True, exit_code=exit_code,
                 location=loc, suggested_fix="Fix the code or the test so the assertion holds; re-run just this test "
                                             "with the command in code_actions.",
-                code_actions=(CodeAction(f"Re-run only {thread}", "command", cmd, "machine_applicable", True),),
+                code_actions=(CodeAction(title=f"Re-run only {thread}", command=cmd, applicability="machine_applicable",
+                                         is_preferred=True),),
                 extra={"test": thread}))
         else:
             out.append(make_problem(

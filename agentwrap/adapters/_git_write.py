@@ -129,15 +129,15 @@ def conflicts(run: CapturedRun) -> list[Problem]:
     matches = list(_CONFLICT.finditer(run.text()))
     for n, m in enumerate(matches, 1):
         path = (m.group("file") or m.group("first")).strip()
-        actions = [CodeAction(f"After removing the conflict markers from {path}, mark it resolved",
+        actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
                               command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
         if conclude:
             title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
                      else f"Conclude the {op} once every file is resolved")
-            actions.append(CodeAction(title, command=tuple(conclude), applicability="maybe_incorrect"))
+            actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
         if abort:
-            actions.append(CodeAction(f"Or abandon the {op} and restore the state before it", command=tuple(abort),
-                                      applicability="maybe_incorrect"))
+            actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
+                                      command=tuple(abort), applicability="maybe_incorrect"))
         fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
                + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
                                                                                 else "."))

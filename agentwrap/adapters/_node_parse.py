@@ -227,8 +227,9 @@ def _module_problem(tool: str, module: re.Match[str], message_lines: list[str], 
                         exit_code, location=location, extra=extra, docs_url=NODE_DOCS,
                         suggested_fix=f"Install it with `npm install {pkg}` in the project folder (check the name "
                                       "first: a typo would install a different package), or fix the import.",
-                        code_actions=(CodeAction(f"Install {pkg} from the npm registry", "command",
-                                                 ("npm", "install", pkg), "maybe_incorrect", True),))
+                        code_actions=(CodeAction(title=f"Install {pkg} from the npm registry",
+                                                 command=("npm", "install", pkg), applicability="maybe_incorrect",
+                                                 is_preferred=True),))
     main = not requirers and not importer
     detail = (f"the script {name} does not exist" if main else
               f"module '{name}' not found (imported from {importer or requirers[0]})")

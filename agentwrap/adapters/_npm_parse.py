@@ -166,17 +166,18 @@ def eresolve(run: CapturedRun) -> list[Problem]:
     if peer and found:
         detail = (f"{peer.group('by')} needs peer {peer.group('pkg')}@{peer.group('range')}, but "
                   f"{found.group('pkg')}@{found.group('version')} is in the tree")
-        actions.append(CodeAction(f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}", "command",
-                                  ("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
-                                  "maybe_incorrect", True))
+        actions.append(CodeAction(title=f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}",
+                                  command=("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
+                                  applicability="maybe_incorrect", is_preferred=True))
     elif conflicting:
         detail = f"conflicting peer dependency {conflicting.group('pkg')}@{conflicting.group('version')}"
     else:
         detail = "npm could not resolve the dependency tree (peer dependency conflict)"
     if resolving:
         detail += f" (while resolving {resolving.group(1)})"
-    actions.append(CodeAction("Accept the conflicting peer dependency (may install a broken tree)", "command",
-                              (run.argv[0], *run.argv[1:], "--legacy-peer-deps"), "maybe_incorrect", False))
+    actions.append(CodeAction(title="Accept the conflicting peer dependency (may install a broken tree)",
+                              command=(run.argv[0], *run.argv[1:], "--legacy-peer-deps"),
+                              applicability="maybe_incorrect"))
     return [make_problem(
         "npm", "NPM_PEER_CONFLICT", detail, title="Peer dependency conflict (ERESOLVE)", category="conflict",
         status=409, retryable=False, safe_to_retry=True, exit_code=run.exit_code,
@@ -218,10 +219,11 @@ def missing_script(run: CapturedRun) -> list[Problem]:
         detail += f"; available scripts: {', '.join(available) if available else '(none)'}"
     if suggestions:
         detail += f"; did you mean: {', '.join('npm ' + s for s in suggestions)}"
-    actions = [CodeAction(f"Run `npm {s}` instead", "command", ("npm", *s.split()), "maybe_incorrect", i == 0)
+    actions = [CodeAction(title=f"Run `npm {s}` instead", command=("npm", *s.split()),
+                          applicability="maybe_incorrect", is_preferred=i == 0)
                for i, s in enumerate(suggestions)]
-    actions.append(CodeAction("List the scripts package.json defines", "command", ("npm", "run"),
-                              "machine_applicable", not suggestions))
+    actions.append(CodeAction(title="List the scripts package.json defines", command=("npm", "run"),
+                              applicability="machine_applicable", is_preferred=not suggestions))
     return [make_problem(
         "npm", "NPM_MISSING_SCRIPT", detail, title="No such script in package.json", category="not_found",
         status=404, retryable=False, safe_to_retry=True, exit_code=run.exit_code,

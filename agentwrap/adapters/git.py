@@ -190,7 +190,7 @@ class GitAdapter(BaseAdapter):
         fix, actions = self.prompt_help(argv, file, "editor")
         problem = problem._replace(suggested_fix=fix or problem.suggested_fix, exit_code=run.exit_code,
                                    code_actions=(*actions, *problem.code_actions))
-        return Interpretation(problem.detail[:300], problem, (problem,), None, success=False)
+        return Interpretation(summary=problem.detail[:300], error=problem, problems=(problem,), success=False)
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):

@@ -201,9 +201,9 @@ class MakeAdapter(BaseAdapter):
             data["question_up_to_date"] = run.exit_code == 0
         if question and run.exit_code == 1 and not any(p.severity == "error" for p in base.problems
                                                        if p.code.startswith("MAKE_")):
-            return Interpretation("make -q: the targets are NOT up to date (a build would run recipes)",
-                                  None, tuple(p for p in base.problems if p.code != "COMMAND_FAILED"), data,
-                                  success=True)
+            return Interpretation(summary="make -q: the targets are NOT up to date (a build would run recipes)",
+                                  problems=tuple(p for p in base.problems if p.code != "COMMAND_FAILED"),
+                                  data=data, success=True)
         if base.error is not None or run.failed:
             return base._replace(data=data)
         named = ", ".join(data["targets"]) or "the default target"
