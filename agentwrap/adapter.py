@@ -8,13 +8,13 @@ Adapters are pure: they read a finished, captured run and return facts. They nev
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentwrap.lazyre import lazy
 from agentwrap.problem import wrapper_problem
 from agentwrap.records import CapturedRun as CapturedRun  # re-exported: the old import path
-from agentwrap.records import CodeAction, Problem
+from agentwrap.records import CodeAction, Problem, ProblemCode
 from agentwrap.records import Effects as Effects  # re-exported: the old import path
 from agentwrap.records import Interpretation as Interpretation  # re-exported: the old import path
 from agentwrap.records import Presentation as Presentation  # re-exported: the old import path
@@ -43,6 +43,7 @@ class Adapter(Protocol):
     def interpret(self, run: CapturedRun) -> Interpretation: ...
     def find_problems(self, run: CapturedRun) -> list[Problem]: ...
     def problem_codes(self) -> list[str]: ...
+    def declarations(self) -> list[ProblemCode]: ...
 
 
 _GENERIC: list[Spec] = []
@@ -86,6 +87,15 @@ def last_error_line(run: CapturedRun) -> str | None:
 Parser = Callable[[CapturedRun], Any]
 
 
+def merge_codes(*groups: Iterable[ProblemCode]) -> list[ProblemCode]:
+    """Declarations of several sources as one list, each code once (the first declaration wins)."""
+    seen: dict[str, ProblemCode] = {}
+    for group in groups:
+        for declared in group:
+            seen.setdefault(declared.code, declared)
+    return list(seen.values())
+
+
 class BaseAdapter:
     """Defaults for every adapter, driven by an optional declarative `spec`.
 
@@ -95,6 +105,7 @@ class BaseAdapter:
     """
 
     spec: Spec | None = None
+    codes: tuple[ProblemCode, ...] = ()  # the problem codes the Python of this adapter emits (not its rules')
     parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
     # The summary of a run that failed with several located errors is `summarize`'s counts ("mypy: 2 errors
     # in 2 files"), not the deciding problem's detail again: the error says which one decides.
@@ -133,8 +144,14 @@ class BaseAdapter:
     def presentation(self, argv: list[str]) -> Presentation:
         return self.spec.presentation(self.subcommand(argv)) if self.spec else Presentation()
 
+    def declarations(self) -> list[ProblemCode]:
+        """Every problem code this adapter can emit: its spec's rules, the codes its Python declares
+        (`codes`), and the generic rules any run falls back to. `describe`, `explain` and docs/problems.md
+        read these; tests/test_problem_types.py checks every fixture's problems against them."""
+        return merge_codes(self.spec.declarations() if self.spec else (), self.codes, generic_spec().declarations())
+
     def problem_codes(self) -> list[str]:
-        return sorted({*(self.spec.problem_codes() if self.spec else []), *generic_spec().problem_codes()})
+        return sorted({d.code for d in self.declarations()})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         """Located problems a parser finds (compiler messages, failed tests); override in Python adapters."""

@@ -11,6 +11,7 @@ from typing import Any
 from agentwrap import codes
 from agentwrap.records import CodeAction as CodeAction  # re-exported: the old import path
 from agentwrap.records import Problem as Problem  # re-exported: the old import path
+from agentwrap.records import ProblemCode
 
 TYPE_PREFIX = "urn:agentwrap:problem:"
 DOCS_URL = "https://github.com/agentwrap/agentwrap/blob/main/docs/problems.md#"
@@ -47,3 +48,21 @@ def wrapper_problem(code: str, detail: str, *, exit_code: int | None = None, **o
         docs_url=DOCS_URL + info.slug,
     )
     return base.replace(**overrides) if overrides else base
+
+
+def adapter_problem(tool: str, declared: ProblemCode, detail: str, *, code: str | None = None,
+                    extra: dict[str, Any] | None = None, **fields: Any) -> Problem:
+    """The one factory of an adapter's problems (`agentwrap.sdk.problem`): the facts come from the code's
+    declaration, the `type` URI from `problem_type`, so no adapter writes either by hand. `code` names one
+    member of a declared family (rustc's E0308); `fields` are this occurrence's facts (location, exit_code,
+    code_actions, ...) and may override a declared one (a title that names the occurrence)."""
+    name = code or declared.code
+    if not declared.covers(name):
+        raise ValueError(f"{name} is not the declared code {declared.code}")
+    facts: dict[str, Any] = {
+        "title": declared.title, "status": declared.status, "category": declared.category,
+        "retryable": declared.retryable, "safe_to_retry": declared.safe_to_retry,
+        "suggested_fix": declared.suggested_fix, "docs_url": declared.docs_url, **fields,
+    }
+    return Problem(type=problem_type(tool, name), detail=detail[:1000], code=name,
+                   extra={"tool": tool, **(extra or {})}, **facts)

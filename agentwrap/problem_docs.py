@@ -42,7 +42,37 @@ def render() -> str:
         lines += _wrapper_section(info)
     lines += ["## Warnings", "", "Non-fatal conditions in `warnings` (they never decide a run):", ""]
     lines += [f"- `{code}`: {meaning}" for code, meaning in codes.WARNINGS.items()]
-    return "\n".join(lines) + "\n"
+    lines += ["", *_adapter_sections()]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _cell(text: str | None) -> str:
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def _adapter_sections() -> list[str]:
+    """One table per built-in tool, from the adapters' declarations (catalog.py)."""
+    from agentwrap import catalog
+
+    lines = ["## Adapter codes", "",
+             "Each built-in adapter's declared codes (`agentwrap explain CODE` prints one). Retry facts: "
+             "`r` retryable, `s` safe to retry. A code in *italics* is a family: any code matching its pattern.",
+             ""]
+    by_tool: dict[str, list[catalog.Entry]] = {}
+    for entry in catalog.entries():
+        by_tool.setdefault(entry.tool, []).append(entry)
+    for tool, entries in by_tool.items():
+        lines += [f"### {tool}", "", "| code | type | title | category | status | retry | fix |",
+                  "|---|---|---|---|---|---|---|"]
+        for entry in entries:
+            d = entry.declared
+            code = f"*{d.code}* (`{d.pattern}`)" if d.pattern else f"`{d.code}`"
+            retry = ("r" if d.retryable else "-") + ("s" if d.safe_to_retry else "-")
+            fix = " ".join(advice.usable([d.suggested_fix] if d.suggested_fix else []))
+            lines.append(f"| {code} | `{entry.type.removeprefix('urn:agentwrap:problem:')}` | {_cell(d.title)} | "
+                         f"{d.category} | {d.status} | {retry} | {_cell(fix)} |")
+        lines.append("")
+    return lines
 
 
 if __name__ == "__main__":

@@ -61,13 +61,7 @@ def load_file(path: Path) -> Adapter:
     from agentwrap.spec import Spec, SpecError
 
     if path.suffix == ".toml":
-        import tomllib
-
-        try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise SpecError(f"{path}: not valid TOML: {exc}") from None
-        return BaseAdapter(Spec.from_dict(data, str(path)))
+        return BaseAdapter(Spec.from_toml(path))
     import importlib.util
 
     module_spec = importlib.util.spec_from_file_location(f"agentwrap_user_adapter_{path.stem}", path)

@@ -11,8 +11,8 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.lazyre import lazy
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.records import EFFECT_FIELDS, CapturedRun, Effects, Presentation
+from agentwrap.problem import adapter_problem
+from agentwrap.records import EFFECT_FIELDS, CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode
 from agentwrap.retry import retry_after_in
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -54,6 +54,13 @@ class Rule(NamedTuple):
     detail: str | None = None
     code_actions: tuple[dict[str, Any], ...] = ()
     exit_codes: frozenset[int] | None = None
+
+    def declared(self) -> ProblemCode:
+        """The code this rule emits, as a declaration (its facts are the rule's)."""
+        return ProblemCode(code=self.code, title=self.title, category=self.category, status=self.status,
+                           retryable=self.retryable, safe_to_retry=self.safe_to_retry,
+                           suggested_fix=self.suggested_fix if self.suggested_fix and "{" not in self.suggested_fix
+                           else None, docs_url=self.docs_url)
 
 
 class PromptRule(NamedTuple):
@@ -141,6 +148,18 @@ class Spec:
             check(data, source)
         return cls(data, source)
 
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> Spec:
+        """A validated spec from a TOML file (a user's, a plugin's or a built-in's: the same checks)."""
+        import tomllib
+
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as exc:
+            raise SpecError(f"{path}: not valid TOML: {exc}") from None
+        return cls.from_dict(data, os.fspath(path))
+
     # --- invocation ---------------------------------------------------------------------------
     def subcommand_of(self, argv: list[str]) -> str | None:
         """The first word after global options (`git -C dir --no-pager push` -> push)."""
@@ -189,6 +208,13 @@ class Spec:
         return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit)
 
     # --- outcome ------------------------------------------------------------------------------
+    def declarations(self) -> list[ProblemCode]:
+        """The problem codes this spec's rules emit, each declared by its first rule."""
+        first: dict[str, ProblemCode] = {}
+        for rule in self.rules:
+            first.setdefault(rule.code, rule.declared())
+        return list(first.values())
+
     def problem_codes(self) -> list[str]:
         return sorted({r.code for r in self.rules})
 
@@ -230,14 +256,12 @@ class Spec:
             for key in ("line", "column", "end_line", "end_column"):
                 if groups.get(key, "").isdigit():
                     location[key] = int(groups[key])
-        return Problem(
-            type=problem_type(self.name, rule.code), title=rule.title,
-            status=rule.status, detail=detail, code=rule.code, category=rule.category,
-            retryable=rule.retryable, safe_to_retry=rule.safe_to_retry, exit_code=run.exit_code,
-            retry_after=retry_after, suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,
-            docs_url=rule.docs_url, code_actions=tuple(_actions(rule.code_actions, list(run.argv), values)),
+        return adapter_problem(
+            self.name, rule.declared(), detail, exit_code=run.exit_code, retry_after=retry_after,
+            suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,
+            code_actions=tuple(_actions(rule.code_actions, list(run.argv), values)),
             location=location, severity=rule.severity, matched=line,
-            extra={"tool": self.name, **({"fatal_on_success": True} if rule.on_success else {})})
+            extra={"fatal_on_success": True} if rule.on_success else None)
 
     def describe(self) -> dict[str, Any]:
         return {

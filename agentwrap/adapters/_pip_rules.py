@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentwrap.sdk import ProblemCode
 from agentwrap.spec import rule as _rule
 
 DOCS = "https://pip.pypa.io/en/stable/"
 
 #: code: (title, category, status, retryable, safe_to_retry) for problems built by pip.py's diagnostics.
-FACTS: dict[str, tuple[str, str, int, bool, bool]] = {
-    "PIP_NETWORK_ERROR": ("pip: package index unreachable", "network", 503, True, True),
-    "PIP_NO_MATCHING_DISTRIBUTION": ("pip: no matching distribution", "not_found", 404, False, True),
-    "PIP_DEPENDENCY_CONFLICT": ("pip: dependency conflict (ResolutionImpossible)", "conflict", 409, False, True),
-    "PIP_EXTERNALLY_MANAGED": ("pip: externally managed environment (PEP 668)", "precondition", 412, False, True),
-    "PIP_BUILD_FAILED": ("pip: building a package failed", "dependency", 502, False, True),
-}
+FACTS: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="PIP_NETWORK_ERROR", title="pip: package index unreachable", category="network", status=503,
+                retryable=True),
+    ProblemCode(code="PIP_NO_MATCHING_DISTRIBUTION", title="pip: no matching distribution", category="not_found",
+                status=404),
+    ProblemCode(code="PIP_DEPENDENCY_CONFLICT", title="pip: dependency conflict (ResolutionImpossible)",
+                category="conflict", status=409),
+    ProblemCode(code="PIP_EXTERNALLY_MANAGED", title="pip: externally managed environment (PEP 668)",
+                category="precondition", status=412),
+    ProblemCode(code="PIP_BUILD_FAILED", title="pip: building a package failed", category="dependency", status=502),
+)}
 
 
 

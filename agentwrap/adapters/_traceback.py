@@ -11,7 +11,7 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.adapters._python_errors import classify
-from agentwrap.problem import Problem, problem_type
+from agentwrap.sdk import Problem, problem
 
 _HEADER = re.compile(r"^(?P<lead>[ \t]*)(?P<mark>[+|][ ]*)?(?P<group>Exception Group )?"
                      r"Traceback \(most recent call last\):\s*$")
@@ -216,12 +216,9 @@ def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = N
         extra["chain"] = [{"exception": e.type, "message": e.message.splitlines()[0][:300] if e.message else "",
                            "relation": e.relation, "location": e.location()} for e in tb.chain[:-1]][-5:]
     extra.update(info.extra)
-    return Problem(
-        type=problem_type(tool, info.code),
-        title=info.title, status=info.status, detail=exc.headline()[:1000], code=info.code, category=info.category,
-        retryable=info.retryable, safe_to_retry=info.safe_to_retry, exit_code=exit_code,
-        suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
-        location=location, severity=severity, extra=extra)
+    return problem(tool, info.declared, exc.headline(), safe_to_retry=info.safe_to_retry, exit_code=exit_code,
+                   suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
+                   location=location, severity=severity, extra=extra)
 
 
 def problems(text: str, *, tool: str = "python", exit_code: int | None = None, severity: str = "error",

@@ -6,11 +6,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _cargo_parse as cp
 from agentwrap.adapters import _cargo_results as cr
-from agentwrap.problem import Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 _BUILD = {"read_only": False, "destructive": False, "idempotent": True}  # writes target/ only; may fetch crates
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -159,7 +157,6 @@ SPEC: dict[str, Any] = {
     ],
 }
 
-_PY_CODES = ["RUSTC_ERROR", "RUSTC_WARNING", "CARGO_MANIFEST_INVALID", "CARGO_TEST_FAILED", "RUST_PANIC"]
 _TESTING = {"test", "bench"}
 
 
@@ -187,6 +184,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
 
 
 class CargoAdapter(BaseAdapter):
+    codes = (*cp.CODES, cr.CARGO_TEST_FAILED, cr.RUST_PANIC)
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 
@@ -213,9 +211,6 @@ class CargoAdapter(BaseAdapter):
             if tests:
                 data["tests"] = tests
         return data or None
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_PY_CODES})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):

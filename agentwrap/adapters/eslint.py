@@ -12,9 +12,7 @@ import os
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://eslint.org/docs/latest/"
 ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
@@ -132,16 +130,17 @@ SPEC: dict[str, Any] = {
 }
 
 # Problems read from the stylish report: code -> (title, category, status, fix)
-_DIAG: dict[str, tuple[str, str, int, str]] = {
-    "ESLINT_RULE_VIOLATION": ("ESLint: rule violated", "validation", 422,
-                              "Fix the code at the location, apply the fix action when there is one, or disable "
-                              "the rule for the line (`// eslint-disable-next-line RULE`) if it does not apply."),
-    "ESLINT_PARSE_ERROR": ("ESLint: the file cannot be parsed", "validation", 400,
-                           "Fix the syntax, or configure a parser for this language (TypeScript, JSX) via "
-                           "languageOptions in eslint.config."),
-    "ESLINT_FILE_IGNORED": ("ESLint: file ignored", "precondition", 412,
-                            "The file matches an ignore pattern; lint it with --no-ignore or change `ignores`."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="ESLINT_RULE_VIOLATION", title="ESLint: rule violated", category="validation", status=422,
+                suggested_fix="Fix the code at the location, apply the fix action when there is one, or disable the "
+                              "rule for the line (`// eslint-disable-next-line RULE`) if it does not apply."),
+    ProblemCode(code="ESLINT_PARSE_ERROR", title="ESLint: the file cannot be parsed", category="validation",
+                status=400,
+                suggested_fix="Fix the syntax, or configure a parser for this language (TypeScript, JSX) via "
+                              "languageOptions in eslint.config."),
+    ProblemCode(code="ESLINT_FILE_IGNORED", title="ESLint: file ignored", category="precondition", status=412,
+                suggested_fix="The file matches an ignore pattern; lint it with --no-ignore or change `ignores`."),
+)}
 
 
 class Message(NamedTuple):
@@ -187,7 +186,6 @@ def _code(m: Message) -> str:
 
 def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem:
     code = _code(m)
-    title, category, status, fix = _DIAG[code]
     location: dict[str, Any] = {"file": m.file}
     if m.line:
         location.update(line=m.line, column=m.column)
@@ -198,10 +196,8 @@ def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem
                               command=(eslint, "--fix", m.file), applicability="machine_applicable",
                               is_preferred=True),)
     docs = DOCS + f"rules/{m.rule}" if m.rule and "/" not in m.rule else None
-    return Problem(type=problem_type("eslint", code), title=title, status=status,
-                   detail=m.text[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
-                   suggested_fix=fix, docs_url=docs, code_actions=actions, location=location, severity=m.severity,
-                   extra={"tool": "eslint", "rule": m.rule})
+    return problem("eslint", _DIAG[code], m.text, docs_url=docs, code_actions=actions, location=location,
+                   severity=m.severity, extra={"rule": m.rule})
 
 
 def _n(count: int, word: str) -> str:
@@ -217,6 +213,7 @@ def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 class EslintAdapter(BaseAdapter):
     spec = Spec.from_dict(SPEC, __file__)
+    codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
         args = argv[1:]
@@ -225,9 +222,6 @@ class EslintAdapter(BaseAdapter):
         if "--fix" in args or any(a in ("-o", "--output-file") or a.startswith("--output-file=") for a in args):
             return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)  # --fix-dry-run and plain runs only read
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         eslint = run.argv[0] if os.path.basename(run.argv[0]) == "eslint" else "eslint"

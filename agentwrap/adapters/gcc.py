@@ -9,10 +9,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters._gcc_problems import CODES, DRIVER, compiler_problems
-from agentwrap.problem import Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 from agentwrap.spec import rule as _rule
 
 _LD = r"^(?:\S*ld(?:\.\w+)?: )?"
@@ -157,14 +155,12 @@ def invocation(argv: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 class GccAdapter(BaseAdapter):
     spec = Spec.from_dict(SPEC, __file__)
+    codes = tuple(CODES.values())
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         """Diagnostics and rule matches in the order they were printed (a log gives no command line to rewrite)."""
         assert self.spec is not None
         return compiler_problems(run, self.spec, run.argv if len(run.argv) > 1 else None, run.cwd)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *CODES})
 
     def effects(self, argv: list[str]) -> Effects:
         info = invocation(argv)

@@ -8,13 +8,11 @@ import dataclasses
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation, Presentation
 from agentwrap.adapters import _git_write
 from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
 from agentwrap.adapters._git_parse import parse_branch, parse_status
 from agentwrap.adapters._git_spec import SPEC
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Presentation, Problem, Spec
 
 _WITH_VALUE = frozenset(SPEC["global_options_with_value"])
 _EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
@@ -114,6 +112,7 @@ _STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-stat
 
 
 class GitAdapter(BaseAdapter):
+    codes = _git_write.CODES
     parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
                "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
                "push": _git_write.parse_push, "merge": _git_write.parse_merge, "pull": _git_write.parse_merge}
@@ -123,9 +122,6 @@ class GitAdapter(BaseAdapter):
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _git_write.conflicts(run)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), "GIT_MERGE_CONFLICT"})
 
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)

@@ -9,13 +9,22 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _traceback
 from agentwrap.adapters._gcc_problems import located_problems
 from agentwrap.adapters._make_spec import SPEC
+from agentwrap.adapters._python_errors import DECLARED
 from agentwrap.adapters.gcc import ADAPTER as GCC
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import (
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    merge_codes,
+)
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
 _ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
@@ -122,8 +131,9 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
 class MakeAdapter(BaseAdapter):
     spec = Spec.from_dict(SPEC, __file__)
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *GCC.problem_codes(), "PYTHON_EXCEPTION"})
+    def declarations(self) -> list[ProblemCode]:
+        # and the compiler's, and python's: recipes run both
+        return merge_codes(super().declarations(), GCC.declarations(), DECLARED.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
         named = targets(argv)

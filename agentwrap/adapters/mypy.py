@@ -12,10 +12,8 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _mypy_parse as mp
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
@@ -104,22 +102,25 @@ SPEC: dict[str, Any] = {
 }
 
 # Problems read from mypy's diagnostics: code -> (title, category, status, retryable, fix)
-_DIAG: dict[str, tuple[str, str, int, bool, str]] = {
-    "MYPY_TYPE_ERROR": ("mypy: type error", "validation", 422, False,
-                        "Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
-    "MYPY_MISSING_IMPORT": ("mypy: imported module or its type stubs not found", "dependency", 424, True,
-                            "Install the package (or its types-* stubs) into the environment mypy checks, point "
-                            "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
-                            "ignore_missing_imports for that module."),
-    "MYPY_SYNTAX_ERROR": ("mypy: syntax error", "validation", 400, False,
-                          "Fix the syntax at the location; mypy stops checking a file it cannot parse."),
-    "MYPY_FILE_NOT_FOUND": ("mypy: file to check not found", "not_found", 404, False,
-                            "Check the path given on the command line (or in `files` of the config)."),
-    "MYPY_DUPLICATE_MODULE": ("mypy: the same module found twice", "precondition", 412, False,
-                              "Add __init__.py files, use --explicit-package-bases (with MYPYPATH), or --exclude "
-                              "one copy."),
-    "MYPY_NOTE": ("mypy: note", "validation", 422, False, "Read the note; it is information, not a failure."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="MYPY_TYPE_ERROR", title="mypy: type error", category="validation", status=422,
+                suggested_fix="Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
+    ProblemCode(code="MYPY_MISSING_IMPORT", title="mypy: imported module or its type stubs not found",
+                category="dependency", status=424, retryable=True,
+                suggested_fix="Install the package (or its types-* stubs) into the environment mypy checks, point "
+                              "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
+                              "ignore_missing_imports for that module."),
+    ProblemCode(code="MYPY_SYNTAX_ERROR", title="mypy: syntax error", category="validation", status=400,
+                suggested_fix="Fix the syntax at the location; mypy stops checking a file it cannot parse."),
+    ProblemCode(code="MYPY_FILE_NOT_FOUND", title="mypy: file to check not found", category="not_found", status=404,
+                suggested_fix="Check the path given on the command line (or in `files` of the config)."),
+    ProblemCode(code="MYPY_DUPLICATE_MODULE", title="mypy: the same module found twice", category="precondition",
+                status=412,
+                suggested_fix="Add __init__.py files, use --explicit-package-bases (with MYPYPATH), or --exclude one"
+                              " copy."),
+    ProblemCode(code="MYPY_NOTE", title="mypy: note", category="validation", status=422,
+                suggested_fix="Read the note; it is information, not a failure."),
+)}
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
 _HINT = re.compile(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
 
@@ -141,7 +142,6 @@ def _code(d: mp.Diagnostic) -> str | None:
 
 
 def _problem(d: mp.Diagnostic, code: str) -> Problem:
-    title, category, status, retryable, fix = _DIAG[code]
     location: dict[str, Any] = {"file": d.file}
     for key in ("line", "column", "end_line", "end_column"):
         value = getattr(d, key)
@@ -154,14 +154,12 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
             package = hint["cmd"].split()[-1]
             actions.append(CodeAction(title=f"Install the stub package {package}", command=tuple(hint["cmd"].split()),
                                       applicability="maybe_incorrect", is_preferred=True))
-    extra: dict[str, Any] = {"tool": "mypy", "rule": d.rule}
+    extra: dict[str, Any] = {"rule": d.rule}
     if d.notes:
         extra["notes"] = d.notes
     if d.context:
         extra["context"] = d.context
-    return Problem(type=problem_type("mypy", code), title=title, status=status,
-                   detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
-                   suggested_fix=fix, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
+    return problem("mypy", _DIAG[code], d.text, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
 
 
@@ -171,6 +169,7 @@ def _n(count: int, word: str) -> str:
 
 class MypyAdapter(BaseAdapter):
     spec = Spec.from_dict(SPEC, __file__)
+    codes = tuple(_DIAG.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
         if os.path.basename(argv[0]) != "dmypy":
@@ -181,9 +180,6 @@ class MypyAdapter(BaseAdapter):
         if "--install-types" in argv:  # pip-installs stub packages from the index
             return Effects(read_only=False, destructive=False, idempotent=True, open_world=True)
         return super().effects(argv)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         out = []

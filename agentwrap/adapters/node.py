@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters._node_parse import FACTS, node_errors, runner_counts, runner_failures
-from agentwrap.problem import Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 SPEC: dict[str, Any] = {
     "name": "node",
@@ -69,6 +67,7 @@ def _data(run: CapturedRun) -> Any:
 
 
 class NodeAdapter(BaseAdapter):
+    codes = tuple(FACTS.values())
     parsers = {"*": _data}  # noqa: RUF012
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
@@ -83,9 +82,6 @@ class NodeAdapter(BaseAdapter):
 
     def parse(self, run: CapturedRun) -> Any:
         return _data(run)  # test counts matter most when tests failed
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *FACTS})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         tests = (data or {}).get("tests")

@@ -6,12 +6,11 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _npm_parse as p
+from agentwrap.adapters._node_parse import FACTS as NODE_CODES
 from agentwrap.adapters._node_parse import node_errors, runner_counts, runner_failures
 from agentwrap.adapters._npm_parse import ALIASES
-from agentwrap.problem import Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 E = p.ERR
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -232,6 +231,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
 
 
 class NpmAdapter(BaseAdapter):
+    codes = (*p.CODES, *NODE_CODES.values())  # npm runs node: its errors are node's
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 

@@ -11,11 +11,18 @@ import re
 import shlex
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _pip_parse, _traceback
 from agentwrap.adapters._pip_rules import FACTS, RULES
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import (
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    Spec,
+    problem,
+)
 
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _NET_READ = {**_READ, "open_world": True}
@@ -99,11 +106,8 @@ _HINTS = (("'gcc' failed|command 'cc' failed|gcc: not found|No such file or dire
 
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, actions: tuple[CodeAction, ...] = (),
              extra: dict[str, Any] | None = None, docs: str | None = None) -> Problem:
-    title, category, status, retryable, safe = FACTS[code]
-    return Problem(type=problem_type("pip", code), title=title,
-                   status=status, detail=detail[:1000], code=code, category=category, retryable=retryable,
-                   safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
-                   code_actions=actions, extra={"tool": "pip", **(extra or {})})
+    return problem("pip", FACTS[code], detail, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
+                   code_actions=actions, extra=extra)
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
@@ -173,6 +177,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
 
 
 class PipAdapter(BaseAdapter):
+    codes = tuple(FACTS.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
     parsers = {  # noqa: RUF012 - class-level table, never mutated
@@ -199,9 +204,6 @@ class PipAdapter(BaseAdapter):
         if self.subcommand(argv) == "list" and {"-o", "--outdated", "-u", "--uptodate"}.intersection(argv):
             return base._replace(open_world=True)
         return base
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *FACTS})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):

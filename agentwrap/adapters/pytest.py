@@ -7,12 +7,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
 from agentwrap.adapters._python_errors import module_not_found
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import (
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    problem,
+)
 
 DOCS = "https://docs.pytest.org/en/stable/"
 _RULE = {"retryable": False, "safe_to_retry": True}
@@ -101,17 +109,23 @@ PLUGIN_FIXTURES = {"mocker": "pytest-mock", "benchmark": "pytest-benchmark", "ht
                    "faker": "Faker", "event_loop": "pytest-asyncio", "aioresponses": "aioresponses",
                    "respx_mock": "respx", "db": "pytest-django", "client": "pytest-django", "datadir": "pytest-datadir",
                    "vcr": "pytest-recording", "xprocess": "pytest-xprocess", "loop": "pytest-aiohttp"}
-_FACTS = {  # code: (title, category, status, retryable, safe_to_retry)
-    "PYTEST_TEST_FAILED": ("pytest: test failed", "validation", 422, False, True),
-    "PYTEST_TEST_ERROR": ("pytest: test set-up or tear-down failed", "precondition", 412, False, True),
-    "PYTEST_FIXTURE_NOT_FOUND": ("pytest: fixture not found", "not_found", 404, False, True),
-    "PYTEST_COLLECTION_ERROR": ("pytest: test module could not be collected", "validation", 422, False, True),
-    "PYTEST_IMPORT_ERROR": ("pytest: test module failed to import", "dependency", 424, True, True),
-    "PYTEST_NO_TESTS": ("pytest: no tests collected", "not_found", 404, False, True),
-    "PYTEST_PLUGIN_MISSING": ("pytest: option of a plugin that is not installed", "dependency", 424, True, True),
-    "PYTEST_CONFTEST_ERROR": ("pytest: conftest.py failed to import", "dependency", 424, True, True),
-    "PYTEST_INTERNAL_ERROR": ("pytest: internal error (a plugin or hook raised)", "internal", 500, False, True),
-}
+_FACTS: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="PYTEST_TEST_FAILED", title="pytest: test failed", category="validation", status=422),
+    ProblemCode(code="PYTEST_TEST_ERROR", title="pytest: test set-up or tear-down failed", category="precondition",
+                status=412),
+    ProblemCode(code="PYTEST_FIXTURE_NOT_FOUND", title="pytest: fixture not found", category="not_found", status=404),
+    ProblemCode(code="PYTEST_COLLECTION_ERROR", title="pytest: test module could not be collected",
+                category="validation", status=422),
+    ProblemCode(code="PYTEST_IMPORT_ERROR", title="pytest: test module failed to import", category="dependency",
+                status=424, retryable=True),
+    ProblemCode(code="PYTEST_NO_TESTS", title="pytest: no tests collected", category="not_found", status=404),
+    ProblemCode(code="PYTEST_PLUGIN_MISSING", title="pytest: option of a plugin that is not installed",
+                category="dependency", status=424, retryable=True),
+    ProblemCode(code="PYTEST_CONFTEST_ERROR", title="pytest: conftest.py failed to import", category="dependency",
+                status=424, retryable=True),
+    ProblemCode(code="PYTEST_INTERNAL_ERROR", title="pytest: internal error (a plugin or hook raised)",
+                category="internal", status=500),
+)}
 _UNRECOGNIZED = re.compile(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
 _VERSION = re.compile(r"^pytest (\d+\.\d+\S*)$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
@@ -121,11 +135,8 @@ _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--f
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, location: dict[str, Any] | None = None,
              actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
              docs: str | None = None) -> Problem:
-    title, category, status, retryable, safe = _FACTS[code]
-    return Problem(type=problem_type("pytest", code),
-                   title=title, status=status, detail=detail[:1000], code=code, category=category,
-                   retryable=retryable, safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix,
-                   docs_url=docs, code_actions=actions, location=location, extra={"tool": "pytest", **(extra or {})})
+    return problem("pytest", _FACTS[code], detail, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
+                   code_actions=actions, location=location, extra=extra)
 
 
 def _installer(run: CapturedRun) -> tuple[str, ...]:
@@ -257,6 +268,7 @@ def _paths(args: list[str]) -> list[str]:
 
 
 class PytestAdapter(BaseAdapter):
+    codes = tuple(_FACTS.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 
@@ -272,9 +284,6 @@ class PytestAdapter(BaseAdapter):
         if _READ_FLAGS.intersection(a.split("=", 1)[0] for a in argv[1:]):
             return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)  # tests can do anything: unknown
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_FACTS})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         counts = _counts(data)

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Presentation, presentation_of
-from agentwrap.adapters import _traceback
-from agentwrap.adapters._python_errors import CODES, installer_for, module_not_found
+from agentwrap.adapter import presentation_of
+from agentwrap.adapters import _traceback, pip, pytest
+from agentwrap.adapters._python_errors import DECLARED, installer_for, module_not_found
 from agentwrap.lazyre import lazy
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Presentation,
+    Problem,
+    ProblemCode,
+    Spec,
+    merge_codes,
+    problem,
+)
 
 _UNKNOWN: dict[str, bool] = {}  # a script can do anything: every effect unknown
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -121,15 +133,16 @@ def _options_end(argv: list[str]) -> tuple[str | None, str | None, int]:
     return None, None, i
 
 
+_DELEGATES: dict[str, Adapter] = {"pip": pip.ADAPTER, "pytest": pytest.ADAPTER}
+
+
 def _delegate_of(argv: list[str]) -> tuple[Adapter, list[str], list[str]] | None:
     """(adapter, its argv, the command prefix that stands for its program) for `-m pip` / `-m pytest`."""
     mode, module, after = _options_end(argv)
     if mode != "-m" or module not in ("pip", "pip3", "pytest", "py.test"):
         return None
-    from agentwrap import registry
-
     stem = "pip" if module.startswith("pip") else "pytest"
-    return registry.builtin(stem), [stem, *argv[after:]], [*argv[:after]]
+    return _DELEGATES[stem], [stem, *argv[after:]], [*argv[:after]]
 
 
 def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
@@ -151,23 +164,22 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
     text = run.text()
     found = _traceback.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
     # Only the last traceback ended the program; earlier ones (threads, logged exceptions) were survived.
-    for i, problem in enumerate(found):
+    for i, found_problem in enumerate(found):
         if not run.failed or i < len(found) - 1:
-            found[i] = problem._replace(severity="warning")
+            found[i] = found_problem.replace(severity="warning")
     match = _MODULE_LINE.search(text)
     if match and run.failed:
         info = module_not_found(f"No module named '{match.group('module')}'", installer_for(run.argv[0]))
         if info is not None:
-            found.append(Problem(
-                type=problem_type("python", info.code), title=info.title, status=info.status,
-                detail=f"python -m: No module named {match.group('module')}", code=info.code,
-                category=info.category, retryable=info.retryable, safe_to_retry=True, exit_code=run.exit_code,
-                suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
-                extra={"tool": "python", **info.extra}))
+            found.append(problem(
+                "python", info.declared, f"python -m: No module named {match.group('module')}", safe_to_retry=True,
+                exit_code=run.exit_code, suggested_fix=info.suggested_fix, docs_url=info.docs_url,
+                code_actions=info.code_actions, extra=info.extra))
     return found
 
 
 class PythonAdapter(BaseAdapter):
+    codes = tuple(DECLARED.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 
@@ -204,8 +216,9 @@ class PythonAdapter(BaseAdapter):
         match = _VERSION.search(run.text()) if run.subcommand == "--version" else None
         return {"version": match.group("version")} if match else None
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *CODES})
+    def declarations(self) -> list[ProblemCode]:
+        # and what `python -m pip` / `python -m pytest` report through their adapters
+        return merge_codes(super().declarations(), *(a.declarations() for a in _DELEGATES.values()))
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         return f"Python {data['version']}" if isinstance(data, dict) and "version" in data else None

@@ -11,10 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _ruff_parse as rp
-from agentwrap.problem import CodeAction, Problem, problem_type
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -67,23 +65,24 @@ SPEC: dict[str, Any] = {
 }
 
 # Problems read from ruff's diagnostics: code -> (title, category, status, fix)
-_DIAG: dict[str, tuple[str, str, int, str]] = {
-    "RUFF_VIOLATION": ("ruff: lint rule violated", "validation", 422,
-                       "Fix the code at the location (`ruff rule CODE` explains the rule), apply the fix action "
-                       "when there is one, or add `# noqa: CODE` if the rule does not apply here."),
-    "RUFF_SYNTAX_ERROR": ("ruff: syntax error", "validation", 400,
-                          "Fix the syntax at the location; ruff cannot lint or format a file it cannot parse."),
-    "RUFF_IO_ERROR": ("ruff: file cannot be read", "not_found", 404,
-                      "Check the path (and permissions) of the file named on the command line."),
-    "RUFF_UNFORMATTED": ("ruff: file is not formatted", "validation", 422,
-                         "Run `ruff format FILE` to reformat it."),
-    "RUFF_UNKNOWN_RULE": ("ruff: unknown rule selector", "usage", 400,
-                          "Fix the rule code in --select/--ignore or the config (`ruff linter` lists prefixes, "
-                          "`ruff rule --all` the rules)."),
-    "RUFF_CONFIG_INVALID": ("ruff: configuration file is invalid", "validation", 400,
-                            "Fix the setting named in the message (misspelt keys are the usual cause)."),
-    "RUFF_FAILED": ("ruff failed", "dependency", 502, "Read the causes in the message."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="RUFF_VIOLATION", title="ruff: lint rule violated", category="validation", status=422,
+                suggested_fix="Fix the code at the location (`ruff rule CODE` explains the rule), apply the fix "
+                              "action when there is one, or add `# noqa: CODE` if the rule does not apply here."),
+    ProblemCode(code="RUFF_SYNTAX_ERROR", title="ruff: syntax error", category="validation", status=400,
+                suggested_fix="Fix the syntax at the location; ruff cannot lint or format a file it cannot parse."),
+    ProblemCode(code="RUFF_IO_ERROR", title="ruff: file cannot be read", category="not_found", status=404,
+                suggested_fix="Check the path (and permissions) of the file named on the command line."),
+    ProblemCode(code="RUFF_UNFORMATTED", title="ruff: file is not formatted", category="validation", status=422,
+                suggested_fix="Run `ruff format FILE` to reformat it."),
+    ProblemCode(code="RUFF_UNKNOWN_RULE", title="ruff: unknown rule selector", category="usage", status=400,
+                suggested_fix="Fix the rule code in --select/--ignore or the config (`ruff linter` lists prefixes, "
+                              "`ruff rule --all` the rules)."),
+    ProblemCode(code="RUFF_CONFIG_INVALID", title="ruff: configuration file is invalid", category="validation",
+                status=400, suggested_fix="Fix the setting named in the message (misspelt keys are the usual cause)."),
+    ProblemCode(code="RUFF_FAILED", title="ruff failed", category="dependency", status=502,
+                suggested_fix="Read the causes in the message."),
+)}
 _SYNTAX_RULES = frozenset({"invalid-syntax", "SyntaxError", "E999"})
 
 
@@ -99,11 +98,9 @@ def _code(rule: str) -> str:
 
 def _make(code: str, detail: str, location: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
           actions: tuple[CodeAction, ...] = (), fix: str | None = None) -> Problem:
-    title, category, status, default_fix = _DIAG[code]
-    return Problem(type=problem_type("ruff", code), title=title, status=status,
-                   detail=detail[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
-                   suggested_fix=fix or default_fix, docs_url=DOCS + "rules/", code_actions=actions,
-                   location=location, extra={"tool": "ruff", **(extra or {})})
+    declared = _DIAG[code]
+    return problem("ruff", declared, detail, suggested_fix=fix or declared.suggested_fix, docs_url=DOCS + "rules/",
+                   code_actions=actions, location=location, extra=extra)
 
 
 def _actions(d: rp.Diagnostic, ruff: str) -> tuple[CodeAction, ...]:
@@ -150,6 +147,7 @@ def _n(count: int, word: str) -> str:
 
 class RuffAdapter(BaseAdapter):
     spec = Spec.from_dict(SPEC, __file__)
+    codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
         sub = self.subcommand(argv)
@@ -161,9 +159,6 @@ class RuffAdapter(BaseAdapter):
         if sub == "format" and args & {"--check", "--diff"}:
             return Effects(**_READ_ONLY)
         return super().effects(argv)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         ruff = run.argv[0] if os.path.basename(run.argv[0]) == "ruff" else "ruff"

@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Parser
 from agentwrap.adapters import _terraform_parse as tp
 from agentwrap.adapters._terraform_rules import BLOCK_RULES, TEXT_RULES
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True}
 _LOCAL_RO = {**_RO, "open_world": False}
@@ -159,8 +157,8 @@ class TerraformAdapter(BaseAdapter):
             return f"{prog} validate: the configuration is {'valid' if data['valid'] else 'invalid'}"
         return None
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_BLOCKS.problem_codes()})
+    def declarations(self) -> list[ProblemCode]:
+        return merge_codes(super().declarations(), _BLOCKS.declarations())
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
