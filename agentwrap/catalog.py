@@ -33,12 +33,15 @@ def own_codes(adapter: Adapter) -> list[ProblemCode]:
     return [*(spec.declarations() if spec is not None else []), *getattr(adapter, "codes", ())]
 
 
-def entries() -> list[Entry]:
-    """Every built-in tool's own codes, in tool order; a code two tools emit is listed under each."""
+def entries(*, user: bool = False) -> list[Entry]:
+    """Every built-in tool's own codes, in tool order (with `user`, the user folder's adapters first); a
+    code two tools emit is listed under each."""
     out: list[Entry] = []
-    for name in registry.names():
+    adapters = [*(registry.user_adapters() if user else []), *(registry.builtin(n) for n in registry.names())]
+    for adapter in adapters:
+        name = adapter.name
         seen: set[str] = set()
-        for declared in own_codes(registry.builtin(name)):
+        for declared in own_codes(adapter):
             if declared.code not in seen:
                 seen.add(declared.code)
                 out.append(Entry(tool=name, declared=declared))
@@ -53,7 +56,7 @@ def find(text: str) -> list[Entry]:
         raw = raw[len(TYPE_PREFIX):]
     tool, _, rest = raw.partition(":")
     found = []
-    for entry in entries():
+    for entry in entries(user=True):
         if rest:
             if entry.tool == tool.lower() and slug(entry.declared.code, entry.tool) == rest.lower():
                 found.append(entry)

@@ -105,6 +105,14 @@ def _user_adapters(warnings: list[dict[str, str]]) -> dict[str, Adapter]:
     return found
 
 
+def user_adapters() -> list[Adapter]:
+    """The adapters of the user folder that load (each once), for listings such as `agentwrap explain`."""
+    unique: dict[str, Adapter] = {}
+    for adapter in _user_adapters([]).values():
+        unique.setdefault(adapter.name, adapter)
+    return list(unique.values())
+
+
 _EP_INDEX: dict[str, str] | None = None
 _CACHE_VERSION = 2
 _CACHE_MAX_FOLDERS = 32

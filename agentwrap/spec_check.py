@@ -14,6 +14,11 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]*\Z")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
+def valid_name(name: str) -> bool:
+    """An adapter name: a lower-case program name (letters, digits, . _ + -)."""
+    return _NAME.match(name) is not None
+
+
 def _fail(source: str, where: str, what: str) -> None:
     from agentwrap.spec import SpecError
 
