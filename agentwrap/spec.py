@@ -12,27 +12,14 @@ from typing import Any, NamedTuple
 
 from agentwrap.lazyre import lazy
 from agentwrap.problem import adapter_problem
-from agentwrap.records import EFFECT_FIELDS, CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode
+from agentwrap.records import CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode
 from agentwrap.retry import retry_after_in
+from agentwrap.spec_check import SpecError as SpecError  # re-exported: raised here too
+from agentwrap.spec_check import check
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-class SpecError(ValueError):
-    """A spec that cannot be used: the message names the file, the key and what is wrong."""
-
-
-_TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
-        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
-        "parsed_whole", "layout", "concise_omit"}
-_NOISE = {"pattern", "stream", "subcommands"}
-_DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
-_EFFECT_KEYS = set(EFFECT_FIELDS)
-_ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
-_PROMPT = {"pattern", "input_kind", "subcommands", "suggested_fix", "code_actions"}
-_RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",
-         "suggested_fix", "retry_after", "docs_url", "subcommands", "severity", "on_success", "detail",
-         "code_actions", "exit_codes"}
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
@@ -143,8 +130,6 @@ class Spec:
         """A validated spec. Built-ins (files of this package) skip validation at run time: compiling every
         pattern twice costs a run ~20 ms, and tests/test_fixtures.py validates each built-in spec."""
         if not os.path.abspath(source).startswith(_PACKAGE):
-            from agentwrap.spec_check import check
-
             check(data, source)
         return cls(data, source)
 

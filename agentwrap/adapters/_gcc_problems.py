@@ -176,7 +176,7 @@ class _Sources:
         for index, ch in enumerate(text):
             if display >= column - 1:
                 return index + 1
-            display += self.tabstop - display % self.tabstop if ch == "\t" else gp._width(ch)
+            display += self.tabstop - display % self.tabstop if ch == "\t" else gp.display_width(ch)
         return len(text) + 1 + max(0, column - 1 - display)
 
     def in_characters(self, fix: gp.Fix) -> gp.Fix:
