@@ -42,7 +42,9 @@ _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema"
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
-    code = envelope.exit_code_for(problem, program_exit=None, signal=None)
+    from agentwrap.outcome.decide import exit_status  # the run's own table (CONTRACT 4), loaded on a failure only
+
+    code = exit_status(problem, program_exit=None, signal=None)
     env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
                          command={"argv": argv, "program": None, "adapter": None, "subcommand": None}
                          if argv else None)

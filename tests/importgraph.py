@@ -72,10 +72,15 @@ def imports(known: dict[str, Path] | None = None) -> list[Import]:
 
 
 def graph(edges: list[Import]) -> dict[str, set[str]]:
+    """source -> the modules importing it runs. Importing `a.b.c` runs package `a.b`'s __init__ first, so
+    that is an edge too (the root package's __init__ imports nothing of agentwrap, and is left out)."""
     out: dict[str, set[str]] = {}
     for edge in edges:
-        if edge.target != edge.source:
-            out.setdefault(edge.source, set()).add(edge.target)
+        parts = edge.target.split(".")
+        for n in range(2, len(parts) + 1):
+            target = ".".join(parts[:n])
+            if target != edge.source and not edge.source.startswith(target + "."):
+                out.setdefault(edge.source, set()).add(target)
     return out
 
 

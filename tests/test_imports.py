@@ -52,3 +52,54 @@ def private_uses() -> list[str]:
 
 def test_no_module_uses_a_private_name_of_another():
     assert private_uses() == []
+
+
+def _rooms() -> tuple[dict[str, list[str]], dict[str, set[str]], set[tuple[str, str]]]:
+    """docs/architecture.md's tables: room -> modules, room -> rooms it may import, and the exceptions."""
+    import re
+
+    page = (ig.ROOT / "docs" / "architecture.md").read_text()
+    modules: dict[str, list[str]] = {}
+    allowed: dict[str, set[str]] = {}
+    exceptions: set[tuple[str, str]] = set()
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].startswith("`agentwrap"):
+            modules[cells[0]] = re.findall(r"`([\w.]+)`", cells[1])
+            allowed[cells[0]] = {cells[0], *re.findall(r"[a-z]+", cells[2])} - {"nothing", "of", "agentwrap"}
+        elif len(cells) == 2 and "→" in cells[0]:
+            source, target = re.findall(r"`([\w.]+)`", cells[0])
+            exceptions.add((source, target))
+    return modules, allowed, exceptions
+
+
+def room_of(module: str, modules: dict[str, list[str]]) -> str | None:
+    best: tuple[int, str] | None = None
+    for room, prefixes in modules.items():
+        for prefix in prefixes:
+            inside = module == prefix or (prefix != "agentwrap" and module.startswith(prefix + "."))
+            if inside and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), room)
+    return best[1] if best else None
+
+
+def test_every_module_has_a_room():
+    modules, _, _ = _rooms()
+    assert len(modules) >= 10
+    assert [m for m in ig.modules() if room_of(m, modules) is None] == []
+
+
+def test_each_room_imports_only_what_architecture_md_allows():
+    modules, allowed, exceptions = _rooms()
+    wrong = []
+    for source, targets in sorted(ig.graph(ig.imports()).items()):
+        for target in sorted(targets):
+            here, there = room_of(source, modules), room_of(target, modules)
+            excused = any(s == source and (t == target or t.startswith(target + ".")) for s, t in exceptions)
+            if there not in allowed[here] and not excused:
+                wrong.append(f"{source} ({here}) imports {target} ({there})")
+    assert wrong == []
+
+
+def test_records_import_nothing_of_agentwrap():
+    assert [e for e in ig.imports() if e.source == "agentwrap.records"] == []

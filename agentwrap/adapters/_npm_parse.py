@@ -8,8 +8,7 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
-from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
+from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
 ERR = r"^npm (?:error|ERR!) "
 #: npm's own command aliases (npm 11 `lib/utils/cmd-list.js`), so effects and parsers see one name

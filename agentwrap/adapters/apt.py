@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, program_name
 from agentwrap.adapters import _apt_parse as parse
 from agentwrap.adapters._apt_rules import PROMPTS, RULES
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Spec, program_name
 
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _INSTALL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}

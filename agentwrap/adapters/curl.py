@@ -10,12 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _curl_parse as cp
 from agentwrap.adapters._curl_rules import EXIT_CODE_RULES, RULES
-from agentwrap.problem import CodeAction, Problem
 from agentwrap.retry import retry_after_in
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 SPEC: dict[str, Any] = {
     "name": "curl",

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _docker_parse as dp
 from agentwrap.adapters._docker_rules import RULES
 from agentwrap.adapters._kubectl_parse import first_rule_per_line
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _MUT = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}

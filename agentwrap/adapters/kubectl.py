@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Interpretation, Parser
 from agentwrap.adapters import _kubectl_parse as kp
 from agentwrap.adapters._kubectl_rules import RULES
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}
 _LOCAL_RO = {**_RO, "open_world": False}
