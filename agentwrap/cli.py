@@ -8,6 +8,7 @@ from typing import Any
 
 from agentwrap import __version__, envelope, options
 from agentwrap.commands import CommandContext
+from agentwrap.environment import Environment, ExitStatus
 from agentwrap.errors import AgentwrapError, HelpRequested, NotAvailableYet, UsageError
 from agentwrap.ids import new_id
 from agentwrap.problem import Problem, wrapper_problem
@@ -84,15 +85,22 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
     return execute(args, opts, request_id=request_id, emit=emit)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+def main(argv: list[str] | None = None, env: Environment | None = None) -> ExitStatus:
+    """The testable edge: run one agentwrap call in `env` (the real process by default) and return its
+    exit status; nothing here raises or exits."""
+    environment = env or Environment()
+    with environment.applied():
+        return ExitStatus(_main(sys.argv[1:] if argv is None else list(argv), environment))
+
+
+def _main(args: list[str], environment: Environment) -> int:
     request_id = new_id("req")
     opts = options.Options()
     fmt: str | None = None
     program_argv: list[str] | None = None
     from agentwrap.render.output import Writer
 
-    writer = Writer(sys.stdout)
+    writer = Writer(environment.stdout, is_tty=environment.is_tty())
     try:
         opts, rest = options.parse(args, opts)
         options.validate(opts)
