@@ -53,7 +53,7 @@ def find(text: str) -> list[Entry]:
     `git:push-rejected`, or a member of a declared family (`E0308`)."""
     raw = text.strip()
     if raw.lower().startswith(TYPE_PREFIX):
-        raw = raw[len(TYPE_PREFIX):]
+        raw = raw[len(TYPE_PREFIX) :]
     tool, _, rest = raw.partition(":")
     found = []
     for entry in entries(user=True):

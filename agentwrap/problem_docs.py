@@ -28,10 +28,15 @@ def _flag(value: bool) -> str:
 
 def _wrapper_section(info: codes.CodeInfo) -> list[str]:
     exit_code = str(info.exit_code) if info.exit_code is not None else "the program’s own (or 128+N)"
-    lines = [f"## {info.slug}", "",
-             f"**{info.code}** — {info.title}. Category `{info.category}`, status {info.status}, exit code "
-             f"{exit_code}, retryable: {_flag(info.retryable)}, safe to retry: {_flag(info.safe_to_retry)}.",
-             "", info.meaning, ""]
+    lines = [
+        f"## {info.slug}",
+        "",
+        f"**{info.code}** — {info.title}. Category `{info.category}`, status {info.status}, exit code "
+        f"{exit_code}, retryable: {_flag(info.retryable)}, safe to retry: {_flag(info.safe_to_retry)}.",
+        "",
+        info.meaning,
+        "",
+    ]
     lines += [f"- {fix}" for fix in advice.usable(info.fixes)]
     return [*lines, ""]
 
@@ -54,23 +59,32 @@ def _adapter_sections() -> list[str]:
     """One table per built-in tool, from the adapters' declarations (catalog.py)."""
     from agentwrap import catalog
 
-    lines = ["## Adapter codes", "",
-             "Each built-in adapter's declared codes (`agentwrap explain CODE` prints one). Retry facts: "
-             "`r` retryable, `s` safe to retry. A code in *italics* is a family: any code matching its pattern.",
-             ""]
+    lines = [
+        "## Adapter codes",
+        "",
+        "Each built-in adapter's declared codes (`agentwrap explain CODE` prints one). Retry facts: "
+        "`r` retryable, `s` safe to retry. A code in *italics* is a family: any code matching its pattern.",
+        "",
+    ]
     by_tool: dict[str, list[catalog.Entry]] = {}
     for entry in catalog.entries():
         by_tool.setdefault(entry.tool, []).append(entry)
     for tool, entries in by_tool.items():
-        lines += [f"### {tool}", "", "| code | type | title | category | status | retry | fix |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"### {tool}",
+            "",
+            "| code | type | title | category | status | retry | fix |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for entry in entries:
             d = entry.declared
             code = f"*{d.code}* (`{d.pattern}`)" if d.pattern else f"`{d.code}`"
             retry = ("r" if d.retryable else "-") + ("s" if d.safe_to_retry else "-")
             fix = " ".join(advice.usable([d.suggested_fix] if d.suggested_fix else []))
-            lines.append(f"| {code} | `{entry.type.removeprefix('urn:agentwrap:problem:')}` | {_cell(d.title)} | "
-                         f"{d.category} | {d.status} | {retry} | {_cell(fix)} |")
+            lines.append(
+                f"| {code} | `{entry.type.removeprefix('urn:agentwrap:problem:')}` | {_cell(d.title)} | "
+                f"{d.category} | {d.status} | {retry} | {_cell(fix)} |"
+            )
         lines.append("")
     return lines
 

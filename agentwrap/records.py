@@ -3,14 +3,15 @@
 A leaf: this module imports nothing of agentwrap, so every room of the package (and a plugin) may use it.
 `agentwrap.sdk` re-exports these names; plugin authors import them from there.
 
-`_replace` is kept on each record as an alias of `replace`: the records were NamedTuples, and code written
-against them (`problem._replace(severity="warning")`) keeps working.
+`_replace`, `_asdict` and iteration are kept on each record: the records were NamedTuples, and code
+written against them (`problem._replace(severity="warning")`, `tuple(effects)`) keeps working.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any, Protocol, Self
 
 
@@ -24,6 +25,10 @@ class _Record:
 
     def _asdict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[Any]:
+        """The field values in order, as a NamedTuple gave them (`tuple(effects)`): for older code only."""
+        return iter(self._asdict().values())
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

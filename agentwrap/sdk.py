@@ -47,11 +47,28 @@ from agentwrap.spec import Spec, SpecError
 ENTRY_POINT_GROUP = "agentwrap.adapters.v1"
 
 
-def rule(*, code: str, pattern: str, title: str, category: str, status: int, retryable: bool = False,
-         safe_to_retry: bool = True, **more: Any) -> dict[str, Any]:
+def rule(
+    *,
+    code: str,
+    pattern: str,
+    title: str,
+    category: str,
+    status: int,
+    retryable: bool = False,
+    safe_to_retry: bool = True,
+    **more: Any,
+) -> dict[str, Any]:
     """A `[[rules]]` table built in Python: keyword arguments, the same keys and defaults as TOML."""
-    return {"code": code, "pattern": pattern, "title": title, "category": category, "status": status,
-            "retryable": retryable, "safe_to_retry": safe_to_retry, **more}
+    return {
+        "code": code,
+        "pattern": pattern,
+        "title": title,
+        "category": category,
+        "status": status,
+        "retryable": retryable,
+        "safe_to_retry": safe_to_retry,
+        **more,
+    }
 
 
 __all__ = [

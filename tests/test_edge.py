@@ -45,15 +45,18 @@ def test_the_terminal_flag_chooses_the_format():
 
 def test_the_config_folder_is_injected(tmp_path):
     (tmp_path / "adapters").mkdir()
-    (tmp_path / "adapters" / "hello.toml").write_text(textwrap.dedent("""
+    (tmp_path / "adapters" / "hello.toml").write_text(
+        textwrap.dedent("""
         name = "hello"
         matches = ["sh"]
         has_subcommands = false
         [descriptor]
         purpose = "injected"
-    """))
-    code, text = call(["--agent", "--detail", "standard", "--", "sh", "-c", "true"], config_dir=tmp_path,
-                      cache_dir=tmp_path / "cache")
+    """)
+    )
+    code, text = call(
+        ["--agent", "--detail", "standard", "--", "sh", "-c", "true"], config_dir=tmp_path, cache_dir=tmp_path / "cache"
+    )
     assert code is ExitStatus.SUCCESS
     assert json.loads(text)["command"]["adapter"] == "hello"
     # and the process's own environment is back as it was

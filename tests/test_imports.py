@@ -33,8 +33,11 @@ def private_uses() -> list[str]:
     known = ig.modules()
     found = []
     for edge in ig.imports(known):
-        found += [f"{edge.source}:{edge.line} imports {edge.target}.{n}" for n in edge.names
-                  if n.startswith("_") and not n.startswith("__")]
+        found += [
+            f"{edge.source}:{edge.line} imports {edge.target}.{n}"
+            for n in edge.names
+            if n.startswith("_") and not n.startswith("__")
+        ]
         leaf = edge.target.rsplit(".", 1)[-1]
         if leaf.startswith("_") and not leaf.startswith("__"):
             home = edge.target.rsplit(".", 1)[0]
@@ -44,8 +47,13 @@ def private_uses() -> list[str]:
         tree = ast.parse(path.read_text())
         aliases = _module_aliases(tree, known)
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 found.append(f"{name}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
     return found
 

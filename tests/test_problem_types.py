@@ -63,7 +63,10 @@ def test_every_declared_code_explains_and_is_documented(entry):
     ctx = CommandContext(request_id="req_test", format="json", agent=True, max_inline_bytes=4096)
     data = explain.main([entry.declared.code], ctx).envelope["data"]
     assert (data["code"], data["title"], data["category"]) == (
-        entry.declared.code, entry.declared.title, entry.declared.category)
+        entry.declared.code,
+        entry.declared.title,
+        entry.declared.category,
+    )
     assert entry.tool in data["tools"]
     assert f"`{entry.type.removeprefix('urn:agentwrap:problem:')}`" in DOC
 
@@ -74,13 +77,16 @@ def test_describe_lists_the_declared_codes(name):
     assert described == sorted({d.code for d in registry.builtin(name).declarations()})
 
 
-@pytest.mark.parametrize(("code", "tool", "expected"), [
-    ("MYPY_MISSING_IMPORT", "mypy", "missing-import"),
-    ("GIT_MERGE_CONFLICT", "git", "merge-conflict"),
-    ("PYTHON_SYNTAX_ERROR", "pytest", "python-syntax-error"),
-    ("CONFIG_INVALID", "mypy", "config-invalid"),
-    ("KUBECTL_FORBIDDEN", "kubectl", "forbidden"),
-])
+@pytest.mark.parametrize(
+    ("code", "tool", "expected"),
+    [
+        ("MYPY_MISSING_IMPORT", "mypy", "missing-import"),
+        ("GIT_MERGE_CONFLICT", "git", "merge-conflict"),
+        ("PYTHON_SYNTAX_ERROR", "pytest", "python-syntax-error"),
+        ("CONFIG_INVALID", "mypy", "config-invalid"),
+        ("KUBECTL_FORBIDDEN", "kubectl", "forbidden"),
+    ],
+)
 def test_one_slug_rule(code: str, tool: str, expected: str) -> None:
     assert slug(code, tool) == expected
     assert problem_type(tool, code) == f"urn:agentwrap:problem:{tool}:{expected}"
@@ -99,13 +105,22 @@ def _literal_codes():
 
     for path in (ROOT / "agentwrap").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
-                    "Note", "wrapper_problem") and node.args and isinstance(node.args[0], ast.Constant):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("Note", "wrapper_problem")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 yield path, node.args[0].value
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
-                    if (isinstance(key, ast.Constant) and key.value == "code" and isinstance(value, ast.Constant)
-                            and isinstance(value.value, str) and value.value.isupper()):
+                    if (
+                        isinstance(key, ast.Constant)
+                        and key.value == "code"
+                        and isinstance(value, ast.Constant)
+                        and isinstance(value.value, str)
+                        and value.value.isupper()
+                    ):
                         yield path, value.value
 
 

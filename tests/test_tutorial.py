@@ -27,14 +27,16 @@ def script_of(page: str) -> str:
         if lang == "sh":
             steps.append(body)
         elif first.startswith("# file: "):
-            steps.append(f"cat > {first[len('# file: '):]} <<'AW_EOF_{n}'\n{body.split(chr(10), 1)[1]}AW_EOF_{n}")
+            steps.append(f"cat > {first[len('# file: ') :]} <<'AW_EOF_{n}'\n{body.split(chr(10), 1)[1]}AW_EOF_{n}")
         elif (m := _REPLACE.match(first)) is not None:
             rule = body.split("\n", 1)[1]
-            steps.append(f"cat > /tmp/aw_rule_{n} <<'AW_EOF_{n}'\n{rule}AW_EOF_{n}\n"
-                         f"python3 - {m.group(1)} /tmp/aw_rule_{n} <<'AW_PY'\n"
-                         "import sys; p, r = sys.argv[1:]\n"
-                         "text = open(p).read(); cut = text.rindex('[[rules]]')\n"
-                         "open(p, 'w').write(text[:cut] + open(r).read())\nAW_PY")
+            steps.append(
+                f"cat > /tmp/aw_rule_{n} <<'AW_EOF_{n}'\n{rule}AW_EOF_{n}\n"
+                f"python3 - {m.group(1)} /tmp/aw_rule_{n} <<'AW_PY'\n"
+                "import sys; p, r = sys.argv[1:]\n"
+                "text = open(p).read(); cut = text.rindex('[[rules]]')\n"
+                "open(p, 'w').write(text[:cut] + open(r).read())\nAW_PY"
+            )
     return "\n".join(steps) + "\n"
 
 
@@ -53,11 +55,15 @@ def test_the_tutorial_verbatim_in_a_scratch_home(tmp_path):
     home.mkdir()
     tools.mkdir()
     shim = tools / "agentwrap"
-    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -m agentwrap \"$@\"\n")
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m agentwrap "$@"\n')
     shim.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTWRAP_", "XDG_"))}
-    env.update(HOME=str(home), PATH=f"{tools}:{os.environ['PATH']}", PYTHONPATH=str(ROOT),
-               AGENTWRAP_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(
+        HOME=str(home),
+        PATH=f"{tools}:{os.environ['PATH']}",
+        PYTHONPATH=str(ROOT),
+        AGENTWRAP_CACHE_DIR=str(tmp_path / "cache"),
+    )
     script = script_of((ROOT / "docs" / "adapters.md").read_text())
     done = subprocess.run(["bash", "-c", script], cwd=home, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -69,11 +75,15 @@ def test_the_tutorial_verbatim_in_a_scratch_home(tmp_path):
     assert explained["title"] == "greet: the guest is not on the list" and explained["tools"] == ["greet"]
     # A run through the Python adapter: the problem has the built-ins' form, data parsed.
     env["PATH"] = f"{home / 'bin'}:{env['PATH']}"  # as the tutorial's step 1 exported it
-    run = subprocess.run([str(shim), "--agent", "greet", "bob"], cwd=home, env=env, capture_output=True,
-                         text=True, timeout=60)
+    run = subprocess.run(
+        [str(shim), "--agent", "greet", "bob"], cwd=home, env=env, capture_output=True, text=True, timeout=60
+    )
     error = json.loads(run.stdout)["error"]
     assert error["type"] == "urn:agentwrap:problem:greet:guest-not-found"
     assert (error["code"], error["location"]) == ("GREET_GUEST_NOT_FOUND", {"file": "guests.txt"})
-    ok = json.loads(subprocess.run([str(shim), "--agent", "greet", "ada"], cwd=home, env=env,
-                                   capture_output=True, text=True, timeout=60).stdout)
+    ok = json.loads(
+        subprocess.run(
+            [str(shim), "--agent", "greet", "ada"], cwd=home, env=env, capture_output=True, text=True, timeout=60
+        ).stdout
+    )
     assert ok["data"] == {"greeted": "ada"}
