@@ -1,8 +1,13 @@
 """Which adapter serves a program: the user's folder, installed plugins, then the built-ins.
 
 Nothing is imported or parsed until a program names it: the built-in index maps program names to
-adapter files, plugins are found through a cached index of the `agentwrap.adapters` entry points,
-and a generic run loads no adapter code at all. A broken adapter is a warning, never a crash.
+adapter files, plugins are found through a cached index of the entry points, and a generic run loads no
+adapter code at all. Every source ends in one check (`accepted`): what loads must be an adapter
+instance meeting the `Adapter` Protocol, else it is an ADAPTER_LOAD_FAILED warning, never a crash.
+
+Plugins register in the versioned group `agentwrap.adapters.v1` (one value shape: an adapter instance);
+the unversioned `agentwrap.adapters` group of earlier releases is still read, and its value may be a
+class or a factory, called once. A name in both groups is the v1 entry's.
 AGENTWRAP_ADAPTERS=builtin loads the built-ins only (tests, reproducible CI).
 """
 
@@ -23,7 +28,9 @@ from agentwrap.errors import UsageError
 from agentwrap.lazyre import lazy
 
 GENERIC: Adapter = BaseAdapter()
-ENTRY_POINT_GROUP = "agentwrap.adapters"
+ENTRY_POINT_GROUP = "agentwrap.adapters"  # the unversioned group of earlier releases (still read)
+ENTRY_POINT_GROUP_V1 = "agentwrap.adapters.v1"  # = agentwrap.sdk.ENTRY_POINT_GROUP
+_V1 = "v1:"  # how the index marks a v1 entry's value
 _VERSION_SUFFIX = lazy(r"(-?\d+(\.\d+)*)$")
 _SEPARATORS = lazy(r"[-_.]+")
 _BUILTIN_DIR = Path(__file__).parent / "adapters"
@@ -72,7 +79,7 @@ def load_file(path: Path) -> Adapter:
     adapter = getattr(module, "ADAPTER", None)
     if adapter is None:
         raise SpecError(f"{path}: defines no ADAPTER")
-    return adapter  # type: ignore[no-any-return]
+    return accepted(adapter, f"{path}: ADAPTER")
 
 
 def _builtin(stem: str) -> Adapter:
@@ -83,7 +90,8 @@ def _builtin(stem: str) -> Adapter:
         else:
             import importlib
 
-            _loaded[stem] = importlib.import_module(f"agentwrap.adapters.{stem}").ADAPTER
+            module = importlib.import_module(f"agentwrap.adapters.{stem}")
+            _loaded[stem] = accepted(module.ADAPTER, f"agentwrap.adapters.{stem}:ADAPTER")
     return _loaded[stem]
 
 
@@ -114,7 +122,7 @@ def user_adapters() -> list[Adapter]:
 
 
 _EP_INDEX: dict[str, str] | None = None
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3  # 3: the v1 group is indexed too
 _CACHE_MAX_FOLDERS = 32
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _RACY_NS = 2_000_000_000
@@ -159,7 +167,8 @@ def _unchanged(cached: list[int] | None, now: list[int] | None) -> bool:
 
 
 def _group_entries(path: str) -> list[list[str]]:
-    """The `[agentwrap.adapters]` pairs of one entry_points.txt (the format importlib.metadata reads)."""
+    """The `[agentwrap.adapters]` and `[agentwrap.adapters.v1]` pairs of one entry_points.txt (the format
+    importlib.metadata reads); a v1 value carries the `v1:` mark."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -174,9 +183,9 @@ def _group_entries(path: str) -> list[list[str]]:
             continue
         if line.startswith("[") and line.endswith("]"):
             section = line.strip("[]")
-        elif section == ENTRY_POINT_GROUP and "=" in line:
+        elif section in (ENTRY_POINT_GROUP, ENTRY_POINT_GROUP_V1) and "=" in line:
             name, _, value = line.partition("=")
-            pairs.append([name.strip(), value.strip()])
+            pairs.append([name.strip(), (_V1 if section == ENTRY_POINT_GROUP_V1 else "") + value.strip()])
     return pairs
 
 
@@ -288,7 +297,8 @@ def _index(folders: dict[str, Any]) -> tuple[dict[str, str], bool] | None:
                 continue
             seen.add(norm)
             for name, value in pairs:
-                index[name] = value
+                if value.startswith(_V1) or not index.get(name, "").startswith(_V1):
+                    index[name] = value
     return index, changed
 
 
@@ -311,7 +321,9 @@ def _write_cache(path: Path, folders: dict[str, Any]) -> None:
 def _read_with_importlib() -> dict[str, str]:
     from importlib.metadata import entry_points
 
-    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    index = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    index.update({ep.name: _V1 + ep.value for ep in entry_points(group=ENTRY_POINT_GROUP_V1)})
+    return index
 
 
 def _plugin(name: str, warnings: list[dict[str, str]]) -> Adapter | None:
@@ -320,17 +332,37 @@ def _plugin(name: str, warnings: list[dict[str, str]]) -> Adapter | None:
     value = _entry_point_index().get(name)
     if value is None:
         return None
+    v1 = value.startswith(_V1)
+    reference = value.removeprefix(_V1)
     try:
         import importlib
 
-        module, _, attr = value.partition(":")
+        module, _, attr = reference.partition(":")
         obj: Any = importlib.import_module(module)
         for part in attr.split(".") if attr else ():
             obj = getattr(obj, part)
-        return obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "interpret")) else obj  # type: ignore[no-any-return]
+        if not v1 and (isinstance(obj, type) or (callable(obj) and not hasattr(obj, "interpret"))):
+            obj = obj()  # the unversioned group's class or factory
+        return accepted(obj, f"entry point {name} = {reference}")
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the run down
-        warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"entry point {name} = {value}: {exc}"[:500]})
+        group = ENTRY_POINT_GROUP_V1 if v1 else ENTRY_POINT_GROUP
+        warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"{group}: {name} = {reference}: {exc}"[:500]})
         return None
+
+
+_PROTOCOL = ("name", "matches", "descriptor", "environment", "subcommand", "effects", "prompt_help", "interpret",
+             "find_problems", "problem_codes", "declarations")
+
+
+def accepted(obj: Any, what: str) -> Adapter:
+    """The one check every source's adapter passes (built-in, user folder, entry point): an instance with
+    the Adapter Protocol's members. Raises with what is missing."""
+    missing = [member for member in _PROTOCOL if not hasattr(obj, member)]
+    if isinstance(obj, type) or missing:
+        shape = "a class, not an instance" if isinstance(obj, type) else f"no {', '.join(missing)}"
+        raise TypeError(f"{what} is not an adapter instance ({shape}); subclass agentwrap.sdk.BaseAdapter")
+    adapter: Adapter = obj
+    return adapter
 
 
 def names() -> list[str]:

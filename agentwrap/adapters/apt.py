@@ -10,7 +10,7 @@ from typing import Any
 
 from agentwrap.adapters import _apt_parse as parse
 from agentwrap.adapters._apt_rules import PROMPTS, RULES
-from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Spec, program_name
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Spec, program_name
 
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _INSTALL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
@@ -152,4 +152,4 @@ class AptAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = AptAdapter()
+ADAPTER: Adapter = AptAdapter()

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentwrap.adapters import _cargo_parse as cp
 from agentwrap.adapters import _cargo_results as cr
-from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 _BUILD = {"read_only": False, "destructive": False, "idempotent": True}  # writes target/ only; may fetch crates
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -227,4 +227,4 @@ class CargoAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = CargoAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = CargoAdapter(Spec.from_dict(SPEC, __file__))

@@ -13,7 +13,7 @@ from typing import Any
 from agentwrap.adapters import _curl_parse as cp
 from agentwrap.adapters._curl_rules import EXIT_CODE_RULES, RULES
 from agentwrap.retry import retry_after_in
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 SPEC: dict[str, Any] = {
     "name": "curl",
@@ -119,4 +119,4 @@ class CurlAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = CurlAdapter()
+ADAPTER: Adapter = CurlAdapter()

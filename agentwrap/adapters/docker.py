@@ -12,7 +12,7 @@ from typing import Any
 from agentwrap.adapters import _docker_parse as dp
 from agentwrap.adapters._docker_rules import RULES
 from agentwrap.adapters._kubectl_parse import first_rule_per_line
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _MUT = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}
@@ -180,4 +180,4 @@ class DockerAdapter(BaseAdapter):
         return fix, actions
 
 
-ADAPTER = DockerAdapter()
+ADAPTER: Adapter = DockerAdapter()

@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://eslint.org/docs/latest/"
 ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
@@ -263,4 +263,4 @@ class EslintAdapter(BaseAdapter):
                 f"{_n(data['files'], 'file')}")
 
 
-ADAPTER = EslintAdapter()
+ADAPTER: Adapter = EslintAdapter()

@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from agentwrap.adapters._gcc_problems import CODES, DRIVER, compiler_problems
-from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 from agentwrap.spec import rule as _rule
 
 _LD = r"^(?:\S*ld(?:\.\w+)?: )?"
@@ -153,8 +153,12 @@ def invocation(argv: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {"mode": mode, "inputs": inputs, "outputs": [] if mode == "check" else [o for o in outputs if o != "-"]}
 
 
+#: The compiler's rules, read by make too (recipes run the compiler): one spec, two adapters.
+COMPILER = Spec.from_dict(SPEC, __file__)
+
+
 class GccAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = COMPILER
     codes = tuple(CODES.values())
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
@@ -199,4 +203,4 @@ class GccAdapter(BaseAdapter):
         return base._replace(data=data, summary=summary, effects=effects)
 
 
-ADAPTER = GccAdapter()
+ADAPTER: Adapter = GccAdapter()

@@ -12,7 +12,17 @@ from agentwrap.adapters import _git_write
 from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
 from agentwrap.adapters._git_parse import parse_branch, parse_status
 from agentwrap.adapters._git_spec import SPEC
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Presentation, Problem, Spec
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Presentation,
+    Problem,
+    Spec,
+)
 
 _WITH_VALUE = frozenset(SPEC["global_options_with_value"])
 _EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
@@ -270,4 +280,4 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-ADAPTER = GitAdapter()
+ADAPTER: Adapter = GitAdapter()

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentwrap.adapters import _kubectl_parse as kp
 from agentwrap.adapters._kubectl_rules import RULES
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}
 _LOCAL_RO = {**_RO, "open_world": False}
@@ -234,4 +234,4 @@ class KubectlAdapter(BaseAdapter):
         return fix, actions
 
 
-ADAPTER = KubectlAdapter()
+ADAPTER: Adapter = KubectlAdapter()

@@ -13,8 +13,9 @@ from agentwrap.adapters import _traceback
 from agentwrap.adapters._gcc_problems import located_problems
 from agentwrap.adapters._make_spec import SPEC
 from agentwrap.adapters._python_errors import DECLARED
-from agentwrap.adapters.gcc import ADAPTER as GCC
+from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.sdk import (
+    Adapter,
     BaseAdapter,
     CapturedRun,
     CodeAction,
@@ -133,7 +134,7 @@ class MakeAdapter(BaseAdapter):
 
     def declarations(self) -> list[ProblemCode]:
         # and the compiler's, and python's: recipes run both
-        return merge_codes(super().declarations(), GCC.declarations(), DECLARED.values())
+        return merge_codes(super().declarations(), GccAdapter().declarations(), DECLARED.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
         named = targets(argv)
@@ -148,13 +149,12 @@ class MakeAdapter(BaseAdapter):
         """The recipe tools' problems and make's own, in the order they were printed, with the paths as printed
         (a log shares them with the gcc adapter's); `interpret` makes them absolute where that is certain."""
         assert self.spec is not None
-        assert GCC.spec is not None
         text = run.text()
         dirs = _directories(text)
         where = dirs[0] if set(dirs) == {0} and os.path.isabs(dirs[0]) else None if dirs else run.cwd
         if run.cwd is None:
             where = None  # a replayed fixture or a saved log: the files are not this machine's to read
-        found = [(at, p) for at, p in located_problems(run, GCC.spec, None, where)
+        found = [(at, p) for at, p in located_problems(run, COMPILER, None, where)
                  if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
         found.extend(_tracebacks(text, run.exit_code))
         for rule in self.spec.rules:
@@ -225,4 +225,4 @@ class MakeAdapter(BaseAdapter):
         return base._replace(data=data, summary=summary)
 
 
-ADAPTER = MakeAdapter()
+ADAPTER: Adapter = MakeAdapter()

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from agentwrap.adapters import _mypy_parse as mp
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
@@ -206,4 +206,4 @@ class MypyAdapter(BaseAdapter):
         return f"mypy: no errors{checked}{notes}"
 
 
-ADAPTER = MypyAdapter()
+ADAPTER: Adapter = MypyAdapter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentwrap.adapters._node_parse import FACTS, node_errors, runner_counts, runner_failures
-from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 SPEC: dict[str, Any] = {
     "name": "node",
@@ -90,4 +90,4 @@ class NodeAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = NodeAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = NodeAdapter(Spec.from_dict(SPEC, __file__))

@@ -10,7 +10,7 @@ from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._node_parse import FACTS as NODE_CODES
 from agentwrap.adapters._node_parse import node_errors, runner_counts, runner_failures
 from agentwrap.adapters._npm_parse import ALIASES
-from agentwrap.sdk import BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 E = p.ERR
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -303,4 +303,4 @@ class NpmAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = NpmAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = NpmAdapter(Spec.from_dict(SPEC, __file__))

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentwrap.adapters import _pip_parse, _traceback
 from agentwrap.adapters._pip_rules import FACTS, RULES
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
 
 _READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 _NET_READ = {**_READ, "open_world": True}
@@ -223,4 +223,4 @@ class PipAdapter(BaseAdapter):
         return interp._replace(effects=tuple(effects))
 
 
-ADAPTER = PipAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PipAdapter(Spec.from_dict(SPEC, __file__))

@@ -11,6 +11,7 @@ from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
 from agentwrap.adapters._python_errors import module_not_found
 from agentwrap.sdk import (
+    Adapter,
     BaseAdapter,
     CapturedRun,
     CodeAction,
@@ -319,4 +320,4 @@ def _counts(data: Any) -> str:
     return f"{text} in {data['duration_ms'] / 1000:.2f}s" if text and "duration_ms" in data else text
 
 
-ADAPTER = PytestAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PytestAdapter(Spec.from_dict(SPEC, __file__))

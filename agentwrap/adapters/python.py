@@ -238,4 +238,4 @@ class PythonAdapter(BaseAdapter):
         return interp._replace(problems=problems, error=error)
 
 
-ADAPTER = PythonAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PythonAdapter(Spec.from_dict(SPEC, __file__))

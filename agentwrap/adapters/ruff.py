@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from agentwrap.adapters import _ruff_parse as rp
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -198,4 +198,4 @@ class RuffAdapter(BaseAdapter):
         return "ruff: all checks passed" + (f" ({data['fixed']} fixed)" if data.get("fixed") else "")
 
 
-ADAPTER = RuffAdapter()
+ADAPTER: Adapter = RuffAdapter()

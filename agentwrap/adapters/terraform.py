@@ -13,7 +13,7 @@ from typing import Any
 
 from agentwrap.adapters import _terraform_parse as tp
 from agentwrap.adapters._terraform_rules import BLOCK_RULES, TEXT_RULES
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True}
 _LOCAL_RO = {**_RO, "open_world": False}
@@ -211,4 +211,4 @@ def _finish(problem: Problem, diag: tp.Diagnostic, default_detail: bool, read_on
     return problem._replace(**changes)
 
 
-ADAPTER = TerraformAdapter()
+ADAPTER: Adapter = TerraformAdapter()

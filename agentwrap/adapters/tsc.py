@@ -14,7 +14,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
-from agentwrap.sdk import BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://www.typescriptlang.org/"
 _PATH = r"(?:[A-Za-z]:[\\/])?[^\s(:][^(:\n]*?\.(?:d\.)?(?:ts|tsx|mts|cts|js|jsx|mjs|cjs|json)"
@@ -206,4 +206,4 @@ class TscAdapter(BaseAdapter):
         return f"tsc: no errors ({shlex.join(argv)})"[:200]
 
 
-ADAPTER = TscAdapter()
+ADAPTER: Adapter = TscAdapter()
