@@ -9,11 +9,11 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapters import _traceback
+from agentwrap.adapters import tracebacks
 from agentwrap.adapters._gcc_problems import located_problems
 from agentwrap.adapters._make_spec import SPEC
-from agentwrap.adapters._python_errors import DECLARED
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
+from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -121,7 +121,7 @@ def _directory_fix(problem: Problem, argv: tuple[str, ...]) -> Problem:
 
 def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
     found, start = [], 0
-    for problem in _traceback.problems(text, tool="python", exit_code=exit_code):
+    for problem in tracebacks.problems(text, tool="python", exit_code=exit_code):
         head = problem.detail.splitlines()[0] if problem.detail else ""
         at = text.find(head, start) if head else -1
         start = at + 1 if at >= 0 else start

@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import Any
 
-from agentwrap.adapters import _pip_parse, _traceback
+from agentwrap.adapters import _pip_parse, tracebacks
 from agentwrap.adapters._pip_rules import FACTS, RULES
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
 
@@ -149,7 +149,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
                                 command=(*argv, "--break-system-packages"), applicability="maybe_incorrect")),
             docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/"))
     if (b := _BUILD.search(text)) is not None:
-        inner = _traceback.parse(text)
+        inner = tracebacks.parse(text)
         cause = inner[-1].final.headline() if inner else None
         hints = [hint for pattern, hint in _HINTS if re.search(pattern, text)]
         step = _STEP.search(text)

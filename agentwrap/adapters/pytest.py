@@ -9,7 +9,7 @@ from typing import Any
 
 from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
-from agentwrap.adapters._python_errors import module_not_found
+from agentwrap.adapters.python_errors import module_not_found
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentwrap.adapter import presentation_of
-from agentwrap.adapters import _traceback, pip, pytest
-from agentwrap.adapters._python_errors import DECLARED, installer_for, module_not_found
+from agentwrap.adapters import pip, pytest, tracebacks
+from agentwrap.adapters.python_errors import DECLARED, installer_for, module_not_found
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
@@ -162,7 +162,7 @@ def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     text = run.text()
-    found = _traceback.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
+    found = tracebacks.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
     # Only the last traceback ended the program; earlier ones (threads, logged exceptions) were survived.
     for i, found_problem in enumerate(found):
         if not run.failed or i < len(found) - 1:

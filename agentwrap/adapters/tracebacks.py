@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapters._python_errors import classify
+from agentwrap.adapters.python_errors import classify
 from agentwrap.sdk import Problem, problem
 
 _HEADER = re.compile(r"^(?P<lead>[ \t]*)(?P<mark>[+|][ ]*)?(?P<group>Exception Group )?"

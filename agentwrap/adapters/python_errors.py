@@ -1,4 +1,4 @@
-"""What a Python exception means for an agent: code, category, retry facts and a fix (used by `_traceback`).
+"""What a Python exception means for an agent: code, category, retry facts and a fix (shared: used by `tracebacks`).
 
 Also the import-name -> distribution-name table behind `pip install` suggestions for ModuleNotFoundError.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agentwrap.sdk import CodeAction, ProblemCode
 
 if TYPE_CHECKING:
-    from agentwrap.adapters._traceback import PyException
+    from agentwrap.adapters.tracebacks import PyException
 
 #: Import names whose distribution on PyPI has another name (the frequent surprises).
 DISTRIBUTIONS = {
