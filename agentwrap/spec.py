@@ -203,8 +203,12 @@ class Spec:
     def problem_codes(self) -> list[str]:
         return sorted({r.code for r in self.rules})
 
-    def match_rules(self, run: CapturedRun) -> list[Problem]:
+    def match_rules(self, run: CapturedRun, *, one_per_line: bool = False) -> list[Problem]:
+        """A problem per match of every rule that applies to this run. `one_per_line`: a line an earlier
+        (more specific) rule explained is not matched again by a later catch-all (kubectl's and docker's
+        `Error from server (NotFound): ...` is one problem, not also a generic server rejection)."""
         found: list[Problem] = []
+        claimed: set[str] = set()
         sub = (run.subcommand or "").split(" ")[0]
         for rule in self.rules:
             if rule.subcommands is not None and sub not in rule.subcommands:
@@ -213,7 +217,15 @@ class Spec:
                 continue
             if not run.failed and not rule.on_success and rule.severity == "error":
                 continue
-            for match in rule.pattern.finditer(run.text(rule.stream)):
+            text = run.text(rule.stream)
+            for match in rule.pattern.finditer(text):
+                if one_per_line:
+                    start = text.rfind("\n", 0, match.start()) + 1
+                    end = text.find("\n", match.start())
+                    line = text[start:end if end >= 0 else len(text)].strip()
+                    if line in claimed:
+                        continue
+                    claimed.add(line)
                 found.append(self.problem(rule, match, run))
                 if len(found) >= 200:
                     return found

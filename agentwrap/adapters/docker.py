@@ -11,7 +11,6 @@ from typing import Any
 
 from agentwrap.adapters import _docker_parse as dp
 from agentwrap.adapters._docker_rules import RULES
-from agentwrap.adapters._kubectl_parse import first_rule_per_line
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -158,7 +157,7 @@ class DockerAdapter(BaseAdapter):
         """One problem per line (the most specific rule's); diagnostic commands offered as code actions ask the
         same daemon as the failed command."""
         assert self.spec is not None
-        problems = [*self.diagnostics(run), *first_rule_per_line(self.spec, run)]
+        problems = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
         conn = connection(run.argv)
         if not conn:
             return problems

@@ -13,6 +13,7 @@ from typing import Any
 
 from agentwrap.adapters import _kubectl_parse as kp
 from agentwrap.adapters._kubectl_rules import RULES
+from agentwrap.adapters.tables import table
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}
@@ -87,8 +88,8 @@ _PARSERS: dict[str, Parser] = {
     "version": lambda run: kp.version(run.stdout_text),
     "config get-contexts": lambda run: kp.contexts(run.stdout_text),
     "config current-context": lambda run: {"context": run.stdout_text.strip()},
-    "api-resources": lambda run: {"items": kp.table(run.stdout_text)},
-    "top": lambda run: {"items": kp.table(run.stdout_text)},
+    "api-resources": lambda run: {"items": table(run.stdout_text)},
+    "top": lambda run: {"items": table(run.stdout_text)},
 }
 _CHANGES = frozenset({"apply", "create", "delete", "patch", "scale", "label", "annotate", "replace", "expose",
                       "autoscale", "set", "rollout", "cordon", "uncordon", "drain", "taint", "run", "edit"})
@@ -167,7 +168,7 @@ class KubectlAdapter(BaseAdapter):
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         assert self.spec is not None
-        problems = [*self.diagnostics(run), *kp.first_rule_per_line(self.spec, run)]
+        problems = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
         if len(run.argv) < 2:  # a saved log: no command line to build on
             return problems
         argv = list(run.argv)
