@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapters._node_parse import FACTS, node_errors, runner_counts, runner_failures
+from agentwrap.adapters.js_stacks import FACTS, node_errors, runner_counts, runner_failures
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 SPEC: dict[str, Any] = {

@@ -7,9 +7,9 @@ import re
 from typing import Any
 
 from agentwrap.adapters import _npm_parse as p
-from agentwrap.adapters._node_parse import FACTS as NODE_CODES
-from agentwrap.adapters._node_parse import node_errors, runner_counts, runner_failures
 from agentwrap.adapters._npm_parse import ALIASES
+from agentwrap.adapters.js_stacks import FACTS as NODE_CODES
+from agentwrap.adapters.js_stacks import node_errors, runner_counts, runner_failures
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 E = p.ERR
