@@ -13,7 +13,7 @@ def test_no_import_cycle_anywhere_in_the_package():
 
 
 def _module_aliases(tree: ast.AST, known: dict) -> dict[str, str]:
-    """Local names bound to an agentwrap module (`from agentwrap.adapters import _gcc_parse as gp`)."""
+    """Local names bound to an agentwrap module (`from agentwrap.adapters import compiler_diagnostics as gp`)."""
     out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agentwrap"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapters._gcc_problems import CODES, DRIVER, compiler_problems
+from agentwrap.adapters.compiler_problems import CODES, DRIVER, compiler_problems
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 from agentwrap.spec import rule as _rule
 

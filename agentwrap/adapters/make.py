@@ -10,8 +10,8 @@ import re
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters._gcc_problems import located_problems
 from agentwrap.adapters._make_spec import SPEC
+from agentwrap.adapters.compiler_problems import located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.sdk import (

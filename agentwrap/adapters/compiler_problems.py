@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapters import _gcc_parse as gp
+from agentwrap.adapters import compiler_diagnostics as gp
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, Spec, problem
 
 DRIVER = (r"(?:cc1(?:plus|obj|objplus)?|collect2|(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)"
