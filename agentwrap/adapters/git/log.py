@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from agentwrap.adapters._git_parse import unquote
+from agentwrap.adapters.git.parse import unquote
 from agentwrap.sdk import CapturedRun
 
 _GRAPH = r"[*|\\/_. -]*?"

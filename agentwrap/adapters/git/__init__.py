@@ -1,4 +1,4 @@
-"""agentwrap adapter for git: the spec (_git_spec) plus per-invocation effects, the editor prompts' own
+"""agentwrap adapter for git: the spec (git/spec.py) plus per-invocation effects, the editor prompts' own
 non-interactive forms spliced into the user's arguments, conflict problems, and parsers for read commands."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import dataclasses
 import re
 from typing import Any
 
-from agentwrap.adapters import _git_write
-from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
-from agentwrap.adapters._git_parse import parse_branch, parse_status
-from agentwrap.adapters._git_spec import SPEC
+from agentwrap.adapters.git import write
+from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
+from agentwrap.adapters.git.parse import parse_branch, parse_status
+from agentwrap.adapters.git.spec import SPEC
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -122,16 +122,16 @@ _STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-stat
 
 
 class GitAdapter(BaseAdapter):
-    codes = _git_write.CODES
+    codes = write.CODES
     parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
-               "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
-               "push": _git_write.parse_push, "merge": _git_write.parse_merge, "pull": _git_write.parse_merge}
+               "branch": parse_branch, "remote": write.parse_remote, "commit": write.parse_commit,
+               "push": write.parse_push, "merge": write.parse_merge, "pull": write.parse_merge}
 
     def __init__(self) -> None:
         super().__init__(Spec.from_dict(SPEC, __file__))
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return _git_write.conflicts(run)
+        return write.conflicts(run)
 
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)
@@ -183,7 +183,7 @@ class GitAdapter(BaseAdapter):
         interp = super().interpret(run)
         problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
-        effects = _git_write.effects(word, interp.data) if interp.error is None else ()
+        effects = write.effects(word, interp.data) if interp.error is None else ()
         return interp._replace(problems=problems, error=error, effects=interp.effects + effects)
 
     def _editor_required(self, run: CapturedRun, file: str) -> Interpretation:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapters._git_log import diff_data
-from agentwrap.adapters._git_parse import args_after
+from agentwrap.adapters.git.log import diff_data
+from agentwrap.adapters.git.parse import args_after
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
 _COMMIT = re.compile(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)

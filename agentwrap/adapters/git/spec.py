@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentwrap.adapters._git_prompts import PROMPTS
+from agentwrap.adapters.git.prompts import PROMPTS
 from agentwrap.spec import rule as _rule
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
