@@ -85,7 +85,8 @@ def load_file(path: Path) -> Adapter:
 def _builtin(stem: str) -> Adapter:
     if stem not in _loaded:
         toml = _BUILTIN_DIR / f"{stem}.toml"
-        if toml.exists():
+        python = (_BUILTIN_DIR / f"{stem}.py").exists() or (_BUILTIN_DIR / stem / "__init__.py").exists()
+        if toml.exists() and not python:  # data only; beside a .py the TOML is that module's data
             _loaded[stem] = load_file(toml)
         else:
             import importlib
