@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _mypy_parse as mp
@@ -18,88 +19,8 @@ from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects
 DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
 
-SPEC: dict[str, Any] = {
-    "name": "mypy",
-    "matches": ["mypy", "dmypy"],
-    "global_options_with_value": ["--status-file"],
-    "noise": [{"pattern": r"^(?:Found \d+ errors? in \d+ files? \(checked \d+ source files?\)|"
-                          r"Success: no issues found in \d+ source files?)$"}],  # data and summary count them
-    "descriptor": {
-        "purpose": "Static type checking of Python code; each error is a located problem with mypy's error code.",
-        "use_when": "Checking types of .py/.pyi files (mypy FILES, mypy -p PKG, dmypy run -- FILES for repeats).",
-        "do_not_use_when": "You need lint or formatting (ruff) or to run the code (python, pytest).",
-        "returns": "problems with file/line(/column with --show-column-numbers), rule = mypy's error code, notes; "
-                   "data: errors, notes, files, checked.",
-        "limitations": "Columns only with --show-column-numbers; mypy has no autofix (code actions only for "
-                       "missing stubs); a dmypy daemon started under agentwrap ends with the run.",
-    },
-    # mypy only reads; its cache (.mypy_cache) is not an effect worth refusing. dmypy starts a daemon process.
-    "effects": {
-        "default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": False},
-        **{sub: {"read_only": False} for sub in ("start", "restart", "run", "stop", "kill")},
-    },
-    "prompts": [
-        # a y/N question; no input_kind, so it applies however the detector classes the prompt
-        {"pattern": r"Install\? \[yN\]",
-         "suggested_fix": "`mypy --install-types` asks before installing stub packages; add --non-interactive to "
-                          "install them without asking (or install the named types-* packages yourself).",
-         "code_actions": [{"title": "Install the missing stub packages without asking",
-                           "command": ["{argv...}", "--non-interactive"], "applicability": "maybe_incorrect",
-                           "is_preferred": True}]},
-    ],
-    "rules": [
-        {"code": "MYPY_MODULE_NOT_FOUND",
-         "pattern": r"^(?:d?mypy: error: Cannot find module \"(?P<module>[^\"]+)\"|"
-                    r"Can't find package '(?P<package>[^']+)')",
-         "title": "mypy: module or package to check not found", "category": "not_found", "status": 404,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Check the name given to -m/-p and that it is importable from here (MYPYPATH, "
-                          "--python-executable, or run from the project root).",
-         "docs_url": DOCS + "running_mypy.html#how-mypy-handles-imports"},
-        {"code": "MYPY_USAGE", "pattern": r"^d?mypy: error: (?!Cannot find module )(?P<message>.+)$",
-         "title": "mypy: invalid command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "mypy: {message}",
-         "suggested_fix": "Fix the option or value named in the message; `mypy --help` lists the options.",
-         "docs_url": DOCS + "command_line.html"},
-        {"code": "MYPY_NO_SOURCES", "pattern": r"^There are no \.py\[i\] files in directory '(?P<dir>[^']+)'",
-         "title": "mypy: nothing to check", "category": "not_found", "status": 404, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "Point mypy at a folder or files holding .py/.pyi sources (check `files`/`exclude` "
-                          "in the config)."},
-        {"code": "MYPY_CONFIG_INVALID", "severity": "warning",
-         "pattern": r"^(?P<file>\S+\.(?:ini|cfg|toml)): (?P<message>(?:\[(?:tool\.)?mypy[^\]]*\]: .+|"
-                    r"No \[mypy\] section in config file|.+ \(at line \d+, column \d+\)))$",
-         "title": "mypy: configuration ignored", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "{file}: {message}",
-         "suggested_fix": "Fix {file}: mypy ignored this setting and ran with its default.",
-         "docs_url": DOCS + "config_file.html"},
-        {"code": "MYPY_CRASH", "pattern": r"^(?:(?P<file>\S+\.pyi?):(?:(?P<line>\d+): )?)?error: INTERNAL ERROR\b",
-         "title": "mypy crashed (internal error)", "category": "dependency", "status": 502, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "A mypy bug: rerun with --show-traceback, try another mypy version, or work around the "
-                          "construct at the reported line.",
-         "docs_url": DOCS + "common_issues.html#using-a-development-mypy-build"},
-        {"code": "DMYPY_NOT_RUNNING",
-         "pattern": r"^(?:No status file found|Daemon has died|Invalid status file.*)$",
-         "title": "dmypy: the daemon is not running", "category": "precondition", "status": 412,
-         "retryable": True, "safe_to_retry": True,
-         "suggested_fix": "Use `dmypy run -- FILES`, which starts the daemon when needed, or plain `mypy FILES`. "
-                          "A daemon started under agentwrap is ended with the run, so `dmypy start` there "
-                          "does not last.",
-         "code_actions": [{"title": "Check with dmypy run, which starts the daemon itself (replace <FILES>)",
-                           "command": ["dmypy", "run", "--", "<FILES>"], "applicability": "has_placeholders"}],
-         "docs_url": DOCS + "mypy_daemon.html"},
-        {"code": "DMYPY_DAEMON_FAILED",
-         "pattern": r"^(?:Daemon is still alive|Timed out waiting for daemon to start|Daemon crashed!|"
-                    r"Daemon may be busy processing.*)$",
-         "title": "dmypy: the daemon is in the way or failed", "category": "conflict", "status": 409,
-         "retryable": True, "safe_to_retry": True,
-         "suggested_fix": "`dmypy status` shows its state; `dmypy restart` (or `dmypy kill`, then start) resets it.",
-         "code_actions": [{"title": "Restart the mypy daemon", "command": ["dmypy", "restart"],
-                           "applicability": "maybe_incorrect"}],
-         "docs_url": DOCS + "mypy_daemon.html"},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("mypy.toml")
 
 # Problems read from mypy's diagnostics: code -> (title, category, status, retryable, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
@@ -168,7 +89,7 @@ def _n(count: int, word: str) -> str:
 
 
 class MypyAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
     codes = tuple(_DIAG.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
