@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
@@ -28,37 +29,8 @@ _SUMMARY = re.compile(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<
 _TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
 _MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
-SPEC: dict[str, Any] = {
-    "name": "tsc",
-    "matches": ["tsc"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Type-check and compile TypeScript; each error is a located problem with its TS code.",
-        "use_when": "Checking a TypeScript project (`tsc --noEmit`, `tsc -b`) or compiling it.",
-        "do_not_use_when": "You only need lint (eslint) or to run the code (node, tsx).",
-        "returns": "problems with file/line/column, rule = TS code (TS2322), message chains as notes; "
-                   "data: errors, files.",
-        "limitations": "tsc has no autofix; code actions exist only for missing @types packages. Without --noEmit "
-                       "(or noEmit in tsconfig) tsc writes .js files, which argv alone cannot rule out.",
-    },
-    "effects": {"default": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}},
-    # tsc never prompts: no prevention variables, no prompt catalog.
-    "rules": [
-        {"code": "TSC_NO_PROJECT",
-         "pattern": r"^(?:tsc: The TypeScript Compiler - Version \S+|Syntax:\s+tsc \[options\] \[file\.\.\.\])",
-         "title": "tsc: no tsconfig.json and no files (printed its help)", "category": "precondition",
-         "status": 412, "retryable": False, "safe_to_retry": True,
-         "detail": "tsc found no tsconfig.json here and was given no files, so it printed its help",
-         "suggested_fix": "Run tsc where tsconfig.json is (or `tsc -p DIR`), name the files, or create one "
-                          "with `tsc --init`.",
-         "code_actions": [{"title": "Create a tsconfig.json with the defaults", "command": ["tsc", "--init"],
-                           "applicability": "maybe_incorrect"}],
-         "docs_url": DOCS + "docs/handbook/tsconfig-json.html"},
-        {"code": "TSC_CRASH", "pattern": r"^(?:Error: Debug Failure\..*|.*\bpanic: .*)$",
-         "title": "tsc crashed", "category": "dependency", "status": 502, "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "A TypeScript bug: try another TypeScript version or reduce the input to find the cause."},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("tsc.toml")
 
 # Problems read from tsc's diagnostics: code -> (title, category, status, retryable, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
@@ -160,7 +132,7 @@ def _n(count: int, word: str) -> str:
 
 
 class TscAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
     codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
