@@ -8,6 +8,8 @@ ruff's `[*]` marker, effects depend on --fix/--check/--diff, and the counts are 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import os
 from typing import Any
 
@@ -17,52 +19,8 @@ from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects
 DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 
-SPEC: dict[str, Any] = {
-    "name": "ruff",
-    "matches": ["ruff"],
-    "global_options_with_value": ["--config"],
-    "nested_subcommands": ["analyze"],
-    "descriptor": {
-        "purpose": "Lint (ruff check) and format (ruff format) Python; each violation is a located problem with "
-                   "its rule code and, where ruff has one, a fix command.",
-        "use_when": "Linting or format-checking .py/.pyi/.ipynb files; `ruff check --fix` / `ruff format` to fix.",
-        "do_not_use_when": "You need type checking (mypy) or to run the code.",
-        "returns": "problems with file/line/column, rule (F401, E501, invalid-syntax), fix actions; data: errors, "
-                   "files, fixable, unsafe_fixable (format: would_reformat/reformatted, unchanged).",
-        "limitations": "Unsafe fixes are only recognised in the full (default) format; `fix = true` in the config "
-                       "makes a plain `ruff check` write files, which argv cannot show.",
-    },
-    # check reads (unless --fix), format writes (unless --check/--diff): decided per invocation in effects().
-    "noise": [{"pattern": r"^(?:Found \d+ errors?(?: \(\d+ fixed, \d+ remaining\))?\.|\[\*\] \d+ fixable with the "
-                          r"`--fix` option\.?|No fixes available.*)$"}],  # the counts are in data
-    "effects": {"default": _READ_ONLY,
-                "format": {"read_only": False},
-                "clean": {"read_only": False}},
-    # ruff never prompts: no prevention variables, no prompt catalog.
-    "rules": [
-        {"code": "RUFF_USAGE", "pattern": r"^error: (?P<message>.+)\n(?:.*\n){0,8}?Usage: ruff\b",
-         "title": "ruff: invalid command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "ruff: {message}",
-         "suggested_fix": "Fix the argument named in the message; `ruff help check` lists the options.",
-         "docs_url": DOCS + "configuration/#full-command-line-interface"},
-        {"code": "RUFF_SYNTAX_ERROR",
-         "pattern": r"^error: Failed to parse (?P<file>\S+\.(?:pyi?|ipynb)):(?P<line>\d+):(?P<column>\d+): "
-                    r"(?P<message>.+)$",
-         "title": "ruff: syntax error", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "suggested_fix": "Fix the syntax at the location; ruff cannot lint or format a "
-                                                 "file it cannot parse."},
-        {"code": "RUFF_CRASH", "pattern": r"^(?:error: Ruff crashed|.*\bpanicked at\b.*)",
-         "title": "ruff crashed", "category": "dependency", "status": 502, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "A ruff bug: upgrade ruff, or narrow the run (--select, one file) to find the trigger."},
-        {"code": "RUFF_CONFIG_WARNING", "severity": "warning",
-         "pattern": r"^warning: (?P<message>.*(?:`[a-z0-9-]+` \([A-Z]+\d+\)|\b[Rr]uff\b|\[tool\.ruff|"
-                    r"\bselector\b).*)$",
-         "title": "ruff: configuration warning", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "{message}",
-         "suggested_fix": "Adjust the ruff configuration as the warning says.", "docs_url": DOCS + "configuration/"},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("ruff.toml")
 
 # Problems read from ruff's diagnostics: code -> (title, category, status, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
@@ -146,7 +104,7 @@ def _n(count: int, word: str) -> str:
 
 
 class RuffAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
     codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
