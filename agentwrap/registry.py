@@ -84,9 +84,9 @@ def load_file(path: Path) -> Adapter:
 
 def _builtin(stem: str) -> Adapter:
     if stem not in _loaded:
-        toml = _BUILTIN_DIR / f"{stem}.toml"
+        toml = _BUILTIN_DIR / f"{stem}.toml"  # a data-only adapter; a Python one's data is NAME.spec.toml
         python = (_BUILTIN_DIR / f"{stem}.py").exists() or (_BUILTIN_DIR / stem / "__init__.py").exists()
-        if toml.exists() and not python:  # data only; beside a .py the TOML is that module's data
+        if toml.exists() and not python:
             _loaded[stem] = load_file(toml)
         else:
             import importlib

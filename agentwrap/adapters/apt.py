@@ -13,7 +13,7 @@ from agentwrap.adapters import _apt_parse as parse
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Spec, program_name
 
 #: The rules, prompts, effects, noise and descriptor: data, validated like a user's (apt.toml).
-SPEC_FILE = Path(__file__).with_suffix(".toml")
+SPEC_FILE = Path(__file__).with_name("apt.spec.toml")
 
 #: dpkg's action options, named like apt's subcommands so effects and parsers share one table.
 _DPKG_ACTIONS = {

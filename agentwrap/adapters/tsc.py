@@ -30,7 +30,7 @@ _TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
 _MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("tsc.toml")
+SPEC_FILE = Path(__file__).with_name("tsc.spec.toml")
 
 # Problems read from tsc's diagnostics: code -> (title, category, status, retryable, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
