@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters._make_spec import SPEC
 from agentwrap.adapters.compiler_problems import located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.python_errors import DECLARED
@@ -26,6 +26,9 @@ from agentwrap.sdk import (
     Spec,
     merge_codes,
 )
+
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("make.spec.toml")
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
 _ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
@@ -130,7 +133,7 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
 
 
 class MakeAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
     def declarations(self) -> list[ProblemCode]:
         # and the compiler's, and python's: recipes run both
