@@ -1,4 +1,4 @@
-"""agentwrap adapter for git: the spec (git/spec.py) plus per-invocation effects, the editor prompts' own
+"""agentwrap adapter for git: the spec (git.spec.toml) plus per-invocation effects, the editor prompts' own
 non-interactive forms spliced into the user's arguments, conflict problems, and parsers for read commands."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters.git import write
 from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
 from agentwrap.adapters.git.parse import parse_branch, parse_status
-from agentwrap.adapters.git.spec import SPEC
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -24,7 +24,9 @@ from agentwrap.sdk import (
     Spec,
 )
 
-_WITH_VALUE = frozenset(SPEC["global_options_with_value"])
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+_SPEC = Spec.from_toml(Path(__file__).with_name("git.spec.toml"))
+_WITH_VALUE = _SPEC.options_with_value
 _EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
 _EDITOR_FAILED = re.compile(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
 _FORCES_EDITOR = {"-e", "--edit", "-i", "--interactive"}
@@ -128,7 +130,7 @@ class GitAdapter(BaseAdapter):
                "push": write.parse_push, "merge": write.parse_merge, "pull": write.parse_merge}
 
     def __init__(self) -> None:
-        super().__init__(Spec.from_dict(SPEC, __file__))
+        super().__init__(_SPEC)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return write.conflicts(run)
