@@ -52,13 +52,11 @@ _GENERIC: list[Spec] = []
 def generic_spec() -> Spec:
     """Rules for any program (adapters/generic.toml), loaded the first time a run needs them."""
     if not _GENERIC:
-        import tomllib
         from pathlib import Path
 
         from agentwrap.spec import Spec
 
-        path = Path(__file__).parent / "adapters" / "generic.toml"
-        _GENERIC.append(Spec.from_dict(tomllib.loads(path.read_text()), str(path)))
+        _GENERIC.append(Spec.from_toml(Path(__file__).parent / "adapters" / "generic.toml"))
     return _GENERIC[0]
 
 

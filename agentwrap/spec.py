@@ -17,9 +17,6 @@ from agentwrap.retry import retry_after_in
 from agentwrap.spec_check import SpecError as SpecError  # re-exported: raised here too
 from agentwrap.spec_check import check
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
@@ -108,7 +105,7 @@ class Spec:
         raw_effects = data.get("effects", {})
         self.default_effects = Effects(**raw_effects.get("default", {}))
         self.effects = {k: self.default_effects._replace(**v) for k, v in raw_effects.items() if k != "default"}
-        self.data = data  # as given, so tests can validate the specs that skip validation at run time
+        self.data = data  # as given (validated by from_dict)
         self.prompts = tuple(PromptRule(lazy(p["pattern"], re.I), p.get("input_kind"),
                                         frozenset(p["subcommands"]) if "subcommands" in p else None,
                                         p.get("suggested_fix"), tuple(p.get("code_actions", [])))
@@ -127,16 +124,14 @@ class Spec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str) -> Spec:
-        """A validated spec. Built-ins (files of this package) skip validation at run time: compiling every
-        pattern twice costs a run ~20 ms, and tests/test_fixtures.py validates each built-in spec."""
-        if not os.path.abspath(source).startswith(_PACKAGE):
-            check(data, source)
+        """A validated spec (every source alike: a user's, a plugin's, a built-in's)."""
+        check(data, source)
         return cls(data, source)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Spec:
-        """A validated spec from a TOML file: a user's, a plugin's or a built-in's, with the same checks (the
-        check costs ~2 ms for apt.toml; only the Python-literal specs of built-ins still skip it)."""
+        """A validated spec from a TOML file: a user's, a plugin's or a built-in's, with the same checks (they
+        cost 0.1-4.5 ms a file: git.spec.toml 3.8 ms, generic.toml 4.5 ms, measured on this machine)."""
         import tomllib
 
         try:
@@ -144,8 +139,7 @@ class Spec:
                 data = tomllib.load(f)
         except tomllib.TOMLDecodeError as exc:
             raise SpecError(f"{path}: not valid TOML: {exc}") from None
-        check(data, os.fspath(path))
-        return cls(data, os.fspath(path))
+        return cls.from_dict(data, os.fspath(path))
 
     # --- invocation ---------------------------------------------------------------------------
     def subcommand_of(self, argv: list[str]) -> str | None:
