@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from agentwrap.lazyre import lazy
 from agentwrap.problem import adapter_problem
@@ -20,7 +21,10 @@ from agentwrap.spec_check import check
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
-class Rule(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    """One `[[rules]]` table, compiled: a pattern and the problem it makes."""
+
     code: str
     pattern: re.Pattern[str]
     title: str
@@ -47,7 +51,10 @@ class Rule(NamedTuple):
                            else None, docs_url=self.docs_url)
 
 
-class PromptRule(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class PromptRule:
+    """One `[[prompts]]` table, compiled: the tool's own way past a prompt it shows."""
+
     pattern: re.Pattern[str]
     input_kind: str | None
     subcommands: frozenset[str] | None
@@ -106,9 +113,10 @@ class Spec:
         self.default_effects = Effects(**raw_effects.get("default", {}))
         self.effects = {k: self.default_effects._replace(**v) for k, v in raw_effects.items() if k != "default"}
         self.data = data  # as given (validated by from_dict)
-        self.prompts = tuple(PromptRule(lazy(p["pattern"], re.I), p.get("input_kind"),
-                                        frozenset(p["subcommands"]) if "subcommands" in p else None,
-                                        p.get("suggested_fix"), tuple(p.get("code_actions", [])))
+        self.prompts = tuple(PromptRule(pattern=lazy(p["pattern"], re.I), input_kind=p.get("input_kind"),
+                                        subcommands=frozenset(p["subcommands"]) if "subcommands" in p else None,
+                                        suggested_fix=p.get("suggested_fix"),
+                                        code_actions=tuple(p.get("code_actions", [])))
                              for p in data.get("prompts", []))
         self.noise = tuple((lazy(n["pattern"]), n.get("stream", "any"),
                             frozenset(n["subcommands"]) if "subcommands" in n else None)
