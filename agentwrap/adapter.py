@@ -146,7 +146,15 @@ class BaseAdapter:
         """Every problem code this adapter can emit: its spec's rules, the codes its Python declares
         (`codes`), and the generic rules any run falls back to. `describe`, `explain` and docs/problems.md
         read these; tests/test_problem_types.py checks every fixture's problems against them."""
-        return merge_codes(self.spec.declarations() if self.spec else (), self.codes, generic_spec().declarations())
+        from agentwrap.logs.format_index import PROGRAMS  # a tool with a declarative diagnostic format too
+
+        formats: list[ProblemCode] = []
+        if self.name in PROGRAMS:
+            from agentwrap.logs.formats import diagnostic_code
+
+            formats.append(diagnostic_code(self.name))
+        return merge_codes(self.spec.declarations() if self.spec else (), self.codes, formats,
+                           generic_spec().declarations())
 
     def problem_codes(self) -> list[str]:
         return sorted({d.code for d in self.declarations()})
@@ -170,6 +178,12 @@ class BaseAdapter:
         problems = list(self.diagnostics(run))
         if self.spec:
             problems.extend(self.spec.match_rules(run))
+        from agentwrap.logs.format_index import PROGRAMS
+
+        if self.name in PROGRAMS:  # the tool's declarative format (agentwrap/formats/NAME.toml)
+            from agentwrap.logs import formats
+
+            problems.extend(formats.problems(formats.for_program(self.name), run.text()))
         return problems
 
     def interpret(self, run: CapturedRun) -> Interpretation:

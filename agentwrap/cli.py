@@ -20,7 +20,12 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
        agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
+       agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
+       agentwrap plan [--ttl DUR] -- PROGRAM ARGS      agentwrap apply PLAN_ID [--expect-hash H]
+       agentwrap --shell 'LINE' | -- bash -c 'LINE'      a shell command line, read per command
+       agentwrap hook HOST                   an agent host's command hook (its JSON on stdin)
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]
+       agentwrap init HOST [--project|--user] [--dry-run] [--uninstall]      agentwrap mcp      agentwrap stats
 
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
@@ -33,13 +38,18 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --no-pty                  run on pipes instead of pseudo-terminals
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
+  --detach                  start as a durable operation and answer with its operation_id at once
+  --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin); a repeat replays the result
+  --input FILE|-            the whole request as JSON (`agentwrap schema request`); with `run`
+  --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help
 exit: 0 success, the program's code on its failure, 1 when it exited 0 but failed, 124 timeout,
       125 agentwrap refused or failed (usage, input required), 126 not executable, 127 not found, 128+N signal
 """
 
 _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema", "artifact", "capabilities",
-                                                             "describe", "adapter", "capture", "normalize")}
+                                                             "describe", "adapter", "capture", "normalize", "op",
+                                                             "plan", "apply", "stats", "init", "mcp")}
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
@@ -57,6 +67,11 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
     if opts.version:
         return envelope.Outcome(envelope.build(request_id=request_id, summary=f"agentwrap {__version__}",
                                                data={"version": __version__}), 0)
+    if opts.shell is not None and not opts.help:
+        if args:
+            raise UsageError("--shell takes the whole command line: put the program and its arguments inside it",
+                             suggested_fix="agentwrap --shell 'PROGRAM ARGS | ...'")
+        args, opts.shell = ["bash", "-c", opts.shell], None  # one run path for both spellings of a line
     if opts.help or not args:
         if not args and not opts.help:
             raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]",
@@ -72,6 +87,14 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
         elif name not in _COMMANDS:
             raise NotAvailableYet(f"`agentwrap {name}`")
         else:
+            if opts.read_only and (name == "apply" or (name == "op" and rest[:1] in (["cancel"], ["prune"]))):
+                from agentwrap.safety.readonly import MutationRefused
+
+                what = " ".join(["agentwrap", name, *rest[:1]])
+                raise MutationRefused(f"--read-only: `{what}` changes something (it runs a planned command, "
+                                      "ends processes or removes records); nothing was done",
+                                      suggested_fix="Drop --read-only if the change is intended; `agentwrap plan` "
+                                                    "and `op status|wait|result|events|list` are read-only.")
             ctx = CommandContext(request_id=request_id, format=fmt, agent=opts.agent,
                                  max_inline_bytes=opts.inline_budget(), detail=opts.detail)
             import importlib
@@ -80,9 +103,23 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
         args = rest
-    from agentwrap.commands.run import execute
+    return _run(args, opts, request_id, emit)
 
-    return execute(args, opts, request_id=request_id, emit=emit)
+
+def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> envelope.Outcome:
+    """The one run path for PROGRAM ARGS and shell lines: detached, keyed, then attached."""
+    from agentwrap.runpath import attached
+
+    if opts.detach:
+        from agentwrap.operations.detach import detached
+
+        return detached(args, opts, request_id)
+    if opts.idempotency_key is not None:
+        from agentwrap.safety.idempotency import keyed
+
+        return keyed(args, opts, request_id, emit=emit,
+                     run=lambda o, e: attached(args, o, request_id, e))
+    return attached(args, opts, request_id, emit)
 
 
 def main(argv: list[str] | None = None, env: Environment | None = None) -> ExitStatus:
@@ -94,6 +131,10 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> ExitS
 
 
 def _main(args: list[str], environment: Environment) -> int:
+    if args[:1] == ["hook"]:  # the host reads its own format, never an envelope; it always fails open
+        from agentwrap.commands.hook import run as run_hook
+
+        return run_hook(args[1:])
     request_id = new_id("req")
     opts = options.Options()
     fmt: str | None = None
@@ -103,6 +144,14 @@ def _main(args: list[str], environment: Environment) -> int:
     writer = Writer(environment.stdout, is_tty=environment.is_tty())
     try:
         opts, rest = options.parse(args, opts)
+        if rest[:1] == ["run"] and not opts.explicit_program and "--input" in rest:
+            opts, rest = options.parse(rest[1:], opts)  # `run --input`: the request decides the output too
+            opts.explicit_program = True
+        if opts.input is not None:
+            from agentwrap import request
+
+            opts, rest = request.load(opts.input, opts, rest)
+            opts.explicit_program = True
         options.validate(opts)
         fmt = options.resolve_format(opts, writer.is_tty)
         program_argv = rest if rest and (rest[0] not in options.SUBCOMMANDS or opts.explicit_program) else None

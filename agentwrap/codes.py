@@ -76,13 +76,89 @@ _CODES = (
              "usage", 400, 125, False, True,
              ("Fix the option named in `detail`; see `agentwrap --help`.",)),
     CodeInfo("MUTATION_REFUSED", "mutation-refused", "Mutating command refused",
-             "--read-only was given and the adapter classes this invocation as mutating.",
+             "--read-only was given and the adapter classes this invocation as mutating, or nothing can classify it "
+             "(an unknown counts as mutating). Nothing was run.",
              "authorization", 403, 125, False, True,
-             ("Drop --read-only if the change is intended.",)),
+             ("Run the read-only alternative named in code_actions (the tool's own dry run) to see what it "
+              "would do.",
+              "Drop --read-only if the change is intended.")),
     CodeInfo("IDEMPOTENCY_CONFLICT", "idempotency-conflict", "Idempotency key reused with other inputs",
-             "The --idempotency-key was recorded for a different argv, cwd or adapter.",
+             "The --idempotency-key was recorded for a different argv, cwd, adapter or --stdin input; the detail "
+             "names each difference. Nothing was run.",
              "conflict", 409, 125, False, True,
              ("Use a new key for a different invocation.",)),
+    CodeInfo("IDEMPOTENCY_IN_PROGRESS", "idempotency-in-progress", "Idempotency key's first run still going",
+             "A run with this --idempotency-key and the same inputs has started and not finished; it was not "
+             "started again. Its operation_id says where to wait for the result.",
+             "conflict", 409, 125, True, True,
+             ("Wait for the first run with `agentwrap op wait ID`, or repeat the call later to replay its result.",)),
+    CodeInfo("OPERATION_NOT_FOUND", "operation-not-found", "No such operation",
+             "The operation id is malformed, or no operation with that id is kept in the state directory "
+             "(finished operations are pruned after 7 days).",
+             "not_found", 404, 125, False, True,
+             ("Run `agentwrap op list` to see the operations kept here.",)),
+    CodeInfo("OPERATION_RUNNING", "operation-running", "Operation still running",
+             "The operation has not finished: its result is not there yet (`op result`), or `op wait` reached "
+             "its --timeout first. Nothing was stopped.",
+             "timeout", 504, 125, True, True,
+             ("Wait again with `agentwrap op wait ID --timeout DUR`.",
+              "Read what it printed so far with `agentwrap op events ID --after SEQ`.")),
+    CodeInfo("OPERATION_LOST", "operation-lost", "Operation lost",
+             "The process supervising the operation ended without recording a result (killed, crashed, or the "
+             "machine restarted). What the program did before that is unknown.",
+             "partial_failure", 500, 125, True, False,
+             ("Check with a read-only command whether the change happened before running it again.",
+              "`agentwrap op events ID` shows what it printed before it was lost.")),
+    CodeInfo("PLAN_UNSUPPORTED", "plan-unsupported", "No plan for this command",
+             "agentwrap makes plans only for commands whose tool has a dry run and whose state a planner can "
+             "fingerprint (see `agentwrap plan` in docs/operations.md), or the state could not be read.",
+             "usage", 400, 125, False, True,
+             ("Run the tool's own read-only form yourself, or run the command with --idempotency-key.",)),
+    CodeInfo("PLAN_NOT_FOUND", "plan-not-found", "No such plan",
+             "The plan id is malformed or unknown here (expired plans are kept a day, then pruned).",
+             "not_found", 404, 125, False, True,
+             ("Make a new plan with `agentwrap plan -- PROGRAM ARGS`.",)),
+    CodeInfo("PLAN_EXPIRED", "plan-expired", "Plan expired",
+             "The plan is older than its expiry; the state it read may have changed. Nothing was run.",
+             "precondition", 412, 125, True, True,
+             ("Plan again with `agentwrap plan -- PROGRAM ARGS` and apply the new plan.",)),
+    CodeInfo("PLAN_DRIFT", "plan-drift", "State changed since the plan",
+             "The state the plan depends on (refs, versions, serials) is not what it was when planned; the "
+             "detail names each change. Nothing was run.",
+             "precondition", 412, 125, True, True,
+             ("Plan again against the current state, review the new effects, then apply that plan.",)),
+    CodeInfo("PLAN_HASH_MISMATCH", "plan-hash-mismatch", "Plan is not the one approved",
+             "--expect-hash does not match the plan's digest: the plan applied would not be the plan reviewed. "
+             "Nothing was run.",
+             "precondition", 412, 125, False, True,
+             ("Pass the digest that `agentwrap plan` printed for this plan_id.",)),
+    CodeInfo("PLAN_ALREADY_APPLIED", "plan-already-applied", "Plan already applied",
+             "A plan runs once; this one was applied before. Nothing was run.",
+             "conflict", 409, 125, False, True,
+             ("Plan again if the change is needed again.",)),
+    CodeInfo("VERIFICATION_FAILED", "verification-failed", "Postcondition not met",
+             "The program reported success, but the read-only check of what it should have changed says "
+             "otherwise; `verification.checks` has the expected and actual values.",
+             "partial_failure", 502, 1, True, False,
+             ("Read verification.checks, find out what happened with the check's command, then plan again.",)),
+    CodeInfo("REQUEST_INVALID", "request-invalid", "Invalid request document",
+             "The JSON request given with --input does not match `agentwrap schema request`, or names a "
+             "duration, regex, directory, file or adapter that does not work. Every such error is listed in "
+             "`invalid_params` (a JSON pointer and a reason each). Nothing was run.",
+             "validation", 422, 125, False, True,
+             ("Fix each member named in invalid_params and send the request again.",)),
+    CodeInfo("CONFIG_CONFLICT", "config-conflict", "Configuration file holds what agentwrap did not write",
+             "`agentwrap init` would have to overwrite or remove content it did not write (an entry edited by "
+             "hand, a file of the same name, a value of another shape, a file it cannot parse), so it changed "
+             "nothing.",
+             "conflict", 409, 125, False, True,
+             ("Read `detail` for the file and the entry; edit or remove it by hand, then run the command again.",
+              "Run with --dry-run to see the exact change agentwrap would make.")),
+    CodeInfo("EXTRA_NOT_INSTALLED", "extra-not-installed", "Optional dependency not installed",
+             "The feature needs an optional extra of agentwrap (such as `mcp` or `otel`) that is not installed "
+             "in this Python environment.",
+             "dependency", 503, 125, False, True,
+             ("Install the extra named in `detail`, e.g. `pip install 'agentwrap[mcp]'`.",)),
     CodeInfo("INTERNAL", "internal", "agentwrap failed",
              "agentwrap itself failed; this is a bug. The detail names the failure.",
              "internal", 500, 125, True, False,
@@ -103,10 +179,18 @@ WARNINGS = {
                       "cuts counted in `<key>_omitted`.",
     "DATA_PARTIAL": "The output was too long for the adapter to read whole; data comes from its head and tail.",
     "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
+    "LINES_TRUNCATED": "normalize: lines longer than 256 KiB were read up to that length (memory stays flat).",
     "ADAPTER_LOAD_FAILED": "An adapter (user folder, plugin or built-in) could not be loaded; the run used another.",
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",
+    "SHELL_NOT_PARSED": "A shell line could not be parsed into commands; it ran unchanged and its output was read "
+                        "with the generic adapter.",
+    "SHELL_NOT_TRACED": "A shell line ran unchanged, without the per-command trace (not bash, or the line uses "
+                        "what the trace is made of); only a one-command line is read by that command's adapter.",
+    "PIPE_HID_FAILURE": "A stage of a pipeline failed although the line's status (its last stage's) says success.",
+    "SHELL_EARLIER_FAILURE": "A command of a shell line failed and the line went on; the line's status is a later "
+                             "command's.",
     "UNKNOWN_FIELDS": "A name given to --fields matched nothing in this envelope; the fields that exist are "
                       "shown.",
 }

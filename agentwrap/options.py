@@ -12,7 +12,7 @@ from agentwrap.lazyre import lazy
 FORMATS = ("pretty", "json", "jsonl", "problem")
 DETAILS = ("concise", "standard", "detailed")
 SUBCOMMANDS = ("run", "capabilities", "describe", "schema", "explain", "artifact", "normalize", "op",
-               "adapter", "capture", "mcp")
+               "adapter", "capture", "mcp", "plan", "apply", "stats", "init", "hook")
 ENVELOPE_KEYS = ("schema_version", "status", "summary", "request_id", "command", "context", "exit", "data",
                  "output", "effects", "verification", "warnings", "artifacts", "error", "problems", "metrics")
 AGENT_TIMEOUT = 600.0
@@ -42,6 +42,11 @@ class Options:
     cwd: str | None = None
     env: dict[str, str]
     stdin: str | None = None
+    read_only: bool = False
+    detach: bool = False
+    idempotency_key: str | None = None
+    input: str | None = None  # `run --input FILE|-`: the whole request as JSON (agentwrap.request)
+    shell: str | None = None  # --shell LINE: a shell command line instead of PROGRAM ARGS
     help: bool = False
     version: bool = False
     explicit_program: bool = False  # `--` was given: the next word is a program even if it names a subcommand
@@ -141,7 +146,9 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--cwd": lambda o, v: setattr(o, "cwd", v),
     "--env": _env,
     "--stdin": lambda o, v: setattr(o, "stdin", v),
-    "--idempotency-key": _unavailable("--idempotency-key"),
+    "--input": lambda o, v: setattr(o, "input", v),
+    "--idempotency-key": lambda o, v: setattr(o, "idempotency_key", v),
+    "--shell": lambda o, v: setattr(o, "shell", v),
 }
 _FLAGS: dict[str, _Handler] = {
     "--agent": lambda o, _: setattr(o, "agent", True),
@@ -150,8 +157,8 @@ _FLAGS: dict[str, _Handler] = {
     "--help": lambda o, _: setattr(o, "help", True),
     "-h": lambda o, _: setattr(o, "help", True),
     "--version": lambda o, _: setattr(o, "version", True),
-    "--read-only": _unavailable("--read-only"),
-    "--detach": _unavailable("--detach"),
+    "--read-only": lambda o, _: setattr(o, "read_only", True),
+    "--detach": lambda o, _: setattr(o, "detach", True),
 }
 OPTION_NAMES = sorted({*_WITH_VALUE, *_FLAGS})
 

@@ -18,18 +18,23 @@ from agentwrap.terminal import TerminalCleaner
 STREAMS = ("stdout", "stderr")
 ANALYSIS_HEAD = 384 * 1024  # what adapters read: the whole text when small, else head and tail
 ANALYSIS_TAIL = 128 * 1024
+HOLD_LINE_CHARS = 1 << 20  # a line is redacted whole up to this length, then in overlapping pieces
+HOLD_OVERLAP = 8192  # more than the longest secret the redactor matches (4096 characters)
 PROMPT_LINES = 8  # a dialog (pinentry, whiptail) asks above its button row and frame
 
 
 class Pipeline:
     def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
-                 events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None) -> None:
+                 events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None,
+                 window: tuple[int, int] | None = None) -> None:
         self.events = events
         self.store = store
         self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
         self.progress = ProgressTracker() if events is not None else None
-        self.cleaners = {s: TerminalCleaner(on_transient=self._transient_handler(s)) for s in STREAMS}
+        cols, rows = window or (250, 50)  # the program's terminal (runner.spawn's default window)
+        self.cleaners = {s: TerminalCleaner(rows=rows, cols=cols, on_transient=self._transient_handler(s))
+                         for s in STREAMS}
         self.redactors = {s: Redactor(secrets) for s in STREAMS}
         self.captures = {s: StreamCapture(s, max_inline_bytes=max_inline_bytes, store=store) for s in STREAMS}
         self.last_stream = "stdout"
@@ -38,6 +43,8 @@ class Pipeline:
         self._tail: dict[str, list[str]] = {s: [] for s in STREAMS}
         self._tail_size = dict.fromkeys(STREAMS, 0)
         self._cut = dict.fromkeys(STREAMS, False)
+        self._results: dict[str, StreamResult] | None = None
+        self._partial = dict.fromkeys(STREAMS, "")  # the end of a line not yet committed
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -63,7 +70,10 @@ class Pipeline:
 
     def prompt_text(self) -> str:
         """What the program last showed: the unfinished lines of the stream it wrote to last."""
-        order = (self.last_stream, *(s for s in STREAMS if s != self.last_stream))
+        order = [self.last_stream, *(s for s in STREAMS if s != self.last_stream)]
+        # a prompt is an unfinished line: the stream whose cursor sits after text asks (npm writes
+        # "Username: " to the terminal, then a notice line to stderr)
+        order.sort(key=lambda s: not self.cleaners[s].screen_tail(1).strip())
         for stream in order:
             tail = self.cleaners[stream].screen_tail(PROMPT_LINES).strip()
             if tail:
@@ -75,7 +85,19 @@ class Pipeline:
             self.events.emit(kind, **payload)
 
     # --- end of run -------------------------------------------------------------------------
-    def _commit(self, stream: str, text: str) -> None:
+    def _commit(self, stream: str, text: str, *, final: bool = False) -> None:
+        # The redactor sees whole lines: a line longer than the window leaves the screen a row at a
+        # time, so a secret could straddle two commits. An overlong line is cut at a blank well before
+        # its end, never inside a run a secret could be made of.
+        text = self._partial[stream] + text
+        if not final:
+            cut = text.rfind("\n") + 1
+            if not cut and len(text) > HOLD_LINE_CHARS:
+                cut = max(text.rfind(" ", 0, len(text) - HOLD_OVERLAP), text.rfind("\t", 0, len(text) - HOLD_OVERLAP))
+                cut = cut + 1 if cut > len(text) - HOLD_LINE_CHARS else len(text) - HOLD_OVERLAP
+            text, self._partial[stream] = text[:cut], text[cut:]
+        if not text:
+            return
         text = self.redactors[stream].redact(text)
         self.captures[stream].write(text)
         self._keep_for_analysis(stream, text)
@@ -104,12 +126,13 @@ class Pipeline:
         return f"{head}\n[agentwrap: middle of the output omitted from analysis]\n{tail}", False
 
     def finish(self) -> dict[str, StreamResult]:
+        if self._results is not None:  # finished already (a shell line's verdict reads it first)
+            return self._results
         results = {}
         for stream in STREAMS:
-            rest = self.cleaners[stream].finish()
-            if rest:
-                self._commit(stream, rest)
+            self._commit(stream, self.cleaners[stream].finish(), final=True)
             results[stream] = self.captures[stream].close()
+        self._results = results
         return results
 
     def warnings(self) -> list[dict[str, str]]:

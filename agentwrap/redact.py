@@ -20,7 +20,7 @@ REDACTED = "[REDACTED]"
 SECRET_NAME = lazy(
     r"(?:^|[^A-Z0-9])(?:TOKEN|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTHTOKEN|APIKEY"
     r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])"
-    r"|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$",
+    r"|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$|[A-Z0-9](?:PASSWORD|PASSWD|TOKEN)$",
     re.IGNORECASE,
 )
 # ...except names that describe a secret rather than hold it (TOKEN_FILE is a path, TOKEN_TYPE a word).
@@ -31,7 +31,10 @@ _DESCRIBES = lazy(
 )
 _MAYBE_SECRET = lazy(r"tok|secret|pass|pwd|cred|key|pat|auth", re.IGNORECASE)
 _CAMEL = lazy(r"([a-z0-9])([A-Z])")
+_ACRONYM = lazy(r"([A-Z]+)([A-Z][a-z])")  # APIToken, DBPassword, NPMToken: API_Token
 _NON_ALNUM = lazy(r"[^A-Za-z0-9]+")
+# `password: str` in source code is a type, not a value.
+_TYPE_NAMES = frozenset({"str", "bytes", "int", "bool", "string", "String", "Optional", "SecretStr", "Any", "None"})
 _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
 _PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
 # Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`.
@@ -47,7 +50,9 @@ _PLACEHOLDER = lazy(
 # as labels, so prose ("the key", "token at", "Author:", "passed") stays out of stage 2.
 def _label_tail(kw: str) -> str:
     """What must follow a keyword: `kw...=`, `"kw...": ` or `--kw-x VALUE`."""
-    return rf"(?:[a-z0-9_.-]{{0,64}}\\?[\"']?[ \t]*[:=]|(?<=-{kw})[a-z0-9-]{{0,32}}[ \t]+[^\s-])"
+    return (rf"(?:[a-z0-9_.-]{{0,64}}\\?[\"']?(?:[ \t]+(?:string|str|\[\]byte))?"
+            rf"[ \t]*(?:[?+!:.]{{0,3}}=|:|(?<=[\"']),(?=[ \t]*[\"'])|>(?=[^<\s]))"
+            rf"|(?<=-{kw})[a-z0-9-]{{0,32}}[ \t]+[^\s-])")
 
 
 _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
@@ -56,15 +61,16 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("k", rf"k(?:en(?<=token)(?![a-z]){_label_tail('token')}|ey(?![a-z]){_label_tail('key')}"
               rf"|ey(?: block)?-----(?<=ivate key-----|key block-----)|ie(?<=cookie){_label_tail('cookie')}"
               r"|\.com(?<=slack\.com)|[-_](?<=sk.)|_(?<=rk_))", True),
-        ("p", rf"p(?:ass{_label_tail('pass')}|wd{_label_tail('pwd')}|at(?<=_pat){_label_tail('_pat')}"
-              r"|m_(?<=npm_)|ypi-)", True),
+        ("p", rf"p(?:ass{_label_tail('pass')}|assword[ \t]+[^\s=:]|wd{_label_tail('pwd')}"
+              rf"|at(?<=_pat){_label_tail('_pat')}|m_(?<=npm_)|ypi-)", True),
         ("c", rf"c(?:ret(?<=secret){_label_tail('secret')}|red(?:entials?|s){_label_tail('cred')}"
               r"|_(?<=whsec_))", True),
         ("u", rf"auth(?:orization|token|(?![a-z0-9])){_label_tail('auth')}", True),
         ("b", r"bearer", True),
-        ("g", r"g(?=l(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-|h[pousr]_|ithub_pat_)", True),
+        ("g", r"g(?=l(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-|h[pousr]_|ithub_pat_|r1348941)", True),
         ("x", r"x(?=ox[a-z]-|app-)", True),
-        ("A", r"A(?=KIA|SIA|Iza)", False),
+        ("A", r"A(?=KIA|SIA|BIA|CCA|Iza|BSK[A-Za-z0-9+/]{40})", False),
+        (" -", r" -(?:[pa]|u[ \t]+[^\s:]{1,128}:\S)", True),  # mysql -pX, sshpass -p, redis-cli -a, curl -u u:p
         ("J", r"J(?<=eyJ)", False),
         ("@", r"://[^\s/?#]{1,600}@", False),
     )
@@ -73,6 +79,7 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
 TRIGGERS: tuple[str, ...] = (
     "token", "key", "cookie", "slack", "sk-", "sk_", "rk_", "pass", "pwd", "_pat", "npm_", "pypi-", "secret",
     "cred", "whsec_", "auth", "bearer", "gl", "gh", "xox", "xapp-", "akia", "asia", "aiza", "eyj", "@",
+    "abia", "acca", "absk", "gr1348941", " -",
 )  # fmt: skip
 
 # Stage 2. Every quantifier is bounded, so a multi-megabyte line stays linear.
@@ -98,9 +105,9 @@ _URL_CRED = lazy(
 )
 _SLACK_HOOK = lazy(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
 _TOKENS = lazy(
-    r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}"
+    r"(?:(?<![A-Za-z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}"
     r"|gl(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-[\w-]{20,255}(?:\.[\w-]{1,64}){0,2}"
-    r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])|xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-\d-[\w-]{10,255}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])|ABSK[A-Za-z0-9+/]{100,400}={0,2}|GR1348941[\w-]{20,64}|xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-\d-[\w-]{10,255}"
     r"|[sr]k_(?:live|test)_[A-Za-z0-9]{10,255}|whsec_[A-Za-z0-9+/=]{20,255}"
     # OpenAI / Anthropic: the digit and capital lookaheads keep kebab-case names like sk-learn-... out.
     r"|sk-(?:ant-[a-z]{1,8}\d{0,4}-|proj-|svcacct-|admin-)?(?=[\w-]{0,255}\d)(?=[\w-]{0,255}[A-Z])"
@@ -110,13 +117,26 @@ _TOKENS = lazy(
     re.ASCII,
 )
 _VALUE = (
-    r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.){1,4096})\"|'(?P<sq>[^'\r\n]{1,4096})'|\\\"(?P<eq>.{1,4096}?)\\\""
+    r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.){1,4096})\"|'(?P<sq>[^'\r\n]{1,4096})'|`(?P<bq>[^`\r\n]{1,4096})`|\\\"(?P<eq>.{1,4096}?)\\\""
     r"|(?P<v>(?!=)[^\s\"'`,;&<>(){}\[\]\\]{1,4096}))"
 )
 _LABEL = lazy(
-    r"(?<![\w.-])(?P<kq>\\?[\"']?)(?P<key>[\w.-]{1,128}+)(?P=kq)(?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)" + _VALUE,
+    r"(?<![\w.-])(?P<kq>\\?[\"']?)(?P<key>[\w.-]{1,128}+)(?P=kq)"
+    r"(?:[ \t]+(?:string|String|str|\[\]byte))?"
+    r"(?P<sep>[ \t]*(?:=>|:::=|::=|:=|\?=|\+=|!=|\.=|=|:|(?<=[\"']),)[ \t]*)" + _VALUE,
     re.ASCII,
 )
+_OPTION = lazy(
+    r"(?:\b(?:mysql\w{0,10}|mariadb)\b[^\n]{0,300}?[ \t]-p(?P<a>[^\s'\"]{1,256})"
+    r"|\bsshpass[ \t]+-p[ \t]*(?P<b>\S{1,256})|\bredis-cli\b[^\n]{0,300}?[ \t]-a[ \t]+(?P<c>\S{1,256})"
+    r"|\blogin\b[^\n]{0,300}?[ \t]-p[ \t]+(?P<d>\S{1,256})"
+    r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,256})(?=\s|$)"
+    r"|(?im:^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+)(?P<f>[^\s=:]\S{0,255}))"
+)
+_XML_BLOCK = lazy(r"<(?P<key>[\w:.-]{1,64})>[ \t]*\r?\n[ \t]*(?P<v>[^<\s]{1,4096})[ \t]*\r?\n[ \t]*</(?P=key)>")
+_XML = lazy(r"<(?P<key>[\w:.-]{1,64})>(?P<v>[^<\s]{1,4096})</(?P=key)>")
+_ENV_LIST = lazy(r"(?m)^([ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<key>[\w.-]{1,128})[\"']?[ \t]*\r?\n"
+                 r"[ \t]*value:[ \t]*)[\"']?(?P<v>[^\s\"']{1,4096})")
 _FLAG = lazy(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=[^\s-])" + _VALUE)
 
 
@@ -125,7 +145,8 @@ def is_secret_name(name: str) -> bool:
         return False
     # apiKey, x-api-key and API_KEY all become API_KEY, so one pattern serves every spelling; the form
     # without camel-case splitting keeps PassWord whole.
-    forms = {_NON_ALNUM.sub("_", n).strip("_").upper() for n in (name, _CAMEL.sub(r"\1_\2", name))}
+    split = _ACRONYM.sub(r"\1_\2", _CAMEL.sub(r"\1_\2", name))
+    forms = {_NON_ALNUM.sub("_", n).strip("_").upper() for n in (name, split)}
     return any(SECRET_NAME.search(form) and not _DESCRIBES.search(form) for form in forms)
 
 
@@ -193,8 +214,10 @@ class Redactor:
             (("@",), _URL_CRED, self._url_cred),
             (("hooks.slack",), _SLACK_HOOK, lambda m: self._hide(m, 2)),
             (("",), _TOKENS, self._hide_match),
-            (("=", ":"), _LABEL, self._label),
+            (("=", ":", ","), _LABEL, self._label),
             (("-",), _FLAG, self._label),
+            (("-p", "-a", "-u", "password"), _OPTION, self._option),
+            ((">",), _XML, self._tagged),
         )  # fmt: skip
 
     def redact(self, text: str) -> str:
@@ -221,6 +244,10 @@ class Redactor:
             if literal in text:
                 self.count += text.count(literal)
                 text = text.replace(literal, REDACTED)
+        if "value:" in text and "name:" in text:  # a Kubernetes env list: the name on the line above
+            text = _ENV_LIST.sub(self._env_list, text)
+        if "</" in text:  # an XML element with its value on a line of its own
+            text = _XML_BLOCK.sub(self._tagged, text)
         out: list[str] = []
         pos, in_pem = self._pem_body(text, 0, out) if in_pem else (0, False)
         for start, end in _candidate_lines(text):
@@ -267,6 +294,29 @@ class Redactor:
         whole, base = m.group(0), m.start()
         return whole[: m.start(group) - base] + REDACTED + whole[m.end(group) - base :]
 
+    def _inner_labels(self, m: re.Match[str]) -> str:
+        """`"config.ini": "API_TOKEN=..."`: a quoted value may hold assignments of its own."""
+        group = "dq" if m["dq"] is not None else "sq" if m["sq"] is not None else ""
+        inner = m[group] if group else ""
+        if not inner or ("=" not in inner and ":" not in inner):
+            return m.group(0)
+        whole, base = m.group(0), m.start()
+        start, end = m.start(group) - base, m.end(group) - base
+        return whole[:start] + _LABEL.sub(self._label, inner.replace("\\n", "\n")).replace("\n", "\\n") + whole[end:]
+
+    def _option(self, m: re.Match[str]) -> str:
+        group = next(g for g in "abcdef" if m.group(g) is not None)
+        value = m.group(group)
+        if group == "e" and value.isdigit():  # -u 1000:1000 is a uid:gid
+            return m.group(0)
+        return self._hide(m, group)
+
+    def _tagged(self, m: re.Match[str]) -> str:
+        return self._hide(m, "v") if is_secret_name(m["key"]) else m.group(0)
+
+    def _env_list(self, m: re.Match[str]) -> str:
+        return self._hide(m, "v") if is_secret_name(m["key"]) else m.group(0)
+
     def _pem_inline(self, m: re.Match[str]) -> str:
         # With no END on the line, hide only what looks like key material, not the `")` of source code.
         closed = m.string.startswith("-----END", m.end())
@@ -284,19 +334,20 @@ class Redactor:
 
     def _label(self, m: re.Match[str]) -> str:
         if not is_secret_name(m["key"]):  # first: most `name=value` pairs on a line are not secret
-            return m.group(0)
+            return self._inner_labels(m)
         found = m.groupdict()
-        group = next(g for g in ("dq", "sq", "eq", "v") if found[g] is not None)
+        group = next(g for g in ("dq", "sq", "bq", "eq", "v") if found[g] is not None)
         value = found[group]
         # Source code in a traceback is not a secret: `token = token`, `api_key = os.getenv(...)`.
         code = group == "v" and (m.string[m.end() : m.end() + 1] in ("(", "[") or value in found["key"])
-        if code or value.startswith(("self.", "this.")):
+        if code or value.startswith(("self.", "this.")) or value.rstrip(",)|") in _TYPE_NAMES:
             return m.group(0)
         if not any(word in found["key"].upper() for word in ("PASS", "PWD")):
             # `password: x` in YAML is a value but `unexpected token: '}'` is prose: unless the key is
             # password-like, quoted (JSON) or assigned with '=', the value must look like a token.
             strict = "=" not in (found.get("sep") or " ") and not found.get("kq")
-            numeric = value.replace(".", "", 1).isdigit()  # max_tokens=9 is a count, not a secret
+            # max_tokens=9 is a count, not a secret; a long number under a secret's name is an id that is
+            numeric = value.replace(".", "", 1).isdigit() and len(value) < 12
             if numeric or (strict and not _TOKEN_LIKE.fullmatch(value)):
                 return m.group(0)
         return self._hide(m, group)

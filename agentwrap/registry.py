@@ -366,6 +366,29 @@ def accepted(obj: Any, what: str) -> Adapter:
     return adapter
 
 
+def format_adapter(program: str) -> Adapter | None:
+    """A generic adapter that reads `program`'s diagnostics with its built-in format (logs/formats.py,
+    found by program or format name), or None. Here, not in logs/: the formats need no adapter code."""
+    from agentwrap.logs import formats
+
+    found = formats.for_program(program)
+    if not found:
+        return None
+    first = found[0]
+
+    class FormatAdapter(BaseAdapter):
+        codes = (formats.diagnostic_code(first.name),)
+
+        @property
+        def name(self) -> str:
+            return first.name
+
+        def matches(self) -> tuple[str, ...]:
+            return first.matches
+
+    return FormatAdapter()
+
+
 def names() -> list[str]:
     return sorted({"generic", *INDEX.values()})
 
@@ -374,6 +397,8 @@ def builtin(name: str) -> Adapter:
     """A built-in adapter by its name (for describe, adapter test)."""
     if name == "generic":
         return GENERIC
+    if name not in INDEX.values() and (found := format_adapter(name)):  # a tool read by its format (fixtures/java)
+        return found
     return _builtin(name)
 
 
@@ -399,6 +424,11 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
                 return _builtin(INDEX[key]), warnings
             except Exception as exc:  # noqa: BLE001 - a built-in bug degrades to the generic adapter
                 warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"built-in {INDEX[key]}: {exc}"[:500]})
+    from agentwrap.logs.format_index import PROGRAMS  # a tool with a diagnostic format only (go, javac, ...)
+
+    for key in keys:
+        if key in PROGRAMS and (found := format_adapter(key)):
+            return found, warnings
     return GENERIC, warnings
 
 
@@ -406,7 +436,9 @@ def _forced(name: str, warnings: list[dict[str, str]]) -> Adapter:
     user = _user_adapters(warnings)
     if name in user:
         return user[name]
-    if name in names():
+    from agentwrap.logs.format_index import PROGRAMS
+
+    if name in names() or PROGRAMS.get(name) == name:  # an adapter, or a diagnostic format (`--adapter go`)
         return builtin(name)
     plugin = _plugin(name, warnings)
     if plugin is not None:

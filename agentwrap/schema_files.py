@@ -1,7 +1,8 @@
 """The JSON Schemas shipped in `agentwrap/schemas/`: the machine-readable form of the contract.
 
 `result` is the envelope (CONTRACT section 2), `problem` one RFC 9457 object (section 3), `event`
-one JSONL line (section 8). Each file is self-contained: `result` bundles `problem` under `$defs`
+one JSONL line (section 8), `request` the input of `agentwrap run --input`.
+Each file is self-contained: `result` bundles `problem` under `$defs`
 and `event` bundles `result`, as embedded resources with their own `$id`.
 """
 
@@ -13,7 +14,7 @@ import json
 from importlib import resources
 from typing import Any
 
-KINDS = ("result", "problem", "event")
+KINDS = ("result", "problem", "event", "request")
 
 
 def load(kind: str) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class PromptRule:
     subcommands: frozenset[str] | None
     suggested_fix: str | None
     code_actions: tuple[dict[str, Any], ...]
+    programs: frozenset[str] | None = None  # the entry is for these programs only (the generic catalog's)
 
 
 def rule(code: str, pattern: str, title: str, category: str, status: int, retryable: bool, safe: bool,
@@ -116,7 +117,8 @@ class Spec:
         self.prompts = tuple(PromptRule(pattern=lazy(p["pattern"], re.I), input_kind=p.get("input_kind"),
                                         subcommands=frozenset(p["subcommands"]) if "subcommands" in p else None,
                                         suggested_fix=p.get("suggested_fix"),
-                                        code_actions=tuple(p.get("code_actions", [])))
+                                        code_actions=tuple(p.get("code_actions", [])),
+                                        programs=frozenset(p["programs"]) if "programs" in p else None)
                              for p in data.get("prompts", []))
         self.noise = tuple((lazy(n["pattern"]), n.get("stream", "any"),
                             frozenset(n["subcommands"]) if "subcommands" in n else None)
@@ -180,7 +182,9 @@ class Spec:
         """The tool's own way past a prompt: an entry whose pattern matches the prompt wins; else an
         entry for this input kind (an editor request has no prompt text to match)."""
         first = (subcommand or "").split(" ")[0]
-        usable = [r for r in self.prompts if r.subcommands is None or first in r.subcommands]
+        prog = os.path.basename(argv[0]) if argv else ""
+        usable = [r for r in self.prompts if (r.subcommands is None or first in r.subcommands)
+                  and (r.programs is None or prog in r.programs)]
         chosen = next((r for r in usable if r.input_kind in (None, kind) and r.pattern.search(prompt)), None)
         if chosen is None and kind == "editor":
             chosen = next((r for r in usable if r.input_kind == "editor"), None)

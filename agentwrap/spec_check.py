@@ -23,7 +23,7 @@ NOISE = {"pattern", "stream", "subcommands"}
 DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 EFFECT_KEYS = set(EFFECT_FIELDS)
 ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
-PROMPT = {"pattern", "input_kind", "subcommands", "suggested_fix", "code_actions"}
+PROMPT = {"pattern", "input_kind", "subcommands", "programs", "suggested_fix", "code_actions"}
 RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",
         "suggested_fix", "retry_after", "docs_url", "subcommands", "severity", "on_success", "detail",
         "code_actions", "exit_codes"}
@@ -125,6 +125,9 @@ def check(data: Any, source: str) -> None:
         where = f"prompts[{i}]"
         _keys(source, where, prompt, PROMPT, ("pattern",))
         _regex(source, where, prompt["pattern"])
+        for key in ("subcommands", "programs"):
+            if key in prompt:
+                _strings(source, where, prompt[key], key)
         if prompt.get("input_kind", "text") not in _KINDS:
             _fail(source, where, f"input_kind must be one of {', '.join(_KINDS)}")
         _actions(source, where, prompt.get("code_actions", []))

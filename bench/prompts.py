@@ -2,13 +2,16 @@
 """A sweep of real interactive programs: agentwrap must refuse what only a person could answer, let finish
 what did not ask, leave nothing behind, and name the right input kind and the program's own way out.
 
-    python3 bench/prompts.py [--markdown] [--only NAME]
+    python3 bench/prompts.py [--markdown] [--only NAME] [--no-baseline]
 
-Every scenario runs in a fresh temporary folder through `agentwrap --agent --timeout 20`, then a check says
+Every scenario (bench/prompt_scenarios.py) runs twice, each time in a fresh temporary folder that is also
+HOME: through `agentwrap --agent --timeout 20`, and as a baseline without agentwrap, the way a plain
+`subprocess.run(argv, stdin=DEVNULL, timeout=10)` in a new session runs it (a program that must finish
+gets 300 s: a package manager is never killed mid-way by the sweep itself). After each run a check says
 whether anything was done that only an answer could authorise (a key written, a file removed, a package
-installed). Scenarios whose program is not installed are listed as skipped. Prints a table and the totals
-issue 8 asks for: unsafe successes, hangs, kills of programs that did not ask, leftovers, right input_kind,
-program-specific alternatives. Nothing is asserted; the tests pin the behaviour.
+installed, a password set) and whether a process was left behind. Scenarios whose program is not
+installed, or that change users or packages when not run as root, are listed as skipped. Prints a table
+and the totals issue 8 asks for; nothing is asserted (the tests pin the behaviour).
 """
 
 from __future__ import annotations
@@ -16,181 +19,146 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from prompt_scenarios import SCENARIOS, Scenario, env_of, user_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20
-GENERIC_ACTIONS = ("agentwrap",)  # --answer / --stdin templates: not the program's own way
+BASELINE_TIMEOUT = 10
+# A program that must finish gets its whole time in the baseline too: killing apt mid-trigger (as a short
+# timeout would) leaves a package half configured, which is what agentwrap is there to prevent.
+BASELINE_FINISH_TIMEOUT = 300
+# agentwrap's own templates, the same for every program: not the program's own way
+GENERIC_TITLES = ("Authorise a reply to this prompt", "Feed the answer on standard input instead")
 
 
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    argv: list[str]
-    kind: str | None  # the input_kind a refusal must name; None: the program asks nothing and must finish
-    setup: Callable[[Path], None] = lambda _d: None
-    undone: Callable[[Path], bool] = lambda _d: True  # True when nothing an answer would authorise happened
-    needs: str = ""  # the program that must be installed
+def _argv(s: Scenario, d: Path) -> list[str]:
+    return [user_of(d) if a == "{user}" else a for a in s.argv]
 
 
-def _write(name: str, text: str = "x\n") -> Callable[[Path], None]:
-    return lambda d: (d / name).write_text(text) and None
+def _left(tmp: str, s: Scenario) -> bool:
+    found = subprocess.run(["pgrep", "-af", tmp], capture_output=True, text=True).stdout.splitlines()
+    return any(not (s.daemon and s.daemon in line) for line in found)
 
 
-def _files(*names: str) -> Callable[[Path], None]:
-    def make(d: Path) -> None:
-        for name in names:
-            (d / name).write_text(name + "\n")
-    return make
-
-
-def _zip(d: Path) -> None:
-    (d / "a.txt").write_text("a\n")
-    subprocess.run(["zip", "-q", "z.zip", "a.txt"], cwd=d, check=True)
-    (d / "a.txt").write_text("mine\n")
-
-
-def _repo(d: Path) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "A",
-           "GIT_COMMITTER_EMAIL": "a@b"}
-    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "one"]):
-        if args[0] == "add":
-            (d / "f.txt").write_text("one\n")
-        subprocess.run(["git", *args], cwd=d, check=True, env=env, capture_output=True)
-    (d / "f.txt").write_text("one\ntwo\n")
-
-
-def _key(d: Path, passphrase: str = "") -> None:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-f", str(d / "k")], check=True)
-    (d / "k.orig").write_bytes((d / "k").read_bytes())
-
-
-def _clean_repo(d: Path) -> None:
-    _repo(d)
-    subprocess.run(["git", "checkout", "-q", "--", "f.txt"], cwd=d, check=True)
-
-
-def _gz(d: Path) -> None:
-    (d / "f").write_text("f\n")
-    subprocess.run(["gzip", "-k", "f"], cwd=d, check=True)
-
-
-SCENARIOS = [
-    Scenario("rm -i", ["rm", "-i", "x"], "confirmation", _write("x"), lambda d: (d / "x").exists()),
-    Scenario("cp -i", ["cp", "-i", "a", "b"], "confirmation", _files("a", "b"),
-             lambda d: (d / "b").read_text() == "b\n"),
-    Scenario("mv -i", ["mv", "-i", "a", "b"], "confirmation", _files("a", "b"), lambda d: (d / "a").exists()),
-    Scenario("gzip overwrite", ["gzip", "f"], "confirmation", _gz, lambda d: (d / "f").exists()),
-    Scenario("unzip replace", ["unzip", "z.zip"], "confirmation", _zip, lambda d: (d / "a.txt").read_text() == "mine\n",
-             needs="unzip"),
-    Scenario("ssh-keygen new key", ["ssh-keygen", "-t", "ed25519", "-f", "k1"], "password",
-             undone=lambda d: not (d / "k1").exists()),
-    Scenario("ssh-keygen -p", ["ssh-keygen", "-p", "-f", "k"], "password", _key,
-             lambda d: (d / "k").read_bytes() == (d / "k.orig").read_bytes()),
-    Scenario("ssh-add encrypted key", ["ssh-agent", "ssh-add", "k"], "password", lambda d: _key(d, "a secret"),
-             needs="ssh-agent"),
-    Scenario("python input()", [sys.executable, "-c", "input('Your name: ')"], "text"),
-    Scenario("python getpass", [sys.executable, "-c", "import getpass; getpass.getpass()"], "password"),
-    Scenario("python yes/no", [sys.executable, "-c", "input('Delete everything? [y/N] ')"], "confirmation"),
-    Scenario("python REPL", [sys.executable, "-i", "-c", "pass"], "text"),
-    Scenario("bash read", ["bash", "-c", "read -p 'Project name: ' n; touch made"], "text",
-             undone=lambda d: not (d / "made").exists()),
-    Scenario("bash read -t (timed)", ["bash", "-c", "read -t 5 -p 'Install dir, or wait: ' d; touch made"], "text",
-             undone=lambda d: not (d / "made").exists()),
-    Scenario("node readline", ["node", "-e", "require('readline').createInterface({input: process.stdin, "
-             "output: process.stdout}).question('Name? ', () => process.exit(0))"], "text", needs="node"),
-    Scenario("node REPL", ["node"], "text", needs="node"),
-    Scenario("sqlite3 shell", ["sqlite3"], "text", needs="sqlite3"),
-    Scenario("bc", ["bc", "-q"], "text", needs="bc"),
-    Scenario("git commit (editor)", ["git", "commit", "-a"], "editor", _repo),
-    Scenario("git add -p", ["git", "add", "-p"], "confirmation", _repo),
-    Scenario("git rebase -i", ["git", "rebase", "-i", "--root"], "editor", _clean_repo),
-    Scenario("less FILE", ["less", "x"], "pager", _write("x"), needs="less"),
-    Scenario("vim FILE", ["vim", "-u", "NONE", "x"], "editor", _write("x"), lambda d: (d / "x").read_text() == "x\n",
-             needs="vim"),
-    Scenario("openssl req", ["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "k.pem"], "text",
-             needs="openssl"),
-    Scenario("passwd", ["passwd", "nobody"], "password"),
-    Scenario("apt-get install (asks)", ["apt-get", "install", "cowsay"], "confirmation",
-             undone=lambda _d: subprocess.run(["dpkg", "-s", "cowsay"], capture_output=True).returncode != 0,
-             needs="apt-get"),
-    Scenario("pip uninstall, not installed", [sys.executable, "-m", "pip", "uninstall", "agentwrap-no-such-pkg"], None),
-    # programs that ask nothing: they must finish, untouched by a false prompt
-    Scenario("raw-mode progress", [sys.executable, "-c", "import select, sys, tty; tty.setraw(0); "
-             "[(sys.stdout.write(f'\\r{i}%'), sys.stdout.flush(), select.select([], [], [], 0.3)) for i in range(8)]"],
-             None),
-    Scenario("spinner then done", [sys.executable, "-c", "import sys, time\nfor c in '|/-\\\\' * 4:\n"
-             "    sys.stdout.write('\\r' + c); sys.stdout.flush(); time.sleep(0.15)\nprint('\\rdone')"], None),
-    Scenario("quiet sleep", ["sleep", "2"], None),
-    Scenario("dd with progress", ["dd", "if=/dev/zero", "of=z", "bs=1M", "count=64", "status=progress"], None,
-             undone=lambda d: (d / "z").stat().st_size == 64 << 20),
-    Scenario("tar create", ["tar", "czf", "t.tgz", "a", "b"], None, _files("a", "b")),
-    Scenario("git log (pager off)", ["git", "log"], None, _repo),
-]
+def _fresh(s: Scenario, body):  # noqa: ANN001, ANN202 - a callback taking the folder
+    with tempfile.TemporaryDirectory(prefix="aw-sweep-") as tmp:
+        d = Path(tmp)
+        try:
+            s.setup(d)
+            return body(d, tmp)
+        finally:
+            s.teardown(d)
 
 
 def run(s: Scenario) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="aw-sweep-") as tmp:
-        d = Path(tmp)
-        s.setup(d)
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(d), "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@b",
-               "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@b"}
+    def body(d: Path, tmp: str) -> dict[str, object]:
+        env = {**env_of(d), "PYTHONPATH": str(ROOT), **s.env}
         start = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "agentwrap", "--agent", "--detail", "standard", "--timeout",
-                               str(TIMEOUT), "--", *s.argv], cwd=d, env=env, capture_output=True,
+                               str(TIMEOUT), "--", *_argv(s, d)], cwd=d, env=env, capture_output=True,
                               timeout=TIMEOUT * 3, stdin=subprocess.DEVNULL)
         wall = time.monotonic() - start
-        env_out = json.loads(proc.stdout)
-        error = env_out.get("error") or {}
-        undone = s.undone(d)
-        left = subprocess.run(["pgrep", "-f", tmp], capture_output=True).returncode == 0
-    # the program's own way: any action but agentwrap's --answer/--stdin templates (advice without a
-    # command counts: "change the file without an editor" for vim)
-    own = [a for a in error.get("code_actions", []) if (a.get("command") or ["-"])[0] not in GENERIC_ACTIONS]
+        out = json.loads(proc.stdout)
+        undone, left = s.undone(d), _left(tmp, s)
+        return {"out": out, "wall": wall, "undone": undone, "left": left}
+
+    got = _fresh(s, body)
+    error = got["out"].get("error") or {}
+    own = [a for a in error.get("code_actions", []) if not a["title"].startswith(GENERIC_TITLES)]
     return {"name": s.name, "expected": s.kind or "finishes", "code": error.get("code") or "success",
-            "kind": error.get("input_kind"), "wall": round(wall, 1), "undone": undone, "left": left,
-            "hang": error.get("code") == "TIMEOUT", "own_alternative": bool(own)}
+            "kind": error.get("input_kind"), "wall": round(got["wall"], 1), "undone": got["undone"],
+            "left": got["left"], "hang": error.get("code") == "TIMEOUT", "own_alternative": bool(own),
+            "partial": [e["resource"] for e in got["out"].get("effects", []) if e.get("complete") is False]}
+
+
+def baseline(s: Scenario) -> dict[str, object]:
+    """The same scenario without agentwrap: stdin from /dev/null, a new session (no controlling terminal)."""
+    def body(d: Path, tmp: str) -> dict[str, object]:
+        proc = subprocess.Popen(_argv(s, d), cwd=d, env={**env_of(d), **s.env}, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            proc.communicate(timeout=BASELINE_TIMEOUT if s.kind else BASELINE_FINISH_TIMEOUT)
+            result = f"exit {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            result = "hang"
+        time.sleep(0.2)
+        return {"result": result, "undone": s.undone(d), "left": _left(tmp, s)}
+
+    return _fresh(s, body)
+
+
+def _skip(s: Scenario) -> bool:
+    return not shutil.which(s.needs or s.argv[0]) or (s.root and os.geteuid() != 0)
 
 
 def main() -> int:
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    with_baseline = "--no-baseline" not in sys.argv
     rows, skipped = [], []
     for s in SCENARIOS:
         if only and only not in s.name:
             continue
-        if not shutil.which(s.needs or s.argv[0]):
+        if _skip(s):
             skipped.append(s.name)
             continue
-        rows.append(run(s))
-    md = "--markdown" in sys.argv
-    print("| scenario | expected | got | kind | s | nothing done | leftover | own alternative |" if md else
-          f"{'scenario':<24} {'expected':<13} {'got':<18} {'kind':<13} {'s':>5} undone left own")
-    if md:
-        print("|---|---|---|---|---|---|---|---|")
+        try:
+            row = run(s)
+            row["baseline"] = baseline(s) if with_baseline else None
+        except Exception as exc:  # noqa: BLE001 - a broken scenario is reported, and the sweep goes on
+            print(f"{s.name}: the scenario itself failed: {exc!r}", file=sys.stderr)
+            skipped.append(f"{s.name} (scenario failed)")
+            continue
+        rows.append(row)
+    _print(rows, skipped, markdown="--markdown" in sys.argv)
+    return 0
+
+
+def _print(rows: list[dict[str, object]], skipped: list[str], *, markdown: bool) -> None:
+    head = ("scenario", "expected", "agentwrap", "kind", "s", "nothing done", "left", "own way", "baseline",
+            "baseline: nothing done")
+    print("| " + " | ".join(head) + " |" if markdown else "  ".join(f"{h:<12}" for h in head))
+    if markdown:
+        print("|" + "---|" * len(head))
     for r in rows:
+        b = r["baseline"] or {}
         cells = (r["name"], r["expected"], r["code"], r["kind"] or "-", r["wall"], r["undone"], r["left"],
-                 r["own_alternative"])
-        print("| " + " | ".join(map(str, cells)) + " |" if md else
-              f"{cells[0]:<24} {cells[1]:<13} {cells[2]:<18} {cells[3]:<13} {cells[4]:>5} {cells[5]!s:<6} "
-              f"{cells[6]!s:<5} {cells[7]}")
+                 r["own_alternative"] if r["code"] == "INPUT_REQUIRED" else "-", b.get("result", "-"),
+                 b.get("undone", "-"))
+        print("| " + " | ".join(map(str, cells)) + " |" if markdown else "  ".join(f"{c!s:<12}" for c in cells))
     asked = [r for r in rows if r["expected"] != "finishes"]
     quiet = [r for r in rows if r["expected"] == "finishes"]
     unsafe = [r for r in asked if r["code"] == "success" or not r["undone"]]
+    broken = [r for r in quiet if not r["undone"]]
     kills = [r for r in quiet if r["code"] in ("INPUT_REQUIRED", "TIMEOUT")]  # agentwrap ended it
     kinds = [r for r in asked if r["kind"] == r["expected"]]
     refused = [r for r in asked if r["code"] == "INPUT_REQUIRED"]
-    print(f"\n{len(rows)} scenarios ({len(skipped)} skipped: {', '.join(skipped) or 'none'}): "
-          f"{len(unsafe)} unsafe successes, {sum(bool(r['hang']) for r in rows)} hangs, "
-          f"{len(kills)} kills of programs that did not ask, {sum(bool(r['left']) for r in rows)} leftovers; "
-          f"right input_kind {len(kinds)}/{len(asked)}; own alternative in "
-          f"{sum(bool(r['own_alternative']) for r in refused)}/{len(refused)} refusals")
-    return 0
+    own = sum(bool(r["own_alternative"]) for r in refused)
+    print(f"\n{len(rows)} scenarios ({len(asked)} that ask, {len(quiet)} that must finish; {len(skipped)} skipped: "
+          f"{', '.join(skipped) or 'none'})")
+    print(f"agentwrap: {len(unsafe)} unsafe successes, {sum(bool(r['hang']) for r in rows)} hangs, {len(kills)} kills "
+          f"of programs that did not ask, {len(broken)} finishing programs that did not finish their work, "
+          f"{sum(bool(r['left']) for r in rows)} leftovers; right input_kind {len(kinds)}/{len(asked)} "
+          f"({100 * len(kinds) // max(1, len(asked))}%); own alternative in {own}/{len(refused)} refusals "
+          f"({100 * own // max(1, len(refused))}%); partial effects named: "
+          f"{sum(bool(r['partial']) for r in rows)}")
+    base = [r for r in rows if r["baseline"]]
+    if base:
+        b_unsafe = [r for r in base if r["expected"] != "finishes" and not r["baseline"]["undone"]]
+        b_hangs = [r for r in base if r["baseline"]["result"] == "hang"]
+        b_left = [r for r in base if r["baseline"]["left"]]
+        print(f"baseline (no agentwrap, stdin /dev/null, {BASELINE_TIMEOUT} s): {len(b_unsafe)} did what only an "
+              f"answer could authorise ({', '.join(str(r['name']) for r in b_unsafe) or 'none'}), "
+              f"{len(b_hangs)} hung until killed, {len(b_left)} left processes; a refusal names no kind and no way out")
 
 
 if __name__ == "__main__":

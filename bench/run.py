@@ -9,8 +9,10 @@ startup     `agentwrap --agent true` against a bare `python -c pass` of the same
             the dependencies), and this checkout itself (`python -m agentwrap`). The editable install is
             measured twice: with PYTHONDONTWRITEBYTECODE=1 (no bytecode is ever written, so every module
             is compiled at each start) and once its bytecode is written. --no-install skips the venvs.
-throughput  `agentwrap --agent cat FILE` (64 MiB of text) against `script -qc 'cat FILE' /dev/null`
-            and `unbuffer cat FILE` (Debian package expect), all writing to the same pipe
+throughput  `agentwrap --agent cat FILE` (64 MiB of text, then of coloured text) against
+            `script -qc 'cat FILE' /dev/null` and `unbuffer cat FILE` (Debian package expect), all writing
+            to the same pipe; then the terminal cleaner alone, in process, on text, coloured text and
+            carriage-return progress redraws
 memory      agentwrap's peak RSS (its own process) for 10 MB, 100 MB and 1 GB of output
 
 Start-up runs use the default cache and configuration folders (XDG_CACHE_HOME and XDG_CONFIG_HOME point
@@ -145,19 +147,44 @@ def startup(quick: bool, install: bool = True) -> None:
            before=lambda: (busy / f"{time.monotonic_ns()}.tmp").touch())
 
 
-def _text_file(size: int) -> Path:
-    path = Path(tempfile.gettempdir()) / f"aw-bench-{size}.txt"
+PLAIN_LINE = b"the quick brown fox jumps over the lazy dog 0123456789\n"
+COLOUR_LINE = b"\x1b[32mINFO\x1b[0m 2026-01-01 the quick brown fox \x1b[1;34mjumps\x1b[0m over \x1b[33m0123\x1b[0m\n"
+
+
+def _text_file(size: int, line: bytes = PLAIN_LINE, kind: str = "txt") -> Path:
+    path = Path(tempfile.gettempdir()) / f"aw-bench-{size}.{kind}"
     if not path.exists() or path.stat().st_size != size:
-        line = b"the quick brown fox jumps over the lazy dog 0123456789\n"
         with path.open("wb") as f:
             f.write((line * (size // len(line) + 1))[:size])
     return path
 
 
+def _cleaner_rate(data: bytes) -> float:
+    sys.path.insert(0, str(ROOT))
+    from agentwrap.terminal import TerminalCleaner
+
+    cleaner = TerminalCleaner()
+    start = time.perf_counter()
+    for i in range(0, len(data), 65536):
+        cleaner.feed(data[i:i + 65536])
+    cleaner.finish()
+    return len(data) / (time.perf_counter() - start) / 1e6
+
+
 def throughput(quick: bool) -> None:
     _compile_checkout()
     size = (16 if quick else 64) << 20
-    path = _text_file(size)
+    for kind, line in (("text", PLAIN_LINE), ("coloured text", COLOUR_LINE)):
+        _pty_throughput(size, _text_file(size, line, kind.replace(" ", "-")), kind, quick)
+    for kind, line in (("text", PLAIN_LINE), ("coloured text", COLOUR_LINE),
+                       ("\\r progress redraws", b"\r 45% [#####     ] 12.3 MB/s eta 0:00:07")):
+        data = line * (size // len(line))
+        rate = max(_cleaner_rate(data) for _ in range(1 if quick else 3))
+        goal = " (goal >= 60 MB/s)" if kind == "coloured text" else ""
+        print(f"cleaner   {kind:<22} {rate:6.1f} MB/s (agentwrap.terminal, in process){goal}")
+
+
+def _pty_throughput(size: int, path: Path, kind: str, quick: bool) -> None:
     runs = 1 if quick else 3
     rows = {"agentwrap": [*AGENTWRAP, "--agent", "cat", str(path)],
             "script": ["script", "-qc", f"cat {path}", "/dev/null"]}
@@ -167,7 +194,8 @@ def throughput(quick: bool) -> None:
     mb = size / 1e6
     parts = [f"{name} {t:5.2f} s ({mb / t:6.1f} MB/s)" for name, t in times.items()]
     ratio = times["agentwrap"] / times["script"]
-    line = f"throughput {size >> 20} MiB: " + " | ".join(parts) + f" | agentwrap/script {ratio:4.2f}x (goal <= 1.2x)"
+    line = (f"throughput {size >> 20} MiB of {kind}: " + " | ".join(parts)
+            + f" | agentwrap/script {ratio:4.2f}x (goal <= 1.2x)")
     if "unbuffer" in times:
         line += f" | agentwrap/unbuffer {times['agentwrap'] / times['unbuffer']:4.2f}x (goal < 1x)"
     else:

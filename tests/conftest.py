@@ -26,6 +26,7 @@ os.environ.pop("AGENTWRAP_ADAPTER_DIR", None)  # a test names its own folder, or
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["AGENTWRAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["AGENTWRAP_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))  # operations, keys, plans, ledger
     # The user's adapter folder is $XDG_CONFIG_HOME/agentwrap/adapters: point it at an empty folder, so the
     # suite and the fixture replays see the built-ins only, whatever the person running them installed.
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))

@@ -48,19 +48,19 @@ def test_the_config_folder_is_injected(tmp_path):
     (tmp_path / "adapters" / "hello.toml").write_text(
         textwrap.dedent("""
         name = "hello"
-        matches = ["sh"]
+        matches = ["echo"]
         has_subcommands = false
         [descriptor]
         purpose = "injected"
     """)
     )
     code, text = call(
-        ["--agent", "--detail", "standard", "--", "sh", "-c", "true"], config_dir=tmp_path, cache_dir=tmp_path / "cache"
+        ["--agent", "--detail", "standard", "--", "echo", "hi"], config_dir=tmp_path, cache_dir=tmp_path / "cache"
     )
     assert code is ExitStatus.SUCCESS
     assert json.loads(text)["command"]["adapter"] == "hello"
     # and the process's own environment is back as it was
-    _, again = call(["--agent", "--detail", "standard", "--", "sh", "-c", "true"])
+    _, again = call(["--agent", "--detail", "standard", "--", "echo", "hi"])
     assert json.loads(again)["command"]["adapter"] != "hello"
 
 

@@ -344,3 +344,22 @@ def test_a_raw_mode_program_sleeping_in_select_is_not_a_prompt():
             "[(sys.stdout.write(f'\\r{i}%'), sys.stdout.flush(), select.select([], [], [], 0.6)) for i in range(4)]")
     a = aw(PY, "-c", code, timeout=30)
     assert a.code == 0 and a.wall >= 2, (a.code, a.error)
+
+
+PEER_WAIT = ("import select, socket, sys, threading, time; a, b = socket.socketpair(); "
+             "threading.Timer(2.5, lambda: b.send(b'x')).start(); print('working remotely', flush=True); "
+             "select.select([sys.stdin, a], [], []); print('peer answered', flush=True)")
+
+
+def test_a_wait_on_the_terminal_and_a_socket_is_a_relay_not_a_question():
+    """ssh forwarding stdin while its remote command runs waits on our terminal and its socket alike: that
+    is not a prompt until the screen asks one (a kill here would end a legitimate remote `make`)."""
+    a = aw("--", PY, "-c", PEER_WAIT, timeout=60)
+    assert a.code == 0 and "peer answered" in a.text()
+
+
+def test_a_relay_whose_screen_asks_a_question_is_refused():
+    script = PEER_WAIT.replace("'working remotely'", "'[sudo] password for you: ', end=''").replace("2.5", "60")
+    a = aw("--", PY, "-c", script, timeout=60)
+    assert a.error["code"] == "INPUT_REQUIRED" and a.error["detection"] == "kernel-peer"
+    assert a.wall < 20

@@ -507,3 +507,46 @@ def test_throughput_on_secret_free_output() -> None:
     # The target is 200 MB/s on an idle machine; these floors keep a busy CI host from failing the build.
     assert rates["seq"] > 200
     assert min(rates.values()) > 100
+
+
+# -- line shapes of issue 12 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("export APIToken=abcd1234efgh5678", "abcd1234efgh5678"),
+    ("DBPassword: hunter2secret", "hunter2secret"),
+    ('"NPMToken": "s3cr3t-npm-value"', "s3cr3t-npm-value"),
+    ("PGPASSWORD=s3cretpass psql -h db", "s3cretpass"),
+    ("TOKEN ?= abcdef123456xyz", "abcdef123456xyz"),
+    ("API_KEY ::= abcdef123456xyz", "abcdef123456xyz"),
+    ("<password>s3cr3tvalue</password>", "s3cr3tvalue"),
+    ("machine example.com login bob password s3cr3tpw", "s3cr3tpw"),
+    ("  password s3cr3tpw", "s3cr3tpw"),
+    ("- name: GITHUB_TOKEN\n  value: abc123def456ghi\n", "abc123def456ghi"),
+    ("mysql -u root -pXk29sLq db", "Xk29sLq"),
+    ("sshpass -p S3cret ssh host", "S3cret"),
+    ("docker login -u bob -p S3cretPass registry", "S3cretPass"),
+    ("redis-cli -h x -a S3cretPass ping", "S3cretPass"),
+    ("curl -u bob:S3cretPass https://x", "S3cretPass"),
+    ('var githubToken = "abcdef123456789"', "abcdef123456789"),
+    ("url=https://x/?t=%3Dghp_" + "a1" * 18, "ghp_" + "a1" * 18),
+    ("id ABIAABCDEFGHIJKLMNOP", "ABIAABCDEFGHIJKLMNOP"),
+    ("id ACCAABCDEFGHIJKLMNOP", "ACCAABCDEFGHIJKLMNOP"),
+    ("GR1348941" + "a1B2" * 5, "GR1348941" + "a1B2" * 5),
+    ("key ABSK" + "QmVkcm9ja0FQSUtleS1" * 7, "ABSK" + "QmVkcm9ja0FQSUtleS1" * 7),
+])
+def test_issue_12_line_shapes(text: str, secret: str) -> None:
+    out = Redactor().redact(text)
+    assert secret not in out
+    assert "[REDACTED]" in out
+
+
+@pytest.mark.parametrize("text", [
+    "def f(password: str, token: Optional[str]) -> None:",
+    "docker run -u 1000:1000 image",
+    "the password is wrong",
+    "Enter password: ",
+    "use --password-file ./pw.txt",
+])
+def test_issue_12_look_alikes_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -31,11 +31,6 @@ PY = sys.executable
     (["--cwd", "/no/such/dir", "echo"], "no such directory"),
     (["--stdin", "/no/such/file", "cat"], "cannot read"),
     (["--stdin", "/", "cat"], "is a directory"),
-    (["--read-only", "echo"], "not available"),
-    (["--detach", "echo"], "not available"),
-    (["--idempotency-key", "k1", "echo"], "not available"),
-    (["op", "status", "x"], "not available"),
-    (["mcp"], "not available"),
 ])
 def test_usage_problems(args, needle):
     a = aw(*args)

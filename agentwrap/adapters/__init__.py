@@ -26,4 +26,5 @@ INDEX: dict[str, str] = {
     "eslint": "eslint",
     "grep": "grep", "egrep": "grep", "fgrep": "grep",
     "tar": "tar",
+    "gpg": "gpg", "gpg2": "gpg",
 }

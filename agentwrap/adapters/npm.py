@@ -11,7 +11,7 @@ from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._npm_parse import ALIASES
 from agentwrap.adapters.js_stacks import FACTS as NODE_CODES
 from agentwrap.adapters.js_stacks import node_errors, runner_counts, runner_failures
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = Path(__file__).with_name("npm.spec.toml")
@@ -21,6 +21,19 @@ _PARSERS = {"ls": p.parse_ls, "outdated": p.parse_outdated, "view": p.parse_view
             **dict.fromkeys(("install", "ci", "uninstall", "update", "dedupe", "prune", "audit fix"),
                             p.parse_install)}
 _PY_CODES = ["NPM_PEER_CONFLICT", "NPM_MISSING_SCRIPT", "NPM_SCRIPT_FAILED", "NPM_ERROR"]
+
+
+_PUBLIC_KEY = "//registry.npmjs.org/"
+
+
+def _registry_of(argv: list[str]) -> str | None:
+    """The `--registry URL` (or `--registry=URL`) the caller gave npm, if any."""
+    for i, arg in enumerate(argv[1:], 1):
+        if arg.startswith("--registry="):
+            return arg.split("=", 1)[1] or None
+        if arg == "--registry" and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
 
 
 def _is_npx(argv: list[str] | tuple[str, ...]) -> bool:
@@ -55,6 +68,17 @@ class NpmAdapter(BaseAdapter):
         if rest and self.spec is not None and first not in self.spec.nested:
             rest = ""
         return f"{first} {rest}".strip()
+
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+        """A login's token goes to the registry the caller named (`--registry URL`), not the public one."""
+        fix, actions = super().prompt_help(argv, prompt, input_kind)
+        registry = _registry_of(argv)
+        if registry is None:
+            return fix, actions
+        key = "//" + re.sub(r"^[a-z]+:(?://)?", "", registry).rstrip("/") + "/"
+        fix = fix.replace(_PUBLIC_KEY, key) if fix else fix
+        return fix, [a._replace(command=tuple(w.replace(_PUBLIC_KEY, key) for w in a.command)) if a.command else a
+                     for a in actions]
 
     def effects(self, argv: list[str]) -> Effects:
         if _is_npx(argv):

@@ -91,12 +91,27 @@ def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
     return tuple(out)
 
 
+def _ends_stderr(run: CapturedRun, problem: Problem) -> bool:
+    """Whether the traceback's exception line is the last thing the program printed: the last line of
+    standard error, with nothing on standard output (whose order against stderr a capture does not keep,
+    so output there may have come after it: "recovered, done")."""
+    if run.text("stdout").strip():
+        return False
+    last = run.text("stderr").rstrip().rsplit("\n", 1)[-1].strip()
+    exception = (problem.detail or "").split(":", 1)[0].strip()
+    return bool(exception) and last.split(":", 1)[0].strip().endswith(exception)
+
+
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     text = run.text()
     found = tracebacks.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
     # Only the last traceback ended the program; earlier ones (threads, logged exceptions) were survived.
+    # One that is the last thing the program printed ended it even when it exited 0 (a `main()` wrapper
+    # that prints and swallows it): that run is an error, not a success (CONTRACT section 2).
     for i, found_problem in enumerate(found):
-        if not run.failed or i < len(found) - 1:
+        if i == len(found) - 1 and not run.failed and _ends_stderr(run, found_problem):
+            found[i] = found_problem.replace(extra={**(found_problem.extra or {}), "fatal_on_success": True})
+        elif not run.failed or i < len(found) - 1:
             found[i] = found_problem.replace(severity="warning")
     match = _MODULE_LINE.search(text)
     if match and run.failed:

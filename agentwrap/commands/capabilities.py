@@ -23,8 +23,25 @@ FEATURES = {
     "describe": "agentwrap describe NAME: one adapter's descriptor, effects per subcommand and problem codes",
     "adapters": "agentwrap adapter list|test|new, agentwrap capture: write and test adapters for your tools",
     "normalize": "agentwrap normalize LOG: a saved CI log as problems (json, jsonl, SARIF 2.1.0, GitHub annotations)",
+    "read_only": "--read-only refuses, before it starts, whatever its adapter classes as mutating or cannot classify, "
+                 "naming the tool's own dry run",
+    "operations": "--detach starts a durable operation; agentwrap op status|wait|cancel|result|events|list|prune "
+                  "from any later process",
+    "idempotency": "--idempotency-key KEY runs once per key; a repeat replays the recorded envelope",
+    "plans": "agentwrap plan -- git push|pip install|apt-get install ..., then agentwrap apply PLAN_ID: "
+             "runs only if the state did not drift, then verifies",
+    "typed_input": "agentwrap run --input FILE|-: the whole request as JSON (agentwrap schema request)",
+    "init": "agentwrap init HOST: install or remove the command hook of claude-code, codex, gemini, copilot, cursor, "
+            "opencode (a plan and an apply, undone byte for byte); agents-md, claude-md: the instructions",
+    "mcp": "agentwrap mcp: these tools over the Model Context Protocol (stdio; the mcp extra)",
+    "stats": "agentwrap stats: tokens the envelopes cost against the raw output, from a local ledger of sizes",
+    "telemetry": "each run an OpenTelemetry span when OTEL_EXPORTER_OTLP_ENDPOINT is set (the otel extra)",
+    "shell": "agentwrap --shell 'LINE' (or -- bash -c 'LINE'): the real bash runs the line; each command read by "
+             "its own adapter; command.decided_by names the one that decided, a failure a pipe hid included",
+    "hook": "agentwrap hook HOST: an agent host's command hook (claude-code, codex, gemini, copilot, cursor, "
+            "opencode) that routes what it can through agentwrap and never grants a permission",
 }
-NOT_YET = ("--read-only", "--idempotency-key", "--detach", "op", "mcp")
+NOT_YET: tuple[str, ...] = ()
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:

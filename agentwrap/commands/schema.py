@@ -15,6 +15,7 @@ _KIND_HELP = {
     "result": "the result envelope (--format json)",
     "problem": "one RFC 9457 problem (--format problem, error, problems[])",
     "event": "one line of --format jsonl and `agentwrap op events`",
+    "request": "the JSON request of `agentwrap run --input FILE|-`",
 }
 
 

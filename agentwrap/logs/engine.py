@@ -1,27 +1,34 @@
-"""Saved logs to problems: decorations off, cleaned, split into steps, read by the tools' own adapters.
+"""Saved logs to problems: decorations off, cleaned, split into steps, read by the tools' own adapters and
+by the diagnostic formats' matchers, each problem handed on as soon as it is known.
 
-Streams with constant memory: the log is read in 1 MiB chunks, each step's text is analysed in bounded
-windows, and only the problems (capped) are kept. The same adapter rules serve live runs and logs.
+Streams with constant memory: the log arrives in chunks of whole lines (`reader`), only the regions
+around trigger lines are read (`regions`), and a region still open at the end of what arrived waits
+for at most AFTER more lines, a step boundary, or a quiet moment of the input (bounded look-ahead).
+The same adapter rules serve live runs and logs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable
 from typing import IO, Any
 
 from agentwrap import registry
-from agentwrap.adapter import Adapter, CapturedRun
+from agentwrap.adapter import Adapter, CapturedRun, generic_spec
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
-from agentwrap.logs import ci, detect
+from agentwrap.logs import ci, detect, formats, lead, regions
+from agentwrap.logs.directories import Directories
+from agentwrap.logs.matchers import Scanner
+from agentwrap.logs.reader import Reader
 from agentwrap.problem import Problem
 from agentwrap.terminal import TerminalCleaner
 
-CHUNK = 1 << 20
-WINDOW = 1 << 20  # text analysed at once; a step longer than this is read in overlapping windows
-OVERLAP_LINES = 40  # a multi-line diagnostic cut by a window edge is seen whole in the next one
+WINDOW = 1 << 20  # a region longer than this is read in overlapping windows
+OVERLAP_LINES = 40
 MAX_SEEN = 200_000
 _EMPTY = StreamResult("", 0, 0, False, 0, None)
+_SGR = re.compile(rb"\x1b\[[0-9;:]{0,64}m")
 
 
 class LogResult:
@@ -35,36 +42,52 @@ class LogResult:
         self.lines = 0
         self.warnings: list[dict[str, str]] = []
         self.invalid_utf8 = 0
+        self.cut_lines = 0
 
 
-def _lines(stream: IO[bytes], result: LogResult) -> Iterator[str]:
-    """Cleaned text of the log in chunks of whole lines, with step markers as sentinel lines."""
-    cleaner = TerminalCleaner()
-    carry = b""
-    while chunk := stream.read(CHUNK):
-        result.bytes += len(chunk)
-        data = carry + chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) < 8 * CHUNK:
-            carry = data
-            continue
-        carry, data = (data[cut:], data[:cut]) if cut else (b"", data)
-        text = ci.undecorate(data.decode("utf-8", "replace"))
-        result.invalid_utf8 += text.count("\ufffd")
-        yield cleaner.feed(text.encode("utf-8", "surrogatepass"))
-    if carry:
-        yield cleaner.feed(ci.undecorate(carry.decode("utf-8", "replace")).encode("utf-8", "surrogatepass"))
-    yield cleaner.finish()
+_C0 = bytes([*range(9), *range(11, 32), 127])
+
+
+def clean(data: bytes) -> bytes:
+    """Colour off in bulk; the terminal model only for text that still holds control characters (a
+    carriage-return overwrite, a cursor move). Returns valid UTF-8."""
+    if b"\x1b" in data:
+        data = _SGR.sub(b"", data)
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if len(data.translate(None, _C0)) == len(data) and (data.isascii() or b"\xc2" not in data):
+        try:
+            data.decode("utf-8")
+            return data
+        except UnicodeDecodeError:
+            pass
+    cleaner = TerminalCleaner(rows=1)
+    return (cleaner.feed(data) + cleaner.finish()).encode("utf-8", "surrogatepass")
 
 
 class Normalizer:
-    def __init__(self, *, forced: str | None, max_problems: int) -> None:
+    def __init__(self, *, forced: str | None, max_problems: int, extra_formats: list[formats.Format] | None = None,
+                 on_problem: Callable[[Problem], None] | None = None, use_builtin_formats: bool = True) -> None:
         self.forced = forced
         self.max_problems = max_problems
         self.result = LogResult()
+        self.on_problem = on_problem
         self._seen: set[tuple[Any, ...]] = set()
         self._adapters: dict[str, Adapter | None] = {}
         self._known = set(INDEX.values())
+        self._formats = [*(extra_formats or []), *(formats.builtin() if use_builtin_formats and not forced else [])]
+        self._matchers = [m for f in self._formats for m in f.matchers]
+        # per matcher: (tool, default severity, asked for: never left to the tool's adapter)
+        asked = len([m for f in extra_formats or [] for m in f.matchers])
+        self._tool_of = [(f.name, m.severity, i < asked) for i, (f, m) in
+                         enumerate((f, m) for f in self._formats for m in f.matchers)]
+        # a user's matcher may look for lines no trigger word marks: its first pattern is a trigger too
+        self._triggers = regions.triggers([m.patterns[0].regex.pattern for f in extra_formats or []
+                                           for m in f.matchers])
+        self._undecorator = ci.Undecorator()
+        self._dirs = Directories()
+        self._step = ""
+        self._hold = b""  # cleaned text not yet read: an open region, or context lines for the next one
 
     def _adapter(self, name: str) -> Adapter | None:
         if name not in self._adapters:
@@ -76,43 +99,78 @@ class Normalizer:
         return self._adapters[name]
 
     def run(self, stream: IO[bytes]) -> LogResult:
-        step, window = "", []
-        size = 0
-        for text in _lines(stream, self.result):
-            if not text:
+        reader = Reader(stream)
+        for chunk in reader.chunks():
+            if not chunk:  # the writer went quiet: what is held is all there is for now
+                self._flush()
                 continue
-            self.result.lines += text.count("\n")
-            if ci.MARK not in text and size + len(text) < WINDOW:
-                window.append(text)
-                size += len(text)
-                continue
-            for line in text.splitlines(keepends=True):
-                if line.startswith(ci.MARK):
-                    self._analyse("".join(window), step)
-                    window, size = [], 0
-                    name = line[len(ci.MARK):].strip()
-                    step = name[5:] if name.startswith("step ") else ""
-                    if step and step not in self.result.steps:
-                        self.result.steps.append(step)
-                    continue
-                window.append(line)
-                size += len(line)
-                if size >= WINDOW:
-                    joined = "".join(window)
-                    self._analyse(joined, step)
-                    window = joined.splitlines(keepends=True)[-OVERLAP_LINES:]
-                    size = sum(map(len, window))
-        self._analyse("".join(window), step)
+            data = clean(self._undecorator.feed(chunk))
+            if len(data) != len(chunk) or not chunk.isascii():  # cleaning may have replaced bad bytes
+                self.result.invalid_utf8 += data.count("\ufffd".encode()) - chunk.count("\ufffd".encode())
+            self._text(data)
+        self._flush()
+        self.result.bytes = reader.bytes
+        self.result.cut_lines = reader.cut_lines
         return self.result
 
-    def _analyse(self, text: str, step: str) -> None:
+    def _text(self, data: bytes) -> None:
+        if ci.BMARK not in data:
+            self.result.lines += data.count(b"\n")
+            self._segment(data)
+            return
+        for part in data.split(ci.BMARK):
+            if part.startswith((b"step ", b"end")):
+                head, _, part = part.partition(b"\n")
+                self._flush()
+                name = head[5:].decode("utf-8", "replace").strip() if head.startswith(b"step ") else ""
+                self._step = name
+                if name and name not in self.result.steps:
+                    self.result.steps.append(name)
+            if part:
+                self.result.lines += part.count(b"\n")
+                self._segment(part)
+
+    def _segment(self, data: bytes) -> None:
+        data = self._hold + data if self._hold else data
+        self._hold = b""
+        pos = 0
+        for region in regions.find(data, self._triggers):
+            if region.open:
+                self._dirs.advance(data, pos, region.start)
+                self._hold = data[region.start:]
+                if len(self._hold) > WINDOW:  # one long run of trigger lines: read it, keep its tail
+                    self._analyse(self._hold)
+                    self._hold = b"\n".join(self._hold.split(b"\n")[-OVERLAP_LINES:])
+                return
+            self._dirs.advance(data, pos, region.first)  # the context before it: `Entering directory`
+            self._analyse(data[region.start:region.end], region.hits)
+            self._dirs.advance(data, region.first, region.end)
+            pos = region.end
+        start = max(pos, regions.back(data, len(data), regions.BEFORE))
+        self._dirs.advance(data, pos, start)
+        self._hold = data[start:]
+
+    def _flush(self) -> None:
+        if self._hold:
+            hold, self._hold = self._hold, b""
+            pos = 0
+            for region in regions.find(hold, self._triggers):
+                self._dirs.advance(hold, pos, region.first)
+                self._analyse(hold[region.start:region.end], region.hits)
+                self._dirs.advance(hold, region.first, region.end)
+                pos = region.end
+            self._dirs.advance(hold, pos)
+
+    def _analyse(self, data: bytes, starts: frozenset[int] | None = None) -> None:
+        text = lead.strip("\n" + data.decode("utf-8", "replace"))[1:]
         if not text.strip():
             return
-        tools = [self.forced] if self.forced else detect.tools_in(text, self._known)
+        tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
         run = CapturedRun(argv=("log",), program="log", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
                           stdout_text=text)
-        found: list[tuple[str, Problem]] = []
-        for tool in tools or ["generic"]:
+        owned: set[tuple[Any, Any]] = set()
+        before = sum(self.result.counts.values())
+        for tool in tools:
             adapter = self._adapter(tool)
             if adapter is None:
                 continue
@@ -121,11 +179,31 @@ class Normalizer:
             except Exception as exc:  # noqa: BLE001 - one adapter's bug must not lose the others' problems
                 self.result.warnings.append({"code": "ADAPTER_FAILED", "message": f"{tool}: {exc}"[:300]})
                 continue
-            found.extend((tool, p) for p in problems)
-        for tool, problem in found:
-            self._keep(problem, tool, step)
+            for p in problems:
+                if p.location:
+                    owned.add((p.location.get("file"), p.location.get("line")))
+                self._keep(p, tool)
+        if self._matchers:
+            self._match(text, owned, starts)
+        if sum(self.result.counts.values()) == before and not self.forced:
+            # as in a live run: failures of any program, where no tool explained the region
+            for p in generic_spec().match_rules(run._replace(argv=("log",))):
+                self._keep(p, "generic")
 
-    def _keep(self, problem: Problem, tool: str, step: str) -> None:
+    def _match(self, text: str, owned: set[tuple[Any, Any]], starts: frozenset[int] | None) -> None:
+        scanner = Scanner(self._matchers)
+        for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
+            tool, severity, asked = self._tool_of[diag.matcher]
+            p = formats.problem(diag, tool, severity)
+            if p is None:
+                continue
+            loc = p.location or {}
+            if not asked and (loc.get("file"), loc.get("line")) in owned:
+                continue  # the tool's own adapter read this line
+            self._keep(p, tool)
+
+    def _keep(self, problem: Problem, tool: str) -> None:
+        problem = self._dirs.resolve(problem)
         loc = problem.location or {}
         key = (problem.code, loc.get("file"), loc.get("line"), loc.get("column"), problem.detail)
         if key in self._seen:  # printed twice: by the compiler and by make, or by a retried step
@@ -140,6 +218,9 @@ class Normalizer:
             return
         extra = {**(problem.extra or {}), "tool": (problem.extra or {}).get("tool", tool)}
         extra.pop("fatal_on_success", None)
-        if step:
-            extra["step"] = step
-        self.result.problems.append(problem._replace(extra=extra, exit_code=None))
+        if self._step:
+            extra["step"] = self._step
+        kept = problem._replace(extra=extra, exit_code=None)
+        self.result.problems.append(kept)
+        if self.on_problem is not None:
+            self.on_problem(kept)

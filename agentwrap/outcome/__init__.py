@@ -11,13 +11,13 @@ all turn the same bytes into the same record. Every projection of the envelope i
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
-from agentwrap.adapter import Adapter, Interpretation, Presentation, presentation_of
+from agentwrap.adapter import Adapter, CapturedRun, Interpretation, Presentation, presentation_of
 from agentwrap.artifacts import ArtifactRef
 from agentwrap.capture import StreamResult
 from agentwrap.envelope import MAX_PROBLEMS  # one bound, for runs and other answers alike
-from agentwrap.outcome import bound, lean
+from agentwrap.outcome import bound, lean, partial
 from agentwrap.outcome.decide import decide
 from agentwrap.outcome.interpret import captured_run, interpret
 from agentwrap.outcome.record import Note, RunRecord, Stream
@@ -26,19 +26,41 @@ from agentwrap.problem import Problem
 from agentwrap.runner.session import RunResult
 
 
+class Reading(NamedTuple):
+    """What decides a run when it is not the whole of it: one command of a shell line (its argv, its
+    adapter, its own output and status). The record's output is still the whole run's."""
+
+    argv: list[str]
+    adapter: Adapter
+    captured: CapturedRun
+    result: RunResult
+
+
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
           pipeline: Pipeline, context: dict[str, Any] | None = None,
-          warnings: list[dict[str, str]] | None = None, env_set: dict[str, str] | None = None) -> RunRecord:
-    """The record of a run whose output went through `pipeline`."""
+          warnings: list[dict[str, str]] | None = None, env_set: dict[str, str] | None = None,
+          reading: Reading | None = None, command_extra: dict[str, Any] | None = None) -> RunRecord:
+    """The record of a run whose output went through `pipeline`. `reading`: the part of it that decides
+    (`pipeline.finish()` must have been called already, to read it)."""
     results = pipeline.finish()
     cwd = (context or {}).get("cwd")
-    captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
+    run_argv, run_result = argv, result
+    if reading is not None:
+        run_argv, adapter, captured, run_result = reading
+    else:
+        captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)
-    error = decide(argv, result, interp, adapter)
+    error = decide(run_argv, run_result, interp, adapter)
+    left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
+    if error is not None and left_half_done:
+        error = partial.with_actions(error, left_half_done)
+    if reading is not None:  # a shell line's command ran where its `cd` took it
+        error = bound.rebased_files(error, captured.cwd, cwd) if error is not None else None
+        interp = interp._replace(problems=tuple(bound.rebased_files(p, captured.cwd, cwd) for p in interp.problems))
     if error is not None:
         error = bound.relative_files(error, cwd)
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
-    shown = presentation_of(adapter, argv)
+    shown = presentation_of(adapter, run_argv)
     problems, problems_omitted = _problems(error, interp.problems)
     own = interp.error is not None and error is not None and (error.code, error.detail) == (
         interp.error.code, interp.error.detail)
@@ -65,7 +87,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
     return RunRecord(
         request_id=request_id, summary=summary, exit_code=(error.exit_code or 0) if error else 0,
-        command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand},
+        command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand,
+                 **(command_extra or {})},
         context=context,
         exit={"code": result.returncode, "signal": result.signal, "timed_out": result.timed_out,
               "duration_ms": result.duration_ms},
@@ -75,7 +98,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                  "inline_bytes": sum(len(s.text.encode()) for s in streams.values())},
         error=error, problems=problems, problems_omitted=problems_omitted, data=data, lean_data=lean_data,
         lean_data_cut=lean_cut,
-        effects=tuple(interp.effects), warnings=tuple(notes),
+        effects=(*interp.effects, *left_half_done), warnings=tuple(notes),
         artifacts=tuple(ref.to_dict() for ref in refs), env_set=env_set or {},
         noise_fired=tuple(sorted(fired)))
 

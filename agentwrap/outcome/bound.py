@@ -11,6 +11,7 @@ artifact, so nothing is lost; `agentwrap artifact show` reads it back.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -127,6 +128,19 @@ def relative_files(problem: Problem, cwd: str | None) -> Problem:
         return problem
     actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
     return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
+
+
+def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Problem:
+    """`problem` with each relative `location.file` taken from where the command ran (`cd sub && pytest`
+    says `test_x.py`) to where the caller is (`sub/test_x.py`)."""
+    location = problem.location
+    if not ran_in or not cwd or ran_in == cwd or not location or not isinstance(location.get("file"), str):
+        return problem
+    file = location["file"]
+    if os.path.isabs(file):
+        return problem
+    moved = os.path.normpath(os.path.join(ran_in, file))
+    return problem._replace(location={**location, "file": moved})
 
 
 # --- data ---------------------------------------------------------------------------------------

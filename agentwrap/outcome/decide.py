@@ -24,7 +24,7 @@ def _signame(num: int) -> str:
 
 
 def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
-    last = prompt.strip().splitlines()[-1].strip() if prompt.strip() else ""
+    last = prompt_line(prompt)  # the line that asks: not a dialog's frame, button row or spinner
     pattern = re.escape(last[-60:]).replace("=", "\\=") if last else "^"
     return CodeAction(
         title="Authorise a reply to this prompt (replace <REPLY>)",
@@ -36,6 +36,7 @@ def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
 _SAVING_INSTALLS = frozenset({"crontab", "visudo", "vipw", "vigr", "edquota"})
 # `-i` asks before each change; the program's own flags say the answer up front.
 _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
+                 "ln": (("-f", "Replace the existing file or link without asking (ln -f)"),),
                  "cp": (("-n", "Copy without overwriting existing files (cp -n)"),
                         ("-f", "Copy, overwriting existing files (cp -f)")),
                  "mv": (("-n", "Move without overwriting existing files (mv -n)"),
@@ -44,15 +45,17 @@ _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
 
 def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]:
     """The program's own non-interactive form of what the caller asked, where agentwrap knows it."""
-    if kind != "confirmation" or prog not in _INSTEAD_OF_I or "-i" not in argv[1:]:
+    asks = "-I" if prog == "rm" and "-I" in argv[1:] else "-i"  # rm -I asks once for many files
+    if kind != "confirmation" or prog not in _INSTEAD_OF_I or asks not in argv[1:]:
         return []
-    rest = [a for a in argv[1:] if a != "-i"]
+    rest = [a for a in argv[1:] if a != asks]
     return [CodeAction(title=title, command=(argv[0], flag, *rest), applicability="maybe_incorrect")
             for flag, title in _INSTEAD_OF_I[prog]]
 
 
 _FRAME = re.compile(r"^[lqkxmjtuvwn─│┌┐└┘├┤┬┴┼\s]*$")  # a box drawn with DEC line drawing (pinentry)
 _ASKS = re.compile(r"[:?]\s*(?:\[REDACTED\]|_+)?\s*$")
+_SPINNER = re.compile(r"^[\u2800-\u28ff◐◓◑◒◴◷◶◵|/\\-] +(?=\S)")
 _BUTTONS = re.compile(r"(?:\s*<[\w ]+>)+\s*")
 
 
@@ -70,6 +73,7 @@ def prompt_line(prompt: str) -> str:
     chosen = lines[-1] if lines else ""
     if _BUTTONS.fullmatch(chosen):
         chosen = next((line for line in reversed(lines) if _ASKS.search(line)), chosen)
+    chosen = _SPINNER.sub("", chosen)  # a spinner drawn in front of the question is not part of it
     return re.sub(r"\s*(?:\[REDACTED\]|_{2,})\s*$", "", chosen)[:200]
 
 
@@ -101,7 +105,8 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
         actions.append(_answer_template(prompt, argv))
     else:
         actions.append(_answer_template(prompt, argv))
-        if how.get("source") == "terminal" and kind in ("text", "confirmation"):
+        if how.get("source") == "terminal" and kind in ("text", "confirmation") and len(actions) == 1:
+            # not where the program's own flags say the answer (`rm -f`): an answer file would only repeat it
             actions.append(CodeAction(
                 title="Feed the answer on standard input instead (replace <FILE>)",
                 command=("agentwrap", "--stdin", "<FILE>", "--", *argv), applicability="has_placeholders"))
@@ -142,8 +147,11 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
         fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     if not fix and not actions:
         return problem
+    # a generic template the tool's own entry already offers in its own words (`--stdin FILE`) is not repeated
+    known = {a.command[:2] for a in actions if a.command and a.command[0] == "agentwrap"}
     return problem._replace(suggested_fix=fix or problem.suggested_fix,
-                            code_actions=(*actions, *problem.code_actions))
+                            code_actions=(*actions, *(a for a in problem.code_actions
+                                                      if not a.command or a.command[:2] not in known)))
 
 
 # CONTRACT section 4: codes that fix agentwrap's exit status whatever the program did.

@@ -52,6 +52,9 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     exit_info = _concise_exit(rec)
     if exit_info:
         out["exit"] = exit_info
+    decided_by = rec.command.get("decided_by") if rec.command else None
+    if decided_by and rec.status == "error":  # a shell line: which of its commands failed, and where
+        out["command"] = {"decided_by": {k: v for k, v in decided_by.items() if v not in _EMPTY}}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
@@ -196,6 +199,10 @@ def _concise_dict(env: dict[str, Any]) -> dict[str, Any]:
         return env
     drop = {"request_id", "command", "context", "metrics", "verification"}
     out = {k: v for k, v in env.items() if k not in drop and v not in _EMPTY}
+    if (env.get("verification") or {}).get("passed") is not None:  # 2a: verification when it was run
+        out["verification"] = env["verification"]
+    if not any((stream or {}).get("text") for stream in (env.get("output") or {}).values()):
+        out.pop("output", None)  # no text: empty streams are defaults (and a concise stream has no null artifact)
     if env.get("error"):
         out["error"] = {k: v for k, v in env["error"].items() if v not in _EMPTY and k not in ("instance",)}
     out.pop("problems", None)

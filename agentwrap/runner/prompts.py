@@ -31,6 +31,9 @@ _ARCH = os.uname().machine
 _POLL = {"x86_64": {7, 271}, "aarch64": {73}}  # poll ppoll: (struct pollfd *fds, nfds, ...)
 _SELECT = {"x86_64": {23, 270}, "aarch64": {72}}  # select pselect6: (nfds, fd_set *readfds, ...)
 _EPOLL = {"x86_64": {232, 281, 441}, "aarch64": {22, 441}}  # epoll_wait/pwait/pwait2: (epfd, ...)
+# Which argument (0-based) holds each wait's timeout: an int of milliseconds, or a pointer to a time.
+_TIMEOUT_INT = {"x86_64": {7: 2, 232: 3, 281: 3}, "aarch64": {22: 3}}
+_TIMEOUT_PTR = {"x86_64": {23: 4, 270: 4, 271: 2, 441: 3}, "aarch64": {72: 4, 73: 2, 441: 3}}
 _POLLIN_OR_PRI = 0x3
 _MAX_FDS = 4096  # a wait set larger than this is not a prompt we can read cheaply
 
@@ -43,13 +46,14 @@ STRONG_PROMPT = lazy(
 )
 
 _KINDS = (
-    ("password", lazy(r"pass(word|phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
+    ("password", lazy(r"pass(word| ?phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
     ("credential", lazy(r"user ?name|login|e-?mail|account", re.I)),
     ("pager", lazy(r"--more--|\(end\)|press return|lines \d+-\d+|terminal is not fully functional", re.I)),
     ("confirmation", lazy(
         r"\[y/?n\]|\(y/?n\)|y/n|yes/no|are you sure|continue\?|proceed\?|confirm|overwrite\?|\(y\)|\[y\]|"
         r"\b(?:remove|overwrite|replace|delete|discard|descend into|unlink)\b[^\n]*\?\s*$|"
-        r"\[y,n(?:,[a-z?])*\]\??\s*$", re.I | re.M)),  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
+        r"\[y,n(?:,[a-z?])*\]\??\s*$|"  # git add -p: "Stage this hunk [y,n,q,a,d,e,?]?"
+        r"\(Y/I/N/O/D/Z\)|press any key to continue", re.I | re.M)),  # dpkg's conffile question
     ("selection", lazy(r"select|choose|pick|use arrow|❯|^\s*\d+[).]\s", re.I | re.M)),
 )
 
@@ -72,8 +76,11 @@ class Waiter(NamedTuple):
 
     pid: int
     name: str
-    detection: str  # "kernel" (blocked in read) | "kernel-wait" (poll/select on it) | "terminal-mode" | "heuristic"
+    detection: str  # "kernel" (blocked in read) | "kernel-wait" (poll/select on it) | "kernel-relay" (the same,
+    # relaying to a child's terminal) | "kernel-peer" (the same, also waiting on a socket) | "terminal-mode" |
+    # "heuristic"
     source: str  # "terminal" | "stdin-pipe" | "dev-tty"
+    timed: bool = False  # a wait that ends by itself (a timeout): a progress screen's key check, or `read -t`
 
 
 def classify(prompt: str) -> str:
@@ -106,7 +113,7 @@ def _syscalls(pid: int) -> list[tuple[int, ...]]:
         except OSError:
             continue
         if len(fields) >= 3 and fields[0].lstrip("-").isdigit():  # else "running", or not ours to inspect
-            calls.append((int(fields[0]), *(int(a, 16) for a in fields[1:3])))
+            calls.append((int(fields[0]), *(int(a, 16) for a in fields[1:7])))
     return calls
 
 
@@ -174,7 +181,7 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
         with contextlib.suppress(Exception):  # psutil.Error: the process is gone or hidden
             name = proc.name()
         known_waits = False  # a wait whose set was read, and does not hold our terminal: not reading it
-        for number, fd, arg1 in calls:
+        for number, fd, arg1, *rest in calls:
             candidates = [fd] if number in reads else []
             if number in waits and _in_foreground(proc.pid, foreground):
                 fds = waited_fds(proc.pid, number, fd, arg1)
@@ -185,12 +192,40 @@ def find_waiter(pids: list[psutil.Process], targets: frozenset[str], *, raw_mode
                 if target in targets:
                     source = "stdin-pipe" if target and target.startswith("pipe:") else (
                         "terminal" if candidate == 0 else "dev-tty")
-                    # A blocking read is a prompt for certain; a wait on a set holding the terminal almost
-                    # (apt relays the terminal to dpkg in such a loop while it installs).
-                    return Waiter(proc.pid, name, "kernel" if number in reads else "kernel-wait", source)
+                    # A blocking read is a prompt for certain; so is a wait on a set holding the terminal,
+                    # unless the set also holds a pseudo-terminal's master: then the process relays our
+                    # terminal to a child's (apt to dpkg, script, expect), which waits there while it works.
+                    detection = "kernel" if number in reads else (
+                        "kernel-relay" if _relays(proc.pid, candidates) else
+                        "kernel-peer" if _peers(proc.pid, candidates) else "kernel-wait")
+                    return Waiter(proc.pid, name, detection, source,
+                                  timed=number in waits and _timed(number, rest))
         if raw_mode and not known_waits and any(call[0] in waits for call in calls) and _holds(proc.pid, targets):
             return Waiter(proc.pid, name, "terminal-mode", "terminal")
     return None
+
+
+def _timed(number: int, args: list[int]) -> bool:
+    """Whether a poll/select/epoll wait has a timeout (the registers after the first two arguments)."""
+    if len(args) < 3:
+        return False
+    if number in _TIMEOUT_INT.get(_ARCH, {}):  # poll, epoll_wait, epoll_pwait: an int, negative = forever
+        value = args[_TIMEOUT_INT[_ARCH][number] - 2] & 0xFFFFFFFF
+        return value < 0x80000000
+    index = _TIMEOUT_PTR.get(_ARCH, {}).get(number)  # select, pselect6, ppoll, epoll_pwait2: NULL = forever
+    return index is not None and args[index - 2] != 0
+
+
+def _relays(pid: int, fds: list[int]) -> bool:
+    """Whether one of the descriptors waited on is a pseudo-terminal's master (/dev/ptmx, /dev/pts/ptmx)."""
+    return any((_fd_target(pid, fd) or "").endswith("ptmx") for fd in fds)
+
+
+def _peers(pid: int, fds: list[int]) -> bool:
+    """Whether one of the descriptors waited on is a socket: the process waits for our terminal *or* a peer
+    (ssh forwarding stdin while the remote command runs, nc, `kubectl exec -i`), so the wait alone is no
+    question: only a prompt on the screen makes it one."""
+    return any((_fd_target(pid, fd) or "").startswith("socket:") for fd in fds)
 
 
 def _in_foreground(pid: int, foreground: int | None) -> bool:

@@ -27,7 +27,8 @@ READ_SIZE = 1 << 16
 BATCH_SIZE = 1 << 18
 IDLE_BEFORE_CHECK = 0.15  # seconds of silence before we look for a waiting reader
 CHECK_EVERY = 0.1
-CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "terminal-mode": 0.5}  # the same waiter seen this long
+# seen this long before it counts
+CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "kernel-relay": 0.1, "kernel-peer": 0.1, "terminal-mode": 0.5}
 HEURISTIC_IDLE = 1.5
 OUTSIDE_IDLE = 1.0  # silence before looking for readers of our terminal outside the tree, and how often
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
@@ -101,6 +102,7 @@ class RunResult:
         self.raw_bytes = {"stdout": 0, "stderr": 0}
         self.answered: list[dict[str, object]] = []
         self.requests: list[Request] = []
+        self.left: list[str] = []  # files a stopped program left half done (a git index.lock)
 
 
 def _feed(source: IO[bytes], fd: int) -> None:
@@ -240,8 +242,12 @@ class _Session:
                 return None
             if now - self.candidate_since < CONFIRM[waiter.detection]:
                 return None
-            if waiter.detection != "kernel" and self.spec.mutating:
-                return None  # a progress bar in raw mode looks like this: never end a mutation on a guess
+            if waiter.detection == "kernel-peer" and not prompts.STRONG_PROMPT.search(text):
+                return None  # waiting on a peer as much as on us (a remote command at work): not asked yet
+            if self.spec.mutating and (waiter.detection not in ("kernel", "kernel-wait") or waiter.timed):
+                # a progress screen checking for a key between redraws, or apt relaying our terminal to
+                # dpkg while it unpacks, looks like this: never end a mutation on a guess
+                return None
             return PromptInfo(text, prompts.kind_of(waiter.name, text), waiter.detection, waiter.source, waiter.pid,
                               waiter.name)
         self.candidate = None

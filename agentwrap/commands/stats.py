@@ -1,0 +1,126 @@
+"""`agentwrap stats [--since WHEN] [--format json|pretty] [--off|--on]`: what the local ledger says the
+wrapper cost and saved, per program and per adapter. Reads only the ledger file (`agentwrap.ledger`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agentwrap import envelope, ledger
+from agentwrap.commands import CommandContext
+from agentwrap.commands._argparse import Parser
+from agentwrap.envelope import Outcome
+from agentwrap.errors import UsageError
+from agentwrap.lazyre import lazy
+
+MAX_ROWS = 50
+_AGO = lazy(r"(\d+(?:\.\d+)?)\s*(m|h|d|w)\Z")
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_SUMS = ("raw_bytes", "envelope_bytes", "raw_tokens_est", "envelope_tokens_est", "duration_ms")
+
+
+def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
+    parser = Parser(prog="agentwrap stats", description="Sizes of past runs from the local ledger: tokens "
+                    "the envelopes cost against the raw output, per program and adapter. Never sent anywhere.")
+    parser.add_argument("--since", metavar="WHEN", help="only runs since WHEN: 30m, 24h, 7d, 2w, or a date "
+                        "(2026-12-01, 2026-12-01T09:00:00Z)")
+    parser.add_argument("--format", choices=("json", "pretty"), default=None, help="default: the global format")
+    switch = parser.add_mutually_exclusive_group()
+    switch.add_argument("--off", action="store_true",
+                        help="stop writing the ledger (AGENTWRAP_NO_STATS=1 for one shell)")
+    switch.add_argument("--on", action="store_true", help="write the ledger again")
+    ns = parser.parse_args(list(args))
+    if ns.off or ns.on:
+        marker = ledger.set_enabled(bool(ns.on))
+        state = "on" if ns.on else "off"
+        return Outcome(envelope.build(request_id=ctx.request_id, summary=f"stats are {state}",
+                                      data={"enabled": bool(ns.on), "marker": str(marker)}), 0)
+    since = parse_since(ns.since) if ns.since else None
+    data = summarize(ledger.read(since))
+    data.update(ledger=str(ledger.ledger_path()), enabled=not ledger.opted_out(),
+                since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)) if since is not None else None)
+    saved, runs = data["saved_tokens_est"], data["runs"]
+    summary = (f"{runs} run{'' if runs == 1 else 's'}: ~{data['envelope_tokens_est']} tokens read for "
+               f"~{data['raw_tokens_est']} of raw output ({'saved' if saved >= 0 else 'cost'} ~{abs(saved)})")
+    env = envelope.build(request_id=ctx.request_id, summary=summary, data=data)
+    fmt = ns.format or ctx.format
+    if fmt == "json" and ctx.format == "pretty":  # asked here for JSON on a terminal: print it as is
+        from agentwrap.render import views
+
+        return Outcome(env, 0, raw_output=views.dumps(env).decode())
+    if fmt == "pretty":
+        text = render(data, summary)
+        return Outcome(env, 0, raw_text=text) if ctx.format == "pretty" else Outcome(env, 0, raw_output=text)
+    return Outcome(env, 0)
+
+
+def parse_since(text: str) -> float:
+    """`7d` (ago) or a date or RFC 3339 time (UTC) -> epoch seconds."""
+    import calendar
+
+    raw = text.strip()
+    match = _AGO.match(raw.lower())
+    if match:
+        return time.time() - float(match.group(1)) * _UNITS[match.group(2)]
+    for pattern in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
+        try:
+            return float(calendar.timegm(time.strptime(raw, pattern)))
+        except ValueError:
+            continue
+    raise UsageError(f"--since {text!r}: use a span ago (30m, 24h, 7d, 2w) or a date (2026-12-01, "
+                     "2026-12-01T09:00:00Z)", suggested_fix="Run `agentwrap stats --since 7d`.")
+
+
+def summarize(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Totals and per-program, per-adapter rows, in one pass (memory: one row per name)."""
+    total = _row()
+    by: dict[str, dict[str, dict[str, Any]]] = {"program": {}, "adapter": {}}
+    first = last = None
+    for line in lines:
+        first = first or line.get("ts")
+        last = line.get("ts")
+        for key, rows in by.items():
+            name = str(line.get(key) or "?")
+            _add(rows.setdefault(name, _row()), line)
+        _add(total, line)
+    out: dict[str, Any] = {"runs": total["runs"], "errors": total["errors"]}
+    out.update({k: total[k] for k in _SUMS})
+    out["saved_tokens_est"] = total["raw_tokens_est"] - total["envelope_tokens_est"]
+    out["first"], out["last"] = first, last
+    for key, rows in by.items():
+        table = [{key: name, **row, "saved_tokens_est": row["raw_tokens_est"] - row["envelope_tokens_est"]}
+                 for name, row in sorted(rows.items(), key=lambda kv: (-kv[1]["runs"], kv[0]))]
+        out[f"by_{key}"] = table[:MAX_ROWS]
+        if len(table) > MAX_ROWS:
+            out[f"by_{key}_omitted"] = len(table) - MAX_ROWS
+    return out
+
+
+def _row() -> dict[str, Any]:
+    return {"runs": 0, "errors": 0, **dict.fromkeys(_SUMS, 0)}
+
+
+def _add(row: dict[str, Any], line: dict[str, Any]) -> None:
+    row["runs"] += 1
+    row["errors"] += line.get("status") == "error"
+    for key in _SUMS:
+        value = line.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            row[key] += value
+
+
+def render(data: dict[str, Any], summary: str) -> str:
+    lines = [summary, f"ledger: {data['ledger']}" + ("" if data["enabled"] else " (off)"), ""]
+    for key in ("program", "adapter"):
+        rows = data[f"by_{key}"]
+        if not rows:
+            continue
+        width = max(len(key), *(len(str(r[key])) for r in rows))
+        lines.append(f"{key:<{width}}  {'runs':>6} {'errors':>6} {'raw tok':>9} {'read tok':>9} {'saved':>9}")
+        for r in rows:
+            lines.append(f"{r[key]:<{width}}  {r['runs']:>6} {r['errors']:>6} {r['raw_tokens_est']:>9} "
+                         f"{r['envelope_tokens_est']:>9} {r['saved_tokens_est']:>9}")
+        lines.append("")
+    lines.append("tokens are estimated as bytes/4; read tok is the envelope at each run's --detail")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,89 @@
+"""Claude Code's own permission rules for the Bash tool, read from the user's settings files.
+
+A rewritten command no longer starts with the program the user's rules name (`Bash(curl:*)` does not
+match `agentwrap --agent --shell 'curl …'`), so the hook must apply them to the original line itself:
+a line any of whose commands a deny or ask rule names is left alone for Claude Code to deny or ask
+about, and a rewrite says "allow" only when every command of the line is one the user's allow rules
+already let run without asking (what Claude Code itself requires of a compound line).
+
+Rule forms (code.claude.com/docs/en/permissions): `Bash` or `Bash(*)` (any command), `Bash(npm test)`
+(exactly), `Bash(npm run test:*)` (that prefix, then a word boundary), `Bash(git * main)` (`*` matches
+anything).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+MANAGED = (Path("/etc/claude-code/managed-settings.json"),
+           Path("/Library/Application Support/ClaudeCode/managed-settings.json"))
+
+
+class Rules(NamedTuple):
+    allow: tuple[str, ...]
+    deny: tuple[str, ...]
+    ask: tuple[str, ...]
+
+
+def settings_files(project: str | None) -> list[Path]:
+    home = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    files = [home / "settings.json"]
+    if project:
+        files += [Path(project) / ".claude" / "settings.json", Path(project) / ".claude" / "settings.local.json"]
+    return files + list(MANAGED)
+
+
+def load(project: str | None) -> Rules:
+    allow: list[str] = []
+    deny: list[str] = []
+    ask: list[str] = []
+    for path in settings_files(project):
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        perms = data.get("permissions") if isinstance(data, dict) else None
+        if not isinstance(perms, dict):
+            continue
+        for key, into in (("allow", allow), ("deny", deny), ("ask", ask)):
+            values = perms.get(key)
+            if isinstance(values, list):
+                into.extend(v for v in values if isinstance(v, str))
+    return Rules(tuple(allow), tuple(deny), tuple(ask))
+
+
+def _bash_pattern(rule: str) -> re.Pattern[str] | None:
+    """The regular expression a `Bash(...)` rule stands for (None: the rule is about another tool)."""
+    rule = rule.strip()
+    if rule == "Bash":
+        return re.compile(r".*", re.DOTALL)
+    if not (rule.startswith("Bash(") and rule.endswith(")")):
+        return None
+    body = rule[5:-1].strip()
+    if body.endswith(":*"):
+        return re.compile(re.escape(body[:-2]) + r"(?:\s.*)?\Z", re.DOTALL)
+    return re.compile(".*".join(re.escape(part) for part in body.split("*")) + r"\Z", re.DOTALL)
+
+
+def _matches(rules: tuple[str, ...], command: str) -> bool:
+    for rule in rules:
+        pattern = _bash_pattern(rule)
+        if pattern is not None and pattern.match(command.strip()):
+            return True
+    return False
+
+
+def decide(rules: Rules, commands: list[str]) -> str:
+    """`deny`, `ask` (a rule names one of the commands), `allow` (the allow rules cover them all) or
+    `none` (Claude Code would ask the user: the hook does not decide for them)."""
+    if any(_matches(rules.deny, c) for c in commands):
+        return "deny"
+    if any(_matches(rules.ask, c) for c in commands):
+        return "ask"
+    if commands and all(_matches(rules.allow, c) for c in commands):
+        return "allow"
+    return "none"

@@ -1,0 +1,231 @@
+"""Problem matchers: GitHub Actions' (and VS Code's) line-pattern format, as declarative diagnostic rules.
+
+A matcher is a list of patterns tried on consecutive lines, as the Actions runner does it: the first
+pattern starts a match, each following one must match the next line, the last may `loop` (every further
+line it matches is one more diagnostic, with the values the earlier lines gave). Properties are group
+numbers (`"file": 1`, GitHub's form) or the regex's named groups (`(?P<file>...)`, the TOML form).
+
+agentwrap's extensions, all optional: `severity` names a default per matcher; `column_base = 0` for a
+tool that counts columns from 0 (pylint); `caret_lines = N` reads
+the column from a caret line (`   ^`) within N lines of a match that had none (scalac, javac);
+`caret_prefix` is a regex removed from those lines first (sbt's `[error] `). JavaScript's `(?<name>`
+becomes Python's `(?P<name>`. Matchers never see colour or CI decorations: those are removed first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+PROPERTIES = ("file", "line", "column", "end_line", "end_column", "severity", "code", "message", "from_path")
+_GITHUB_NAMES = {"fromPath": "from_path", "endLine": "end_line", "endColumn": "end_column"}
+_JS_NAMED = re.compile(r"\(\?<(?=[A-Za-z_])")
+_CARET = re.compile(r"^(\s*)[\^~][\^~ ]*$")
+
+
+class MatcherError(ValueError):
+    """A matcher file or spec that cannot be used: the message names the file and the key."""
+
+
+class Diagnostic(NamedTuple):
+    """One match: what the patterns captured, and the index of the line that completed it."""
+
+    owner: str
+    line_index: int
+    values: dict[str, str]
+    matcher: int = 0  # its position in the scanner's list (owners of different files may share a name)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    regex: re.Pattern[str]
+    groups: dict[str, int | str]  # property -> group number or name
+    loop: bool = False
+
+    def values(self, m: re.Match[str]) -> dict[str, str]:
+        out = {}
+        for prop, group in self.groups.items():
+            try:
+                value = m.group(group)
+            except (IndexError, KeyError):
+                continue
+            if value:
+                out[prop] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Matcher:
+    owner: str
+    patterns: tuple[Pattern, ...]
+    severity: str = "error"
+    caret_lines: int = 0
+    caret_prefix: re.Pattern[str] | None = None
+    tool: str = ""
+    column_base: int = 1  # pylint counts columns from 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _compile(source: str, where: str) -> re.Pattern[str]:
+    try:
+        return re.compile(_JS_NAMED.sub("(?P<", source))
+    except re.error as exc:
+        raise MatcherError(f"{where}: regexp does not compile: {exc}") from None
+
+
+def _pattern(raw: Any, where: str) -> Pattern:
+    if not isinstance(raw, dict) or not isinstance(raw.get("regexp"), str):
+        raise MatcherError(f"{where}: a pattern needs a string 'regexp'")
+    regex = _compile(raw["regexp"], where)
+    groups: dict[str, int | str] = {}
+    for key, value in raw.items():
+        prop = _GITHUB_NAMES.get(key, key)
+        if key in ("regexp", "loop"):
+            continue
+        if prop not in PROPERTIES:
+            raise MatcherError(f"{where}: unknown key {key!r} (known: regexp, loop, {', '.join(PROPERTIES)})")
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise MatcherError(f"{where}.{key}: a group number or name")
+        if isinstance(value, int) and not 0 <= value <= regex.groups:
+            raise MatcherError(f"{where}.{key}: group {value} does not exist (the regexp has {regex.groups})")
+        groups[prop] = value
+    for name in regex.groupindex:  # named groups need no property list
+        if name in PROPERTIES and name not in groups:
+            groups[name] = name
+    return Pattern(regex, groups, bool(raw.get("loop", False)))
+
+
+def matcher(raw: Any, where: str, tool: str = "") -> Matcher:
+    """One matcher from its GitHub/TOML dict; raises MatcherError naming `where` and the key."""
+    if not isinstance(raw, dict):
+        raise MatcherError(f"{where}: a matcher is an object")
+    owner = raw.get("owner") or tool
+    if not isinstance(owner, str) or not owner:
+        raise MatcherError(f"{where}: 'owner' is required")
+    patterns = raw.get("pattern")
+    if isinstance(patterns, dict):
+        patterns = [patterns]
+    if not isinstance(patterns, list) or not patterns:
+        raise MatcherError(f"{where}: 'pattern' must be a non-empty list")
+    compiled = tuple(_pattern(p, f"{where}.pattern[{i}]") for i, p in enumerate(patterns))
+    if any(p.loop for p in compiled[:-1]):
+        raise MatcherError(f"{where}: only the last pattern may loop")
+    if compiled[-1].loop and len(compiled) == 1:
+        raise MatcherError(f"{where}: a loop needs at least two patterns")
+    severity = str(raw.get("severity", "error")).lower()
+    prefix = raw.get("caret_prefix")
+    return Matcher(owner, compiled, "warning" if severity.startswith("warn") else severity,
+                   int(raw.get("caret_lines", 0)), _compile(prefix, where) if prefix else None, tool or owner,
+                   int(raw.get("column_base", 1)))
+
+
+def load_json(path: Path) -> list[Matcher]:
+    """The matchers of a GitHub problem-matcher file (`{"problemMatcher": [...]}`)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatcherError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise MatcherError(f"{path}: not valid JSON: {exc}") from None
+    items = data.get("problemMatcher") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        raise MatcherError(f"{path}: expected {{\"problemMatcher\": [...]}}")
+    return [matcher(m, f"{path}: problemMatcher[{i}]") for i, m in enumerate(items)]
+
+
+_NAMED = re.compile(r"\(\?P<\w+>")
+_COMBINED: dict[tuple[str, ...], re.Pattern[str] | None] = {}
+
+
+def _combined(matchers: tuple[Matcher, ...]) -> re.Pattern[str] | None:
+    """One regex any line that starts some matcher's match must match (one C call instead of one per
+    matcher); None when the first patterns cannot be joined (a back-reference to a group name)."""
+    sources = tuple(m.patterns[0].regex.pattern for m in matchers)
+    if sources not in _COMBINED:
+        try:
+            _COMBINED[sources] = re.compile("|".join(f"(?:{_NAMED.sub('(', s)})" for s in sources))
+        except re.error:
+            _COMBINED[sources] = None
+    return _COMBINED[sources]
+
+
+class Scanner:
+    """Runs matchers over lines as they come, keeping each multi-line matcher's state between calls."""
+
+    def __init__(self, matchers: Iterable[Matcher]) -> None:
+        self.matchers = tuple(matchers)
+        self._any_first = _combined(self.matchers)
+        self._state: dict[int, tuple[int, dict[str, str], bool]] = {}  # matcher -> (next pattern, values, looped)
+        self._caret: list[tuple[int, dict[str, str], int]] = []  # matchers waiting for a caret line
+
+    def scan(self, lines: list[str], base: int = 0, starts: frozenset[int] | None = None) -> Iterator[Diagnostic]:
+        """Diagnostics completed by `lines` (line indexes counted from `base`). With `starts`, a match may
+        begin only on those lines (the caller knows the others cannot start one)."""
+        for i, line in enumerate(lines):
+            if self._caret:
+                yield from self._carets(line, base + i)
+            if starts is not None and i not in starts and not self._state:
+                continue
+            may_start = (starts is None or i in starts) and (self._any_first is None
+                                                              or self._any_first.search(line) is not None)
+            if not may_start and not self._state:
+                continue
+            for k, m in enumerate(self.matchers):
+                if not may_start and k not in self._state:
+                    continue
+                found = self._feed(k, m, line)
+                if found is not None and m.column_base != 1 and found.get("column", "").isdigit():
+                    found = {**found, "column": str(int(found["column"]) + 1 - m.column_base)}
+                if found is not None:
+                    if m.caret_lines and "column" not in found:
+                        self._caret.append((k, found, m.caret_lines))
+                    else:
+                        yield Diagnostic(m.owner, base + i, found, k)
+
+    def flush(self) -> Iterator[Diagnostic]:
+        """Diagnostics still waiting for a caret line that never came (the input ended)."""
+        for k, values, _ in self._caret:
+            yield Diagnostic(self.matchers[k].owner, -1, values, k)
+        self._caret = []
+        self._state.clear()
+
+    def _carets(self, line: str, index: int) -> Iterator[Diagnostic]:
+        waiting = []
+        for k, values, left in self._caret:
+            m = self.matchers[k]
+            text = m.caret_prefix.sub("", line, count=1) if m.caret_prefix else line
+            caret = _CARET.match(text)
+            if caret:
+                yield Diagnostic(m.owner, index, {**values, "column": str(len(caret.group(1)) + 1)}, k)
+            elif left > 1 and not any(p.regex.search(line) for p in m.patterns[:1]):
+                waiting.append((k, values, left - 1))
+            else:
+                yield Diagnostic(m.owner, index, values, k)
+        self._caret = waiting
+
+    def _feed(self, k: int, m: Matcher, line: str) -> dict[str, str] | None:
+        state = self._state.pop(k, None)
+        if state is not None:
+            at, values, looped = state
+            pattern = m.patterns[at]
+            hit = pattern.regex.search(line)
+            if hit:
+                merged = {**values, **pattern.values(hit)}
+                if at + 1 < len(m.patterns):
+                    self._state[k] = (at + 1, merged, False)
+                    return None
+                if pattern.loop:
+                    self._state[k] = (at, values, True)
+                return merged
+        first = m.patterns[0].regex.search(line)
+        if first is None:
+            return None
+        values = m.patterns[0].values(first)
+        if len(m.patterns) > 1:
+            self._state[k] = (1, values, False)
+            return None
+        return values

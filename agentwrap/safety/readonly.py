@@ -1,0 +1,86 @@
+"""`--read-only` (CONTRACT section 9): refuse, before anything starts, every invocation its adapter
+classes as mutating. An invocation nobody can classify counts as mutating: the flag is a promise to
+the caller, and "probably harmless" does not keep it."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from agentwrap.adapter import Adapter
+from agentwrap.errors import AgentwrapError
+from agentwrap.problem import CodeAction
+from agentwrap.safety import dry_run, shell_line
+
+# Builtins that change only the shell's own state (its directory, its variables), never the world.
+_SHELL_STATE = frozenset(("cd", "pushd", "popd", "export", "unset", "set", "shopt", ":"))
+
+
+class MutationRefused(AgentwrapError):
+    code = "MUTATION_REFUSED"
+
+
+class Verdict(NamedTuple):
+    read_only: bool
+    reason: str
+    alternative: list[str] | None = None
+
+
+def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
+    """Whether `argv` is read-only, why, and the tool's read-only alternative when it is not."""
+    from agentwrap import registry
+
+    if adapter is None:
+        adapter, _ = registry.find(argv[0])
+    line = shell_line.script_of(argv)
+    if line is not None:
+        return _classify_line(line)
+    effects = adapter.effects(argv)
+    sub = adapter.subcommand(argv)
+    what = f"{argv[0]} {sub}" if sub else argv[0]
+    if dry_run.is_dry_run(adapter, argv):
+        return Verdict(True, f"`{what}` is given its own dry-run flag")
+    if effects.read_only is True:
+        return Verdict(True, f"the {adapter.name} adapter classes `{what}` as read-only")
+    if effects.read_only is None and adapter.name == "generic" and dry_run.program_is_read_only(argv):
+        return Verdict(True, f"`{argv[0]}` changes nothing as invoked")
+    if effects.read_only is None:
+        reason = (f"no adapter classifies `{what}`, so it counts as mutating" if adapter.name == "generic"
+                  else f"the {adapter.name} adapter cannot tell whether `{what}` changes anything, "
+                       "so it counts as mutating")
+    else:
+        reason = f"the {adapter.name} adapter classes `{what}` as mutating"
+    alt = dry_run.alternative(adapter, argv)
+    if alt is not None and not classify(alt, adapter).read_only:
+        alt = None  # only a command the same rules let run is offered
+    return Verdict(False, reason, alt)
+
+
+def _classify_line(line: str) -> Verdict:
+    commands = shell_line.simple_commands(line)
+    if commands is None:
+        return Verdict(False, "the shell line could not be read command by command, so it counts as mutating")
+    for argv in commands:
+        if argv[0] in _SHELL_STATE:
+            continue
+        verdict = classify(argv)
+        if not verdict.read_only:
+            return Verdict(False, f"in the shell line, {verdict.reason}")
+    return Verdict(True, "every command of the shell line is read-only")
+
+
+def check(argv: list[str], adapter: Adapter) -> Verdict:
+    """Raise MutationRefused for a mutating invocation; return the verdict of a read-only one."""
+    verdict = classify(argv, adapter)
+    if verdict.read_only:
+        return verdict
+    actions: tuple[CodeAction, ...] = ()
+    fix = "Drop --read-only if the change is intended."
+    if verdict.alternative:
+        actions = (CodeAction(title="Show what it would do, changing nothing", kind="command",
+                              command=tuple(verdict.alternative), applicability="machine_applicable",
+                              is_preferred=True),)
+        fix = (f"Run the read-only `{' '.join(verdict.alternative)}` to see what it would do; "
+               "drop --read-only if the change is intended.")
+    raise MutationRefused(f"--read-only: refused `{' '.join(argv)}` before it started: {verdict.reason}",
+                          suggested_fix=fix, code_actions=actions,
+                          extra={"read_only_alternative": verdict.alternative} if verdict.alternative else None)

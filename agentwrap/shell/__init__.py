@@ -1,0 +1,1 @@
+"""Shell command lines: parsed by a real grammar, run by the real bash, read per command (CONTRACT 10)."""

@@ -1,0 +1,204 @@
+"""`agentwrap --shell 'LINE'` and `agentwrap -- bash -c 'LINE' [ARG0 ARGS...]`: one terminal session,
+the real bash, and a reading by the adapter of the command that decided the line (CONTRACT section 10).
+
+What cannot be parsed, or what would show the trace (`set -x`), runs unchanged; a warning says how it
+was read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentwrap import envelope, observe, prevention, registry
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.commands.run import persons_window, remove_dir, shown_env, stdin_source, working_dir  # one run's set-up
+from agentwrap.errors import UsageError
+from agentwrap.events import EventStream
+from agentwrap.ids import new_id
+from agentwrap.options import Options
+from agentwrap.outcome import build
+from agentwrap.pipeline import Pipeline
+from agentwrap.redact import secret_values
+from agentwrap.runner import session
+from agentwrap.runner.shims import ShimDir
+from agentwrap.runner.spawn import resolve_program
+from agentwrap.shell import grammar, model, script, verdict
+from agentwrap.shell.segments import TraceSink
+from agentwrap.shell.trace import Execution
+
+SHELLS = ("bash", "sh")
+
+
+def shell_line(argv: list[str]) -> tuple[str, list[str]] | None:
+    """(line, the arguments after it) when `argv` is `bash -c LINE ...` or `sh -c LINE ...`."""
+    if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] == "-c":
+        return argv[2], argv[3:]
+    return None
+
+
+def _is_bash(path: str) -> bool:
+    return os.path.basename(os.path.realpath(path)) == "bash"
+
+
+def _plan(line: str, dialect: str) -> tuple[model.Line | None, list[dict[str, str]]]:
+    parsed = grammar.parse(line, dialect)
+    if parsed.tree is None:
+        return None, [{"code": "SHELL_NOT_PARSED", "message": f"{parsed.reason}; the line ran unchanged and "
+                       "its output was read with the generic adapter"}]
+    try:
+        return model.build(line, parsed.tree), []
+    except (KeyError, TypeError, ValueError) as exc:  # a tree shape this reader does not know
+        return None, [{"code": "SHELL_NOT_PARSED", "message": f"the syntax tree could not be read ({exc}); "
+                       "the line ran unchanged and was read with the generic adapter"}]
+
+
+def _prevention(plan: model.Line | None) -> tuple[dict[str, str], bool]:
+    """Every command's adapter's prevention environment, and whether any of them may change something."""
+    env: dict[str, str] = {}
+    mutating = False
+    for command in plan.commands if plan else ():
+        if not command.words:
+            continue
+        adapter, _ = registry.find(command.words[0])
+        env.update(adapter.environment(command.words))
+        mutating = mutating or adapter.effects(command.words).read_only is False
+    return env, mutating
+
+
+def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shell: str = "bash",
+            emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
+    if not line.strip():
+        raise UsageError("--shell needs a command line (an empty one runs nothing)")
+    cwd = working_dir(opts)
+    warnings: list[dict[str, str]] = []
+    path_env = os.environ.get("PATH", os.defpath)
+    program = resolve_program(shell, path_env, cwd)
+    traceable = _is_bash(program)
+    plan, notes = _plan(line, "bash" if traceable else "posix")
+    warnings += notes
+    traced = plan is not None and traceable and "trace-conflict" not in plan.features
+    if plan is not None and not traced:
+        why = f"{shell} is not bash and has no trace"
+        if traceable:
+            why = ("the line changes or shows what the trace is made of (set -x, a DEBUG trap, a listing of "
+                   "functions or variables, descriptors 249-250)")
+        warnings.append({"code": "SHELL_NOT_TRACED", "message": f"{why}: the line ran unchanged; only a line "
+                         "of one command or pipeline is read by that command's adapter"})
+    # A line ending in a backslash would join the trailer to its last word.
+    instrumented = traced and not line.endswith("\\")
+    events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
+    store = ArtifactStore()
+    shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
+    shim_root.mkdir(mode=0o700)
+    stdin = stdin_source(opts)
+    argv = [shell, "-c", line, *extra]
+    try:
+        shims = ShimDir(shim_root, opts.answers)
+        extra_env, mutating = _prevention(plan)
+        env_set = prevention.environment(shims.paths, extra_env)
+        env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
+        if shims.answers_file:
+            env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
+        env_set.update(opts.env)
+        child_env = {**os.environ, **env_set}
+        run_argv = argv
+        nonce = ""
+        if instrumented and plan is not None:
+            built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
+                                 terminals=not opts.no_pty)
+            nonce = built.nonce
+            startup = shim_root / "bash_env"
+            startup.write_text(built.startup)
+            child_env["BASH_ENV"] = str(startup)
+            run_argv = [shell, "-c", built.command, *extra]
+        observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
+        secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
+        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events)
+        sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
+        spec = session.RunSpec(
+            argv=run_argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
+            timeout=opts.timeout, grace=opts.grace, window=persons_window(opts), mutating=mutating,
+            answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
+        if events:
+            events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        result = session.run(spec, sink, shims)
+    finally:
+        remove_dir(shim_root)
+        if stdin is not None and stdin is not sys.stdin.buffer:
+            with contextlib.suppress(OSError):
+                stdin.close()
+    shown = shown_env(env_set, shim_root)
+    context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
+               "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
+               "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
+               "answered": result.answered}
+    if opts.env:
+        context["env"] = {k: shown[k] for k in sorted(opts.env)}
+    reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings)
+    adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
+    record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
+                   pipeline=pipeline, context=context, warnings=warnings, reading=reading,
+                   command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
+    if record.error is not None:
+        from agentwrap.safety.stopped import annotate
+
+        record = annotate(record, argv, adapter, cwd)  # a mutating line stopped part-way: what may remain
+    observe.end(observation, record, opts)
+    if events:
+        events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
+    return envelope.Outcome(None, record.exit_code, record=record)
+
+
+def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: session.RunResult, cwd: str,
+          opts: Options, warnings: list[dict[str, str]]) -> tuple[Any, dict[str, Any]]:
+    """The deciding command's reading and `command.decided_by`; (None, {...}) for a generic reading."""
+    extra: dict[str, Any] = {"shell": {"parsed": plan is not None, "traced": isinstance(sink, TraceSink)}}
+    if plan is None:
+        return None, extra
+    segments: dict[int, Pipeline] = {}
+    executions: list[Execution] = []
+    if isinstance(sink, TraceSink):
+        executions = sink.finish(result.returncode)
+        for index, (_, seg) in sink.segments.items():
+            seg.finish()
+            segments[index] = seg
+        silent = Pipeline(max_inline_bytes=pipeline.max_inline_bytes, store=None, secrets=[])
+        for execution in executions:  # a unit that printed nothing is read as printing nothing
+            segments.setdefault(execution.unit, silent)
+        if sink.ended is None and result.returncode is not None and not executions:
+            warnings.append({"code": "SHELL_NOT_TRACED", "message": "no trace came back from the shell; "
+                             "the output was read with the generic adapter"})
+    streams = pipeline.finish()
+    stopped = result.timed_out or result.prompt is not None or result.interrupted is not None
+    decision = verdict.choose(plan, executions, result.returncode, segments, pipeline, streams, stopped,
+                              result.duration_ms)
+    if decision is None:
+        return None, extra
+    warnings += _hidden_failures(plan, executions, decision)
+    extra["decided_by"] = verdict.described(decision, plan)
+    return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
+                           no_adapter=opts.no_adapter), extra
+
+
+def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:
+    """Failures bash's own status does not show: a pipeline stage's, and an earlier command's in `a; b`."""
+    notes = []
+    if decision.hidden:
+        stage = decision.command.text if decision.command else decision.unit.text
+        notes.append({"code": "PIPE_HID_FAILURE", "message": f"stage {decision.stage + 1} of "
+                      f"{len(decision.unit.stages)} (`{stage}`) exited {decision.status}; the line's own "
+                      "status did not say so, because a pipeline's status is its last stage's"})
+    for earlier in executions:
+        if earlier is decision.execution:
+            break
+        unit = plan.units[earlier.unit] if 0 <= earlier.unit < len(plan.units) else None
+        if unit is not None and not unit.tested and not earlier.header and earlier.status not in (0, None):
+            notes.append({"code": "SHELL_EARLIER_FAILURE", "message": f"`{unit.text[:200]}` exited "
+                          f"{earlier.status}; the line went on, and its status is a later command's"})
+    return notes

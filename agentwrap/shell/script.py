@@ -1,0 +1,74 @@
+"""What bash is given: the caller's line, verbatim, and a trace that the line's own output never sees.
+
+The trace is bash's own DEBUG trap, installed by a startup file (`BASH_ENV`, read by every
+non-interactive bash before the `-c` string, so `$LINENO` in the line is unchanged). Before each simple
+command that runs in the shell itself, the trap writes one mark to descriptors it duplicated from the
+terminals at startup: the command about to run (`$BASH_COMMAND`), the shell's `$PWD`, and the status
+and `PIPESTATUS` of the command before it. Bash saves and restores `$?` and `PIPESTATUS` around a DEBUG
+trap, and the trap's last argument is the previous `$_`, so the line sees the same values it would
+without it. The marks go to the terminal, never into a pipe: what a pipe's right side receives is what
+it would receive anyway. One line is appended after the caller's: it hands the final status and
+`PIPESTATUS` to a mark and exits with that status.
+
+A mark: ESC ] 7799 ; NONCE ; SEQ ; STATUS ; PIPESTATUS ; PWD NUL COMMAND NUL BEL. A shell string can
+hold any byte but NUL, so a path or a command holding BEL or ESC cannot end it early; the nonce is new
+for every run.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+from typing import NamedTuple
+
+MARK_OSC = b"\x1b]7799;"
+END_PREFIX = "__aw_end_"  # the trailer's function: its own mark is the end of the line
+# The terminals' copies: far above what lines use (`exec 3>f`) and what bash allocates for `{var}>f`
+# (the lowest free from 10). A line that names one of them runs untraced (shell.model).
+MARK_FDS = (249, 250)
+
+
+class Script(NamedTuple):
+    nonce: str
+    startup: str  # the BASH_ENV file's text
+    command: str  # the `-c` string: the caller's line and the trailer
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(6)
+
+
+def build(line: str, *, user_bash_env: str | None, traced: bool, terminals: bool = True,
+          nonce: str | None = None) -> Script:
+    """The startup file and `-c` string for `line`. `traced` False: only the trailer (the line changes
+    shell tracing itself), so the last pipeline's statuses are still known. `terminals`: the streams
+    are terminals, so a mark is written only while its descriptor still is one (never into a file)."""
+    n = nonce or new_nonce()
+    out_fd, err_fd = MARK_FDS
+    guard = f"  [ -t {out_fd} ] && [ -t {err_fd} ] || return 0\n" if terminals else ""
+    restore = (f"export BASH_ENV={shlex.quote(user_bash_env)}\n. \"$BASH_ENV\"\n" if user_bash_env
+               else "unset BASH_ENV\n")
+    fields = f'"$__aw_seq_{n}" "$1" "$2" "$PWD" "$3"'
+    fmt = f"'\\033]7799;{n};%s;%s;%s;%s\\0%s\\0\\a'"
+    mark = (
+        f"__aw_mark_{n}() {{\n"
+        f"{guard}"
+        f"  __aw_seq_{n}=$((__aw_seq_{n} + 1))\n"
+        f"  printf {fmt} {fields} >&{out_fd} 2>/dev/null || :\n"
+        f"  printf {fmt} {fields} >&{err_fd} 2>/dev/null || :\n"
+        "  return 0\n"
+        "}\n"
+    )
+    startup = (
+        f"{restore}"
+        f"exec {out_fd}>&1 {err_fd}>&2\n"
+        f"__aw_seq_{n}=0\n"
+        f"{mark}"
+        f"{END_PREFIX}{n}() {{ __aw_mark_{n} \"$1\" \"$2\" {END_PREFIX}{n}; exit \"$1\"; }}\n"
+    )
+    if traced:
+        # The trap's arguments are expanded left to right before it runs: `$?` and PIPESTATUS first, and
+        # the previous `$_` last, so that `$_` is the line's own again when the trap returns.
+        startup += f"trap '__aw_mark_{n} \"$?\" \"${{PIPESTATUS[*]}}\" \"$BASH_COMMAND\" \"$_\"' DEBUG\n"
+    command = f"{line}\n{END_PREFIX}{n} \"$?\" \"${{PIPESTATUS[*]}}\"\n"
+    return Script(n, startup, command)

@@ -1,0 +1,177 @@
+"""Which command decided a line, and the reading of it by that command's own adapter.
+
+bash's status is the truth about the line; the units say why. A non-zero status was set by the last
+unit that ended with it. A zero status can still hide a failure: a pipeline stage that failed while the
+last stage succeeded (`make | tail`), found by `PIPESTATUS` and confirmed by that stage's adapter (grep's
+status 1 is "no match", not a failure). A writer ended by SIGPIPE, or told EPIPE, because its reader
+stopped early (`| head`) did not fail. Conditions (`if`, `while`, the left of `||`, `!`) are expected
+to fail sometimes, so they never decide.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any, NamedTuple
+
+from agentwrap import registry
+from agentwrap.adapter import Adapter, CapturedRun
+from agentwrap.capture import StreamResult
+from agentwrap.outcome import Reading
+from agentwrap.outcome.interpret import interpret
+from agentwrap.pipeline import Pipeline
+from agentwrap.runner.session import RunResult
+from agentwrap.shell.model import Command, Line, Unit
+from agentwrap.shell.trace import Execution
+
+SIGPIPE_STATUS = 128 + 13
+FOLLOWED_FILE_BYTES = 256 * 1024  # a redirected output file is read back this far (its tail) for its adapter
+_EPIPE_WORDS = ("Broken pipe", "BrokenPipeError", "EPIPE", "write error")
+
+
+class Decision(NamedTuple):
+    execution: Execution
+    unit: Unit
+    stage: int
+    command: Command | None
+    status: int | None
+    hidden: bool  # the stage failed but the line's status does not say so (a pipe hid it)
+
+
+def adapter_for(command: Command | None, opts_adapter: str | None = None,
+                no_adapter: bool = False) -> tuple[Adapter, list[str]]:
+    argv = command.words if command is not None and command.words else ["bash"]
+    if command is None or not command.words:
+        return registry.find("bash", disabled=True)[0], argv
+    adapter, _ = registry.find(argv[0], forced=opts_adapter, disabled=no_adapter)
+    return adapter, argv
+
+
+def _reader_stopped(status: int, stage: int, stages: int, stderr: str) -> bool:
+    if stage >= stages - 1:
+        return False
+    return status == SIGPIPE_STATUS or any(w in stderr for w in _EPIPE_WORDS)
+
+
+def _followed(text: str, command: Command | None, stream: str, cwd: str) -> str:
+    """A stream the command sent to a file (`> build.log`) is read back from the file for its adapter."""
+    dest = command.redirects.get(stream, "") if command is not None else ""
+    if not dest.startswith("file:") or dest == "file:?":
+        return text
+    path = os.path.join(cwd, os.path.expanduser(dest[5:]))
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if not os.path.isfile(path):
+                return text
+            handle.seek(max(0, size - FOLLOWED_FILE_BYTES))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return text
+
+
+def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pipeline | None,
+              whole: Pipeline, streams: dict[str, StreamResult], command: Command | None, cwd: str,
+              duration_ms: int) -> CapturedRun:
+    source = segment if segment is not None else whole
+    own = source.finish()  # the command's own streams (the whole run's when it has no part of its own)
+    out, out_done = source.analysis_text("stdout")
+    err, err_done = source.analysis_text("stderr")
+    out, err = _followed(out, command, "stdout", cwd), _followed(err, command, "stderr", cwd)
+    signal = status - 128 if status is not None and status > 128 and status != SIGPIPE_STATUS else None
+    code = None if signal is not None else status
+    return CapturedRun(argv=tuple(argv), program=argv[0], exit_code=code, signal=signal, stdout=own["stdout"],
+                       stderr=own["stderr"], duration_ms=duration_ms, stdout_text=out, stderr_text=err,
+                       complete=out_done and err_done, subcommand=adapter.subcommand(argv), cwd=cwd)
+
+
+def _fails(adapter: Adapter, captured: CapturedRun) -> bool:
+    interp, _ = interpret(adapter, captured)
+    if interp.error is not None or interp.success is False:
+        return True
+    return interp.success is None and captured.failed
+
+
+def choose(line: Line, executions: list[Execution], exit_code: int | None, segments: dict[int, Pipeline],
+           whole: Pipeline, streams: dict[str, StreamResult], stopped: bool,
+           duration_ms: int) -> Decision | None:
+    """The deciding unit and stage; None when no unit can be named (read the whole output generically)."""
+    runs = [e for e in executions if not e.header and e.unit >= 0]
+    if not runs:
+        if len(line.units) == 1 and exit_code is not None:  # nothing was traced: the line is that one unit
+            unit = line.units[0]
+            return Decision(Execution(0, 0, ""), unit, len(unit.stages) - 1, unit.last, exit_code, False)
+        return None
+    if stopped:  # a timeout, a prompt, an interruption: the unit that was running
+        last = runs[-1]
+        unit = line.units[last.unit]
+        return Decision(last, unit, len(unit.stages) - 1, unit.last, last.status, False)
+    if exit_code:
+        for run in reversed(runs):
+            if run.status == exit_code and not line.units[run.unit].tested:
+                return _stage_of(line, run, segments, whole, streams, duration_ms)
+        return _stage_of(line, runs[-1], segments, whole, streams, duration_ms)
+    for run in runs:  # status 0: a failure a pipe hid
+        unit = line.units[run.unit]
+        if unit.tested or unit.background or len(unit.stages) < 2:
+            continue
+        decision = _stage_of(line, run, segments, whole, streams, duration_ms)
+        if decision.hidden:
+            return decision
+    decided = [r for r in runs if not line.units[r.unit].tested and not line.units[r.unit].background]
+    return _stage_of(line, (decided or runs)[-1], segments, whole, streams, duration_ms)
+
+
+def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: Pipeline,
+              streams: dict[str, StreamResult], duration_ms: int) -> Decision:
+    unit = line.units[run.unit]
+    last = len(unit.stages) - 1
+    statuses = run.pipestatus if len(run.pipestatus) == len(unit.stages) else ()
+    segment = segments.get(run.unit)
+    stderr = (segment or whole).analysis_text("stderr")[0]
+    for i, status in enumerate(statuses[:-1]):
+        if status == 0 or _reader_stopped(status, i, len(unit.stages), stderr):
+            continue
+        command = unit.stages[i]
+        adapter, argv = adapter_for(command)
+        captured = _captured(argv, adapter, status, segment, whole, streams, command, run.cwd or os.getcwd(),
+                             duration_ms)
+        if _fails(adapter, captured):
+            return Decision(run, unit, i, command, status, run.status == 0)
+    final = statuses[-1] if statuses else run.status
+    return Decision(run, unit, last, unit.last, final, False)
+
+
+def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
+            streams: dict[str, StreamResult], result: RunResult, cwd: str, *, opts_adapter: str | None,
+            no_adapter: bool) -> Reading:
+    """What the deciding command's adapter reads: its own output, status and folder."""
+    adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter)
+    where = decision.execution.cwd or cwd
+    segment = segments.get(decision.execution.unit) if decision.execution.seq else None
+    captured = _captured(argv, adapter, decision.status, segment, whole, streams, decision.command, where,
+                         result.duration_ms)
+    stage_result = copy.copy(result)
+    stage_result.returncode, stage_result.signal = captured.exit_code, captured.signal
+    if result.timed_out or result.interrupted is not None or result.prompt is not None:
+        stage_result.returncode, stage_result.signal = result.returncode, result.signal
+    return Reading(list(argv), adapter, captured, stage_result)
+
+
+def described(decision: Decision, line: Line) -> dict[str, Any]:
+    """`command.decided_by`: the command that decided the line, where it ran and how it ended."""
+    unit, command = decision.unit, decision.command
+    out: dict[str, Any] = {
+        "command": command.text if command is not None else unit.text,
+        "argv": list(command.words) if command is not None else None,
+        "index": command.index if command is not None else None,
+        "stage": decision.stage + 1,
+        "stages": len(unit.stages),
+        "exit_code": decision.status,
+        "cwd": decision.execution.cwd or None,
+    }
+    if len(decision.execution.pipestatus) > 1:
+        out["pipestatus"] = list(decision.execution.pipestatus)
+    if decision.hidden:
+        out["hidden_by_pipe"] = True
+    return out

@@ -1,0 +1,61 @@
+"""The built-in diagnostic formats (agentwrap/formats/*.toml) load, and each matcher is well formed."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentwrap.logs import formats
+
+FORMATS = formats.builtin()
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=[f.name for f in FORMATS])
+def test_each_format_loads_with_a_purpose_and_programs(fmt):
+    data = formats.load_toml(formats.BUILTIN_DIR / f"{fmt.name}.toml")
+    assert data.matches and data.matchers
+    import tomllib
+
+    raw = tomllib.loads((formats.BUILTIN_DIR / f"{fmt.name}.toml").read_text())
+    assert raw.get("purpose"), f"{fmt.name}: purpose is empty"
+    for m in fmt.matchers:
+        assert "file" in m.patterns[0].groups or any("file" in p.groups for p in m.patterns), m.owner
+
+
+def test_format_names_are_unique_and_match_their_file():
+    names = [f.name for f in FORMATS]
+    assert len(names) == len(set(names))
+    assert all(f.source.endswith(f"/{f.name}.toml") for f in FORMATS)
+
+
+def test_the_program_index_agrees_with_each_file():
+    expected = {}
+    for fmt in FORMATS:
+        for name in (fmt.name, *fmt.matches):
+            expected.setdefault(name, fmt.name)
+    assert expected == formats.PROGRAMS
+
+
+def test_no_format_reads_another_tools_captured_output(monkeypatch):
+    """Precision on real output nobody wrote for the formats: every fixture of every adapter (git, npm,
+    pip, docker, gcc, pytest, ...), normalized as a log, gets no diagnostic from another tool's format."""
+    import tempfile
+    from pathlib import Path
+
+    from agentwrap.logs.engine import Normalizer
+
+    monkeypatch.setenv("AGENTWRAP_ADAPTERS", "builtin")
+    own = {"cargo", "mypy", "eslint", "gcc"}  # formats that add to the adapter of the same name
+    wrong, read = [], 0
+    for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*")):
+        if path.suffix not in (".out", ".err") or path.stat().st_size == 0:
+            continue
+        read += 1
+        with tempfile.TemporaryFile() as f:
+            f.write(path.read_bytes())
+            f.seek(0)
+            result = Normalizer(forced=None, max_problems=10_000).run(f)
+        for p in result.problems:
+            tool = (p.extra or {}).get("tool")
+            if p.code.endswith("_DIAGNOSTIC") and tool not in own | {path.parent.name}:
+                wrong.append((str(path), tool, p.detail))
+    assert read > 300 and wrong == []

@@ -1,0 +1,222 @@
+"""`agentwrap --shell` and `-- bash -c`: the real bash runs the line; each command is read by its own adapter.
+
+The shapes are those of rtk's bug reports (rtk-ai/rtk#1560, #2861, #3197, #557, #846, #2974): a pipe's
+right side must receive what it would receive anyway, `;;` must stay `;;`, and no exit status may be
+swallowed. Every expectation is checked against what bash itself does with the same line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import aw
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+def bash(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git = ["git", "-c", "user.email=a@example.com", "-c", "user.name=A"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    for i in range(4):
+        (tmp_path / f"f{i}").write_text(f"{i}\n")
+        subprocess.run([*git, "-C", str(tmp_path), "add", f"f{i}"], check=True)
+        subprocess.run([*git, "-C", str(tmp_path), "commit", "-qm", f"commit {i}"], check=True)
+    return tmp_path
+
+
+def test_git_log_head_shows_exactly_what_bash_shows(repo: Path) -> None:
+    line = "git log | head -3"
+    answer = aw("--cwd", str(repo), "--shell", line)
+    assert answer.code == 0 and answer.env["status"] == "success"
+    assert answer.text() == bash(line, repo).stdout
+    # git was ended by SIGPIPE (or saw EPIPE) when head stopped reading: not git's failure
+    assert answer.env["command"]["decided_by"]["argv"] == ["head", "-3"]
+
+
+def test_case_with_double_semicolons_runs_as_bash_runs_it(tmp_path: Path) -> None:
+    line = "for w in a b c; do case $w in a) echo first;; b) echo second;; *) echo other;; esac; done"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.code == 0
+    assert answer.text() == bash(line, tmp_path).stdout == "first\nsecond\nother\n"
+
+
+def test_ls_grep_xargs_rm_deletes_what_bash_deletes(tmp_path: Path) -> None:
+    for name in ("keep1", "keep2", "xdel1", "xdel2"):
+        (tmp_path / name).write_text("")
+    answer = aw("--cwd", str(tmp_path), "--shell", "ls | grep -v x | xargs rm")
+    assert answer.code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["xdel1", "xdel2"]
+
+
+@pytest.mark.parametrize(("line", "code", "stage"), [
+    ("false | true", 1, 1),  # bash says 0; the failure the pipe hid is reported with its stage
+    ("true | false", 1, 2),
+    ("false", 1, 1),
+    ("exit 3", 3, 1),
+    ("true; false", 1, 1),
+])
+def test_exit_codes_are_never_swallowed(tmp_path: Path, line: str, code: int, stage: int) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.code == code
+    assert answer.env["status"] == "error"
+    assert answer.env["command"]["decided_by"]["stage"] == stage
+
+
+def test_exit_status_seen_by_the_line_is_unchanged(tmp_path: Path) -> None:
+    # the trace must not change `$?`, PIPESTATUS or `$_` for the line itself
+    line = 'echo foo bar; echo "_=$_"; false; echo "st=$?"; false | true; echo "ps=${PIPESTATUS[*]}"; echo ok'
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.text() == bash(line, tmp_path).stdout == "foo bar\n_=bar\nst=1\nps=1 0\nok\n"
+    assert answer.env["command"]["decided_by"]["command"] == "false"  # the pipe hid it from bash's status
+
+
+def test_make_tail_reports_makes_failure(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("all:\n\t@echo building\n\t@false\n")
+    line = "make 2>&1 | tail -5"
+    assert bash(line, tmp_path).returncode == 0  # what the agent would have believed
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.env["status"] == "error" and answer.code == 2
+    decided = answer.env["command"]["decided_by"]
+    assert decided["argv"] == ["make"] and decided["stage"] == 1 and decided["hidden_by_pipe"]
+    assert answer.env["command"]["adapter"] == "make"
+    assert answer.text() == bash(line, tmp_path).stdout  # tail received make's output unchanged
+    assert any(w["code"] == "PIPE_HID_FAILURE" for w in answer.env["warnings"])
+
+
+@pytest.mark.skipif(shutil.which("pytest") is None, reason="needs the pytest command")
+def test_cd_then_pytest_gives_pytests_located_problems(tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "test_x.py").write_text("def test_a():\n    assert 1 == 2\n\n\ndef test_b():\n    pass\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "cd sub && pytest -q -p no:cacheprovider")
+    assert answer.code == 1
+    assert answer.env["command"]["adapter"] == "pytest"
+    assert answer.env["command"]["decided_by"]["cwd"] == str(sub)
+    assert answer.error is not None and answer.error["code"] == "PYTEST_TEST_FAILED"
+    assert answer.error["location"] == {"file": "sub/test_x.py", "line": 2}
+
+
+def test_bash_c_form_is_read_the_same_way(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--", "bash", "-c", 'false | true; echo "$0 $1"', "zero", "one")
+    assert answer.text() == "zero one\n"
+    assert answer.env["command"]["argv"][:2] == ["bash", "-c"]
+
+
+def test_grep_without_match_in_a_pipe_is_not_a_failure(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "grep nothing a.txt | wc -l")
+    assert answer.code == 0 and answer.text().strip() == "0"
+
+
+def test_redirected_output_is_read_from_its_file(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("all:\n\t@false\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "make > build.log 2>&1")
+    assert answer.code == 2
+    assert answer.env["command"]["adapter"] == "make"
+    assert any(p["code"] == "MAKE_RECIPE_FAILED" for p in answer.env["problems"])
+
+
+def test_unparsable_line_runs_unchanged_with_a_warning(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", 'echo "unterminated')
+    assert answer.code == bash('echo "unterminated', tmp_path).returncode
+    assert any(w["code"] == "SHELL_NOT_PARSED" for w in answer.env["warnings"])
+
+
+def test_set_x_line_runs_untraced(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "set -x; echo hi")
+    assert answer.text() == "hi\n" and answer.text("stderr") == "+ echo hi\n"
+    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+
+
+def test_missing_shfmt_falls_back_to_generic(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "false | true", env={"AGENTWRAP_SHFMT": "/nonexistent"})
+    assert answer.code == 0  # bash's own status: no parse, no stage to report
+    assert any("shfmt was not found" in w["message"] for w in answer.env["warnings"])
+
+
+def test_concise_names_the_deciding_command(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo a && ls /nonexistent-aw", detail="concise")
+    assert answer.code == 2
+    assert answer.env["command"] == {"decided_by": {
+        "command": "ls /nonexistent-aw", "argv": ["ls", "/nonexistent-aw"], "index": 2, "stage": 1, "stages": 1,
+        "exit_code": 2, "cwd": str(tmp_path)}}
+
+
+def test_shell_with_program_is_a_usage_error() -> None:
+    answer = aw("--shell", "ls", "extra")
+    assert answer.code == 125 and answer.error is not None and answer.error["code"] == "USAGE"
+
+
+def test_no_mark_reaches_the_output_of_a_busy_line(tmp_path: Path) -> None:
+    line = "for i in $(seq 1 300); do echo line $i; echo err $i >&2; done; echo end"
+    answer = aw("--cwd", str(tmp_path), "--max-inline-bytes", "65536", "--shell", line)
+    expected = bash(line, tmp_path)
+    assert answer.text() == expected.stdout and answer.text("stderr") == expected.stderr
+    assert b"7799" not in answer.stdout
+
+
+def test_pipes_mode_is_traced_too(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--no-pty", "--shell", "false | true; echo x")
+    assert answer.code == 1 and answer.text() == "x\n"
+    assert answer.env["command"]["decided_by"]["command"] == "false"
+
+
+def test_a_subshell_decides_with_its_own_status(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo a; (exit 3)")
+    assert answer.code == 3
+    assert answer.env["command"]["decided_by"]["command"] == "(exit 3)"
+
+
+def test_a_prompt_inside_a_line_is_input_required(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", 'echo start; read -p "Name: " n; echo "hi $n"')
+    assert answer.code == 125 and answer.error is not None and answer.error["code"] == "INPUT_REQUIRED"
+
+
+def test_a_timeout_inside_a_line_names_the_running_command(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--timeout", "1", "--shell", "echo a && sleep 30")
+    assert answer.code == 124
+    assert answer.env["command"]["decided_by"]["argv"] == ["sleep", "30"]
+
+
+def test_an_earlier_command_of_a_loop_is_read_by_its_adapter(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    line = "for d in a missing; do ls $d; done"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.code == bash(line, tmp_path).returncode == 2
+    assert answer.env["command"]["decided_by"]["argv"] == ["ls", "$d"]
+
+
+def test_a_failure_the_line_went_on_from_is_a_warning(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "echo one; ls /nonexistent-aw; echo two")
+    assert answer.code == 0  # bash's status is `echo two`'s
+    assert [w["message"] for w in answer.env["warnings"] if w["code"] == "SHELL_EARLIER_FAILURE"] == [
+        "`ls /nonexistent-aw` exited 2; the line went on, and its status is a later command's"]
+
+
+@pytest.mark.skipif(Path("/bin/sh").resolve().name == "bash", reason="needs an sh that is not bash")
+def test_sh_that_is_not_bash_runs_untraced(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "ls /nonexistent-aw")
+    assert answer.code == 2 and answer.error is not None and answer.error["code"] == "FILE_NOT_FOUND"
+    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+
+
+def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None:
+    (tmp_path / "build.log").write_text("make: *** [old] Error 9\n")
+    (tmp_path / "Makefile").write_text("all:\n\t@echo fine\n")
+    answer = aw("--cwd", str(tmp_path), "--shell", "make >> build.log 2>&1")
+    assert answer.code == 0 and answer.env["status"] == "success"
+
+
+@pytest.mark.parametrize("line", ["declare -F", "set | grep -c __aw_ || true", "compgen -A function"])
+def test_listings_show_what_bash_shows_without_the_trace(tmp_path: Path, line: str) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.text() == bash(line, tmp_path).stdout
