@@ -8,77 +8,19 @@ Adapters are pure: they read a finished, captured run and return facts. They nev
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentwrap.lazyre import lazy
-from agentwrap.problem import CodeAction, Problem, wrapper_problem
+from agentwrap.problem import wrapper_problem
+from agentwrap.records import CapturedRun as CapturedRun  # re-exported: the old import path
+from agentwrap.records import CodeAction, Problem, ProblemCode
+from agentwrap.records import Effects as Effects  # re-exported: the old import path
+from agentwrap.records import Interpretation as Interpretation  # re-exported: the old import path
+from agentwrap.records import Presentation as Presentation  # re-exported: the old import path
 
 if TYPE_CHECKING:
-    from agentwrap.capture import StreamResult
     from agentwrap.spec import Spec
-
-
-class CapturedRun(NamedTuple):
-    argv: tuple[str, ...]
-    program: str
-    exit_code: int | None
-    signal: int | None
-    stdout: StreamResult
-    stderr: StreamResult
-    duration_ms: int = 0
-    stdout_text: str = ""  # cleaned text for analysis: whole, or head and tail when `complete` is False
-    stderr_text: str = ""
-    complete: bool = True
-    subcommand: str | None = None
-    cwd: str | None = None  # where the program ran (None for a replayed fixture or a saved log)
-
-    @property
-    def failed(self) -> bool:
-        return self.signal is not None or self.exit_code not in (0, None)
-
-    def text(self, stream: str = "both") -> str:
-        if stream == "stdout":
-            return self.stdout_text
-        if stream == "stderr":
-            return self.stderr_text
-        return self.stderr_text + ("\n" if self.stderr_text and self.stdout_text else "") + self.stdout_text
-
-
-class Interpretation(NamedTuple):
-    summary: str
-    error: Problem | None = None
-    problems: tuple[Problem, ...] = ()
-    data: Any = None
-    effects: tuple[dict[str, Any], ...] = ()
-    success: bool | None = None  # None: the exit code decides; True/False: the adapter knows better
-
-
-class Effects(NamedTuple):
-    read_only: bool | None = None  # None: unknown
-    destructive: bool | None = None
-    idempotent: bool | None = None
-    open_world: bool | None = None
-
-    def to_dict(self) -> dict[str, bool | None]:
-        return dict(self._asdict())
-
-
-@dataclass(frozen=True)
-class Presentation:
-    """How a tool's text reads for a model (declared in the spec: `noise`, `parsed_whole`, `layout`,
-    `concise_omit`)."""
-
-    noise: tuple[tuple[re.Pattern[str], str], ...] = ()  # (pattern, stream): lines that carry no fact
-    parsed_whole: bool = False  # `data` holds every fact of stdout: the text stays in the artifact
-    layout: bool = False  # the tool draws for the terminal: rules and padding are not content
-    concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
-    text_says: tuple[str, ...] = ()  # data keys that stdout says too: left out while stdout is shown whole
-
-    def noise_for(self, stream: str) -> list[re.Pattern[str]]:
-        return [pattern for pattern, where in self.noise if where in ("any", stream)]
 
 
 def presentation_of(adapter: Adapter, argv: list[str]) -> Presentation:
@@ -101,6 +43,7 @@ class Adapter(Protocol):
     def interpret(self, run: CapturedRun) -> Interpretation: ...
     def find_problems(self, run: CapturedRun) -> list[Problem]: ...
     def problem_codes(self) -> list[str]: ...
+    def declarations(self) -> list[ProblemCode]: ...
 
 
 _GENERIC: list[Spec] = []
@@ -109,13 +52,11 @@ _GENERIC: list[Spec] = []
 def generic_spec() -> Spec:
     """Rules for any program (adapters/generic.toml), loaded the first time a run needs them."""
     if not _GENERIC:
-        import tomllib
         from pathlib import Path
 
         from agentwrap.spec import Spec
 
-        path = Path(__file__).parent / "adapters" / "generic.toml"
-        _GENERIC.append(Spec.from_dict(tomllib.loads(path.read_text()), str(path)))
+        _GENERIC.append(Spec.from_toml(Path(__file__).parent / "adapters" / "generic.toml"))
     return _GENERIC[0]
 
 
@@ -144,6 +85,15 @@ def last_error_line(run: CapturedRun) -> str | None:
 Parser = Callable[[CapturedRun], Any]
 
 
+def merge_codes(*groups: Iterable[ProblemCode]) -> list[ProblemCode]:
+    """Declarations of several sources as one list, each code once (the first declaration wins)."""
+    seen: dict[str, ProblemCode] = {}
+    for group in groups:
+        for declared in group:
+            seen.setdefault(declared.code, declared)
+    return list(seen.values())
+
+
 class BaseAdapter:
     """Defaults for every adapter, driven by an optional declarative `spec`.
 
@@ -153,6 +103,7 @@ class BaseAdapter:
     """
 
     spec: Spec | None = None
+    codes: tuple[ProblemCode, ...] = ()  # the problem codes the Python of this adapter emits (not its rules')
     parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
     # The summary of a run that failed with several located errors is `summarize`'s counts ("mypy: 2 errors
     # in 2 files"), not the deciding problem's detail again: the error says which one decides.
@@ -191,8 +142,22 @@ class BaseAdapter:
     def presentation(self, argv: list[str]) -> Presentation:
         return self.spec.presentation(self.subcommand(argv)) if self.spec else Presentation()
 
+    def declarations(self) -> list[ProblemCode]:
+        """Every problem code this adapter can emit: its spec's rules, the codes its Python declares
+        (`codes`), and the generic rules any run falls back to. `describe`, `explain` and docs/problems.md
+        read these; tests/test_problem_types.py checks every fixture's problems against them."""
+        from agentwrap.logs.format_index import PROGRAMS  # a tool with a declarative diagnostic format too
+
+        formats: list[ProblemCode] = []
+        if self.name in PROGRAMS:
+            from agentwrap.logs.formats import diagnostic_code
+
+            formats.append(diagnostic_code(self.name))
+        return merge_codes(self.spec.declarations() if self.spec else (), self.codes, formats,
+                           generic_spec().declarations())
+
     def problem_codes(self) -> list[str]:
-        return sorted({*(self.spec.problem_codes() if self.spec else []), *generic_spec().problem_codes()})
+        return sorted({d.code for d in self.declarations()})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         """Located problems a parser finds (compiler messages, failed tests); override in Python adapters."""
@@ -234,18 +199,20 @@ class BaseAdapter:
         fatal_on_success = [p for p in errors if p.extra and p.extra.get("fatal_on_success")]
         if exited_ok and not fatal_on_success:
             summary = self.summarize(run, data)
-            return Interpretation(summary or f"{prog} succeeded", None, tuple(problems), data)
+            return Interpretation(summary=summary or f"{prog} succeeded", problems=tuple(problems), data=data)
         if run.signal is not None and not errors:
-            return Interpretation(f"{prog} was killed by signal {run.signal}", None, tuple(problems), data)
+            return Interpretation(summary=f"{prog} was killed by signal {run.signal}", problems=tuple(problems),
+                                  data=data)
         if errors:
             error = (fatal_on_success or errors)[0]
             several = sum(1 for p in errors if p.location) >= 2  # one error is its own best summary
             counted = self.summarize(run, data) if self.summarize_failures and several and data is not None else None
-            return Interpretation((counted or error.detail)[:300], error, tuple(problems), data, success=False)
+            return Interpretation(summary=(counted or error.detail)[:300], error=error, problems=tuple(problems),
+                                  data=data, success=False)
         reason = last_error_line(run)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)
-        return Interpretation(detail[:300], error, tuple(problems), data, success=False)
+        return Interpretation(summary=detail[:300], error=error, problems=tuple(problems), data=data, success=False)
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

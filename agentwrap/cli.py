@@ -8,6 +8,7 @@ from typing import Any
 
 from agentwrap import __version__, envelope, options
 from agentwrap.commands import CommandContext
+from agentwrap.environment import Environment, ExitStatus
 from agentwrap.errors import AgentwrapError, HelpRequested, NotAvailableYet, UsageError
 from agentwrap.ids import new_id
 from agentwrap.problem import Problem, wrapper_problem
@@ -52,7 +53,9 @@ _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema"
 
 
 def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
-    code = envelope.exit_code_for(problem, program_exit=None, signal=None)
+    from agentwrap.outcome.decide import exit_status  # the run's own table (CONTRACT 4), loaded on a failure only
+
+    code = exit_status(problem, program_exit=None, signal=None)
     env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
                          command={"argv": argv, "program": None, "adapter": None, "subcommand": None}
                          if argv else None)
@@ -108,7 +111,7 @@ def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> 
     from agentwrap.runpath import attached
 
     if opts.detach:
-        from agentwrap.operations.launch import detached
+        from agentwrap.operations.detach import detached
 
         return detached(args, opts, request_id)
     if opts.idempotency_key is not None:
@@ -119,8 +122,15 @@ def _run(args: list[str], opts: options.Options, request_id: str, emit: Any) -> 
     return attached(args, opts, request_id, emit)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+def main(argv: list[str] | None = None, env: Environment | None = None) -> ExitStatus:
+    """The testable edge: run one agentwrap call in `env` (the real process by default) and return its
+    exit status; nothing here raises or exits."""
+    environment = env or Environment()
+    with environment.applied():
+        return ExitStatus(_main(sys.argv[1:] if argv is None else list(argv), environment))
+
+
+def _main(args: list[str], environment: Environment) -> int:
     if args[:1] == ["hook"]:  # the host reads its own format, never an envelope; it always fails open
         from agentwrap.commands.hook import run as run_hook
 
@@ -131,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     program_argv: list[str] | None = None
     from agentwrap.render.output import Writer
 
-    writer = Writer(sys.stdout)
+    writer = Writer(environment.stdout, is_tty=environment.is_tty())
     try:
         opts, rest = options.parse(args, opts)
         if rest[:1] == ["run"] and not opts.explicit_program and "--input" in rest:

@@ -184,6 +184,15 @@ WARNINGS = {
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",
+    "SHELL_NOT_PARSED": "A shell line could not be parsed into commands; it ran unchanged and its output was read "
+                        "with the generic adapter.",
+    "SHELL_NOT_TRACED": "A shell line ran unchanged, without the per-command trace (not bash, or the line uses "
+                        "what the trace is made of); only a one-command line is read by that command's adapter.",
+    "PIPE_HID_FAILURE": "A stage of a pipeline failed although the line's status (its last stage's) says success.",
+    "SHELL_EARLIER_FAILURE": "A command of a shell line failed and the line went on; the line's status is a later "
+                             "command's.",
+    "UNKNOWN_FIELDS": "A name given to --fields matched nothing in this envelope; the fields that exist are "
+                      "shown.",
 }
 
 BY_CODE: dict[str, CodeInfo] = {c.code: c for c in _CODES}

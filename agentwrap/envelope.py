@@ -91,9 +91,3 @@ def build(
         env["warnings"].append({"code": "PROBLEMS_TRUNCATED", "message": f"{cut} more problems were left out."})
     return env
 
-
-def exit_code_for(error: Problem | None, *, program_exit: int | None, signal: int | None) -> int:
-    """CONTRACT section 4, for answers that are not runs (usage errors, refusals): the run's own table."""
-    from agentwrap.outcome.decide import exit_status
-
-    return exit_status(error, program_exit=program_exit, signal=signal)

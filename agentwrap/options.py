@@ -122,7 +122,12 @@ def _grace(opts: Options, value: str) -> None:
     opts.grace = parse_duration(value, "--grace") or 0.0
 
 
+_UNAVAILABLE: set[str] = set()  # options of the contract that this version parses but refuses
+
+
 def _unavailable(name: str) -> Callable[[Options, str], None]:
+    _UNAVAILABLE.add(name)
+
     def handler(_opts: Options, _value: str) -> None:
         raise NotAvailableYet(name)
     return handler
@@ -156,6 +161,12 @@ _FLAGS: dict[str, _Handler] = {
     "--detach": lambda o, _: setattr(o, "detach", True),
 }
 OPTION_NAMES = sorted({*_WITH_VALUE, *_FLAGS})
+
+
+def available(name: str) -> bool:
+    """Whether this version has wrapper option `name` (`--detach`): the one place advice asks before naming
+    an option, so that a fix never sends a caller to "not available yet"."""
+    return name in OPTION_NAMES and name not in _UNAVAILABLE
 
 
 def parse(args: list[str], opts: Options | None = None) -> tuple[Options, list[str]]:

@@ -1,8 +1,13 @@
 """Which adapter serves a program: the user's folder, installed plugins, then the built-ins.
 
 Nothing is imported or parsed until a program names it: the built-in index maps program names to
-adapter files, plugins are found through a cached index of the `agentwrap.adapters` entry points,
-and a generic run loads no adapter code at all. A broken adapter is a warning, never a crash.
+adapter files, plugins are found through a cached index of the entry points, and a generic run loads no
+adapter code at all. Every source ends in one check (`accepted`): what loads must be an adapter
+instance meeting the `Adapter` Protocol, else it is an ADAPTER_LOAD_FAILED warning, never a crash.
+
+Plugins register in the versioned group `agentwrap.adapters.v1` (one value shape: an adapter instance);
+the unversioned `agentwrap.adapters` group of earlier releases is still read, and its value may be a
+class or a factory, called once. A name in both groups is the v1 entry's.
 AGENTWRAP_ADAPTERS=builtin loads the built-ins only (tests, reproducible CI).
 """
 
@@ -23,7 +28,9 @@ from agentwrap.errors import UsageError
 from agentwrap.lazyre import lazy
 
 GENERIC: Adapter = BaseAdapter()
-ENTRY_POINT_GROUP = "agentwrap.adapters"
+ENTRY_POINT_GROUP = "agentwrap.adapters"  # the unversioned group of earlier releases (still read)
+ENTRY_POINT_GROUP_V1 = "agentwrap.adapters.v1"  # = agentwrap.sdk.ENTRY_POINT_GROUP
+_V1 = "v1:"  # how the index marks a v1 entry's value
 _VERSION_SUFFIX = lazy(r"(-?\d+(\.\d+)*)$")
 _SEPARATORS = lazy(r"[-_.]+")
 _BUILTIN_DIR = Path(__file__).parent / "adapters"
@@ -61,13 +68,7 @@ def load_file(path: Path) -> Adapter:
     from agentwrap.spec import Spec, SpecError
 
     if path.suffix == ".toml":
-        import tomllib
-
-        try:
-            data = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise SpecError(f"{path}: not valid TOML: {exc}") from None
-        return BaseAdapter(Spec.from_dict(data, str(path)))
+        return BaseAdapter(Spec.from_toml(path))
     import importlib.util
 
     module_spec = importlib.util.spec_from_file_location(f"agentwrap_user_adapter_{path.stem}", path)
@@ -78,18 +79,20 @@ def load_file(path: Path) -> Adapter:
     adapter = getattr(module, "ADAPTER", None)
     if adapter is None:
         raise SpecError(f"{path}: defines no ADAPTER")
-    return adapter  # type: ignore[no-any-return]
+    return accepted(adapter, f"{path}: ADAPTER")
 
 
 def _builtin(stem: str) -> Adapter:
     if stem not in _loaded:
-        toml = _BUILTIN_DIR / f"{stem}.toml"
-        if toml.exists():
+        toml = _BUILTIN_DIR / f"{stem}.toml"  # a data-only adapter; a Python one's data is NAME.spec.toml
+        python = (_BUILTIN_DIR / f"{stem}.py").exists() or (_BUILTIN_DIR / stem / "__init__.py").exists()
+        if toml.exists() and not python:
             _loaded[stem] = load_file(toml)
         else:
             import importlib
 
-            _loaded[stem] = importlib.import_module(f"agentwrap.adapters.{stem}").ADAPTER
+            module = importlib.import_module(f"agentwrap.adapters.{stem}")
+            _loaded[stem] = accepted(module.ADAPTER, f"agentwrap.adapters.{stem}:ADAPTER")
     return _loaded[stem]
 
 
@@ -111,8 +114,16 @@ def _user_adapters(warnings: list[dict[str, str]]) -> dict[str, Adapter]:
     return found
 
 
+def user_adapters() -> list[Adapter]:
+    """The adapters of the user folder that load (each once), for listings such as `agentwrap explain`."""
+    unique: dict[str, Adapter] = {}
+    for adapter in _user_adapters([]).values():
+        unique.setdefault(adapter.name, adapter)
+    return list(unique.values())
+
+
 _EP_INDEX: dict[str, str] | None = None
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3  # 3: the v1 group is indexed too
 _CACHE_MAX_FOLDERS = 32
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _RACY_NS = 2_000_000_000
@@ -157,7 +168,8 @@ def _unchanged(cached: list[int] | None, now: list[int] | None) -> bool:
 
 
 def _group_entries(path: str) -> list[list[str]]:
-    """The `[agentwrap.adapters]` pairs of one entry_points.txt (the format importlib.metadata reads)."""
+    """The `[agentwrap.adapters]` and `[agentwrap.adapters.v1]` pairs of one entry_points.txt (the format
+    importlib.metadata reads); a v1 value carries the `v1:` mark."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -172,9 +184,9 @@ def _group_entries(path: str) -> list[list[str]]:
             continue
         if line.startswith("[") and line.endswith("]"):
             section = line.strip("[]")
-        elif section == ENTRY_POINT_GROUP and "=" in line:
+        elif section in (ENTRY_POINT_GROUP, ENTRY_POINT_GROUP_V1) and "=" in line:
             name, _, value = line.partition("=")
-            pairs.append([name.strip(), value.strip()])
+            pairs.append([name.strip(), (_V1 if section == ENTRY_POINT_GROUP_V1 else "") + value.strip()])
     return pairs
 
 
@@ -286,7 +298,8 @@ def _index(folders: dict[str, Any]) -> tuple[dict[str, str], bool] | None:
                 continue
             seen.add(norm)
             for name, value in pairs:
-                index[name] = value
+                if value.startswith(_V1) or not index.get(name, "").startswith(_V1):
+                    index[name] = value
     return index, changed
 
 
@@ -309,7 +322,9 @@ def _write_cache(path: Path, folders: dict[str, Any]) -> None:
 def _read_with_importlib() -> dict[str, str]:
     from importlib.metadata import entry_points
 
-    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    index = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    index.update({ep.name: _V1 + ep.value for ep in entry_points(group=ENTRY_POINT_GROUP_V1)})
+    return index
 
 
 def _plugin(name: str, warnings: list[dict[str, str]]) -> Adapter | None:
@@ -318,17 +333,71 @@ def _plugin(name: str, warnings: list[dict[str, str]]) -> Adapter | None:
     value = _entry_point_index().get(name)
     if value is None:
         return None
+    v1 = value.startswith(_V1)
+    reference = value.removeprefix(_V1)
     try:
         import importlib
 
-        module, _, attr = value.partition(":")
+        module, _, attr = reference.partition(":")
         obj: Any = importlib.import_module(module)
         for part in attr.split(".") if attr else ():
             obj = getattr(obj, part)
-        return obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "interpret")) else obj  # type: ignore[no-any-return]
+        if not v1 and (isinstance(obj, type) or (callable(obj) and not hasattr(obj, "interpret"))):
+            obj = obj()  # the unversioned group's class or factory
+        return accepted(obj, f"entry point {name} = {reference}")
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the run down
-        warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"entry point {name} = {value}: {exc}"[:500]})
+        group = ENTRY_POINT_GROUP_V1 if v1 else ENTRY_POINT_GROUP
+        warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"{group}: {name} = {reference}: {exc}"[:500]})
         return None
+
+
+_PROTOCOL = ("name", "matches", "descriptor", "environment", "subcommand", "effects", "prompt_help", "interpret",
+             "find_problems", "problem_codes", "declarations")
+
+
+def accepted(obj: Any, what: str) -> Adapter:
+    """The one check every source's adapter passes (built-in, user folder, entry point): an instance with
+    the Adapter Protocol's members. Raises with what is missing."""
+    missing = [member for member in _PROTOCOL if not hasattr(obj, member)]
+    if isinstance(obj, type) or missing:
+        shape = "a class, not an instance" if isinstance(obj, type) else f"no {', '.join(missing)}"
+        raise TypeError(f"{what} is not an adapter instance ({shape}); subclass agentwrap.sdk.BaseAdapter")
+    adapter: Adapter = obj
+    return adapter
+
+
+def format_adapter(program: str) -> Adapter | None:
+    """A generic adapter that reads `program`'s diagnostics with its built-in format (logs/formats.py,
+    found by program or format name), or None. Here, not in logs/: the formats need no adapter code."""
+    from agentwrap.logs import formats
+
+    found = formats.for_program(program)
+    if not found:
+        return None
+    first = found[0]
+
+    class FormatAdapter(BaseAdapter):
+        codes = (formats.diagnostic_code(first.name),)
+
+        @property
+        def name(self) -> str:
+            return first.name
+
+        def matches(self) -> tuple[str, ...]:
+            return first.matches
+
+        def descriptor(self) -> dict[str, Any]:
+            described = super().descriptor()
+            described.update(purpose=first.purpose or described["purpose"], source=first.source,
+                             use_when=f"Running {', '.join(first.matches)}.",
+                             do_not_use_when="The tool can print a machine format (JSON, SARIF, checkstyle) you "
+                             "can read instead.", returns="Each diagnostic the tool prints as a located problem "
+                             f"({self.codes[0].code}), besides the generic failures.",
+                             limitations="Reads diagnostics only (no parsed data, no effects, no prompts of "
+                             "its own); lines in a shape the format does not list are left as text.")
+            return described
+
+    return FormatAdapter()
 
 
 def names() -> list[str]:
@@ -339,11 +408,8 @@ def builtin(name: str) -> Adapter:
     """A built-in adapter by its name (for describe, adapter test)."""
     if name == "generic":
         return GENERIC
-    if name not in INDEX.values():
-        from agentwrap.logs import formats
-
-        if found := formats.adapter_for(name):  # a tool read by its diagnostic format (fixtures/java)
-            return found  # type: ignore[no-any-return]
+    if name not in INDEX.values() and (found := format_adapter(name)):  # a tool read by its format (fixtures/java)
+        return found
     return _builtin(name)
 
 
@@ -372,10 +438,8 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
     from agentwrap.logs.format_index import PROGRAMS  # a tool with a diagnostic format only (go, javac, ...)
 
     for key in keys:
-        if key in PROGRAMS:
-            from agentwrap.logs import formats
-
-            return formats.adapter_for(key), warnings
+        if key in PROGRAMS and (found := format_adapter(key)):
+            return found, warnings
     return GENERIC, warnings
 
 

@@ -8,15 +8,36 @@ from typing import Any
 
 from agentwrap import codes
 from agentwrap.problem import APPLICABILITY
+from agentwrap.records import EFFECT_FIELDS
 
+
+class SpecError(ValueError):
+    """A spec that cannot be used: the message names the file, the key and what is wrong."""
+
+
+# The keys of each table of a spec (TOML or dict): the one statement of the format.
+TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
+       "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
+       "parsed_whole", "layout", "concise_omit"}
+NOISE = {"pattern", "stream", "subcommands"}
+DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
+EFFECT_KEYS = set(EFFECT_FIELDS)
+ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
+PROMPT = {"pattern", "input_kind", "subcommands", "programs", "suggested_fix", "code_actions"}
+RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable", "safe_to_retry",
+        "suggested_fix", "retry_after", "docs_url", "subcommands", "severity", "on_success", "detail",
+        "code_actions", "exit_codes"}
 _KINDS = ("confirmation", "password", "text", "editor", "pager", "credential", "selection")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]*\Z")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
-def _fail(source: str, where: str, what: str) -> None:
-    from agentwrap.spec import SpecError
+def valid_name(name: str) -> bool:
+    """An adapter name: a lower-case program name (letters, digits, . _ + -)."""
+    return _NAME.match(name) is not None
 
+
+def _fail(source: str, where: str, what: str) -> None:
     raise SpecError(f"{source}: {where}: {what}")
 
 
@@ -51,13 +72,11 @@ def _strings(source: str, where: str, value: Any, label: str) -> None:
 
 
 def _actions(source: str, where: str, actions: Any) -> None:
-    from agentwrap.spec import _ACTION
-
     if not isinstance(actions, list):
         _fail(source, where, "code_actions must be a list of tables")
     for i, action in enumerate(actions, 1):
         at = f"{where}.code_actions[{i}]"
-        _keys(source, at, action, _ACTION, ("title",))
+        _keys(source, at, action, ACTION, ("title",))
         if "command" in action:
             _strings(source, at, action["command"], "command")
         if action.get("applicability", "unspecified") not in APPLICABILITY:
@@ -68,9 +87,7 @@ def _actions(source: str, where: str, actions: Any) -> None:
 
 def check(data: Any, source: str) -> None:
     """Raise SpecError naming the first problem in `data`, an adapter spec read from `source`."""
-    from agentwrap.spec import _DESCRIPTOR, _EFFECT_KEYS, _NOISE, _PROMPT, _RULE, _TOP
-
-    _keys(source, "top level", data, _TOP, ("name",))
+    _keys(source, "top level", data, TOP, ("name",))
     if not isinstance(data["name"], str) or not _NAME.match(data["name"]):
         _fail(source, "name", f"must be a lower-case word (letters, digits, . _ + -), got {data['name']!r}")
     for key in ("matches", "global_options_with_value", "nested_subcommands", "parsed_whole",
@@ -82,13 +99,13 @@ def check(data: Any, source: str) -> None:
             _type(source, key, data[key], bool, key)
     for i, noise in enumerate(_list(source, "noise", data.get("noise", [])), 1):
         where = f"noise[{i}]"
-        _keys(source, where, noise, _NOISE, ("pattern",))
+        _keys(source, where, noise, NOISE, ("pattern",))
         _regex(source, where, noise["pattern"])
         if noise.get("stream", "any") not in ("any", "stdout", "stderr"):
             _fail(source, where, "stream must be any, stdout or stderr")
         if "subcommands" in noise:
             _strings(source, where, noise["subcommands"], "subcommands")
-    _keys(source, "descriptor", data.get("descriptor", {}), _DESCRIPTOR)
+    _keys(source, "descriptor", data.get("descriptor", {}), DESCRIPTOR)
     for key, value in data.get("descriptor", {}).items():
         _type(source, f"descriptor.{key}", value, str, key)
     env = data.get("env", {})
@@ -101,12 +118,12 @@ def check(data: Any, source: str) -> None:
     effects = data.get("effects", {})
     _keys(source, "effects", effects, set(effects))
     for sub, table in effects.items():
-        _keys(source, f"effects.{sub}", table, _EFFECT_KEYS)
+        _keys(source, f"effects.{sub}", table, EFFECT_KEYS)
         for key, value in table.items():
             _type(source, f"effects.{sub}.{key}", value, bool, key)
     for i, prompt in enumerate(_list(source, "prompts", data.get("prompts", [])), 1):
         where = f"prompts[{i}]"
-        _keys(source, where, prompt, _PROMPT, ("pattern",))
+        _keys(source, where, prompt, PROMPT, ("pattern",))
         _regex(source, where, prompt["pattern"])
         for key in ("subcommands", "programs"):
             if key in prompt:
@@ -115,7 +132,7 @@ def check(data: Any, source: str) -> None:
             _fail(source, where, f"input_kind must be one of {', '.join(_KINDS)}")
         _actions(source, where, prompt.get("code_actions", []))
     for i, rule in enumerate(_list(source, "rules", data.get("rules", [])), 1):
-        _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, _RULE)
+        _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, RULE)
 
 
 def _list(source: str, where: str, value: Any) -> list[Any]:

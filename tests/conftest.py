@@ -1,8 +1,11 @@
-"""Shared test set-up: a fixed locale and timezone, a private artifact cache, and `aw()` which runs the
-real `agentwrap` in a child process and checks every envelope against the contract."""
+"""Shared test set-up: a fixed locale and timezone, a private artifact cache and config folder (the user's
+own adapters never load in a test), and `aw()` which runs the real `agentwrap` and checks every envelope
+against the contract: in this process through `cli.main(argv, env)` when that is safe, else as a child."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import subprocess
@@ -17,12 +20,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.update(TZ="UTC", LC_ALL="C.UTF-8", LANG="C.UTF-8")
 os.environ.pop("NO_COLOR", None)
+os.environ.pop("AGENTWRAP_ADAPTER_DIR", None)  # a test names its own folder, or gets an empty one
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["AGENTWRAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
     os.environ["AGENTWRAP_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))  # operations, keys, plans, ledger
+    # The user's adapter folder is $XDG_CONFIG_HOME/agentwrap/adapters: point it at an empty folder, so the
+    # suite and the fixture replays see the built-ins only, whatever the person running them installed.
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
 
 
 @pytest.fixture(scope="session")
@@ -48,11 +55,19 @@ class Answer:
         return str(self.env["output"][stream]["text"])
 
 
-def check_envelope(env: dict[str, Any], code: int) -> None:
-    """The invariants every envelope keeps: schema-valid, and exit code, status and error agree."""
+@functools.cache
+def result_validator() -> jsonschema.protocols.Validator:
+    """One validator for the session: building one compiles the whole schema (most of a replay's cost)."""
     from agentwrap.schema_files import load
 
-    jsonschema.validate(env, load("result"))
+    schema = load("result")
+    validator: jsonschema.protocols.Validator = jsonschema.validators.validator_for(schema)(schema)
+    return validator
+
+
+def check_envelope(env: dict[str, Any], code: int) -> None:
+    """The invariants every envelope keeps: schema-valid, and exit code, status and error agree."""
+    result_validator().validate(env)
     assert (code == 0) == (env["status"] == "success"), (code, env["status"])
     assert (env.get("error") is None) == (env["status"] == "success")
     if env.get("error") is not None and "exit_code" in env["error"]:  # concise leaves it to exit.code
@@ -66,16 +81,45 @@ def aw(*args: str, timeout: float = 60, input: bytes | None = None, env: dict[st
     in ARGS comes later and wins."""
     import time
 
-    argv = [sys.executable, "-m", "agentwrap", *(["--agent", "--detail", detail] if agent else []), *args]
-    child_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    flags = ["--agent", "--detail", detail] if agent else []
     start = time.monotonic()
-    proc = subprocess.run(argv, input=input, capture_output=True, timeout=timeout, env=child_env,
-                          cwd=cwd, stdin=None if input is not None else subprocess.DEVNULL)
+    if _in_process_safe(args, input=input, env=env, cwd=cwd):
+        code, stdout, stderr = _in_process([*flags, *args], env or {})
+    else:
+        argv = [sys.executable, "-m", "agentwrap", *flags, *args]
+        child_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+        proc = subprocess.run(argv, input=input, capture_output=True, timeout=timeout, env=child_env,
+                              cwd=cwd, stdin=None if input is not None else subprocess.DEVNULL)
+        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     wall = time.monotonic() - start
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    assert b"Traceback" not in stderr, stderr.decode(errors="replace")
     parsed: dict[str, Any] = {}
     if check:
-        assert b"\x1b" not in proc.stdout and b"\r" not in proc.stdout
-        parsed = json.loads(proc.stdout)
-        check_envelope(parsed, proc.returncode)
-    return Answer(proc.returncode, proc.stdout, proc.stderr, parsed, wall)
+        assert b"\x1b" not in stdout and b"\r" not in stdout
+        parsed = json.loads(stdout)
+        check_envelope(parsed, code)
+    return Answer(code, stdout, stderr, parsed, wall)
+
+
+# Answers that start no program and read no terminal: the same whether in this process or a child.
+_IN_PROCESS = {("explain",), ("schema",), ("describe",), ("capabilities",), ("adapter", "list"), ("--version",)}
+
+
+def _in_process_safe(args: tuple[str, ...], *, input: bytes | None, env: dict[str, str] | None,
+                     cwd: str | Path | None) -> bool:
+    if input is not None or cwd is not None or os.environ.get("AGENTWRAP_TEST_SUBPROCESS"):
+        return False
+    if any(not k.startswith("AGENTWRAP_") for k in env or {}):
+        return False  # PATH, PYTHONPATH, HOME...: only a child sees those as a real run would
+    words = [a for a in args if a not in ("--agent",)]
+    return bool(words) and (tuple(words[:1]) in _IN_PROCESS or tuple(words[:2]) in _IN_PROCESS)
+
+
+def _in_process(argv: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
+    from agentwrap.cli import main
+    from agentwrap.environment import Environment
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, Environment(stdout=out, stderr=err, stdout_isatty=False, stdin_isatty=False,
+                                  variables=env))
+    return int(code), out.getvalue().encode(), err.getvalue().encode()

@@ -31,8 +31,9 @@ GOOD = {"name": "tool", "matches": ["tool"], "global_options_with_value": ["-C"]
 def _run(stderr: str, exit_code: int = 1, argv: tuple[str, ...] = ("tool", "build")) -> CapturedRun:
     empty = StreamResult("", 0, 0, False, 0, None)
     adapter = BaseAdapter(Spec.from_dict(GOOD, "test"))
-    return CapturedRun(argv, "/bin/tool", exit_code, None, empty, empty, 0, "", stderr, True,
-                       adapter.subcommand(list(argv)))
+    return CapturedRun(argv=argv, program="/bin/tool", exit_code=exit_code, signal=None, stdout=empty, stderr=empty,
+                       duration_ms=0, stdout_text="", stderr_text=stderr, complete=True,
+                       subcommand=adapter.subcommand(list(argv)))
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -126,7 +126,8 @@ _EMPTY = StreamResult("", 0, 0, False, 0, None)
 
 def test_saved_logs_need_a_file_line_above_the_rows():
     text = "main.c:3:5: error: expected ';'\n  12:5  error  stray row without a file  no-undef\n"
-    run = CapturedRun(("eslint",), "eslint", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
+    run = CapturedRun(argv=("eslint",), program="eslint", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
+                      duration_ms=0, stdout_text=text, stderr_text="", complete=True, subcommand=None)
     assert ADAPTER.find_problems(run) == []
     log = text + "\n/repo/src/a.js\n  3:1  warning  Unexpected var  no-var\n\n✖ 1 problem (0 errors, 1 warning)\n"
     run = run._replace(stdout_text=log)

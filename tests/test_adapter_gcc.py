@@ -13,7 +13,7 @@ import pytest
 from conftest import aw
 
 from agentwrap.adapter import CapturedRun
-from agentwrap.adapters import _gcc_parse
+from agentwrap.adapters import compiler_diagnostics
 from agentwrap.adapters.gcc import ADAPTER, invocation
 from agentwrap.capture import StreamResult
 
@@ -219,7 +219,7 @@ def test_clang_fixits_equal_clangs_parseable_fixits(tmp_path):
                               text=True, cwd=tmp_path)
         exact = []
         for line in proc.stderr.splitlines():
-            m = _gcc_parse._FIXIT.match(line)
+            m = compiler_diagnostics._FIXIT.match(line)
             if m:
                 c1, c2 = int(m.group("c1")), int(m.group("c2"))
                 exact.append((m.group("file"), int(m.group("l1")), c1, None if c1 == c2 else c2, m.group("text")))
@@ -227,7 +227,7 @@ def test_clang_fixits_equal_clangs_parseable_fixits(tmp_path):
         plain = subprocess.run([*argv[:1], "-fno-caret-diagnostics", *argv[1:]], capture_output=True, text=True,
                                cwd=tmp_path)
         heads = [m.group("file", "line", "column") for line in plain.stderr.splitlines()
-                 if (m := _gcc_parse.DIAG.match(line)) and m.group("severity") != "note"]
+                 if (m := compiler_diagnostics.DIAG.match(line)) and m.group("severity") != "note"]
         assert [(p["location"]["file"], str(p["location"]["line"]), str(p["location"]["column"]))
                 for p in answer.env["problems"] if p["code"] in DIAG_CODES] == heads
     if _clang_sarif_supported():  # clang >= 15: compare with its own SARIF too
@@ -245,7 +245,8 @@ def test_clang_fixits_equal_clangs_parseable_fixits(tmp_path):
 
 def _run(stderr: str, argv: tuple[str, ...] = ("gcc", "-c", "x.c"), code: int = 1) -> CapturedRun:
     empty = StreamResult("", 0, 0, False, 0, None)
-    return CapturedRun(argv, "/usr/bin/gcc", code, None, empty, empty, 0, "", stderr, True, None)
+    return CapturedRun(argv=argv, program="/usr/bin/gcc", exit_code=code, signal=None, stdout=empty, stderr=empty,
+                       duration_ms=0, stdout_text="", stderr_text=stderr, complete=True, subcommand=None)
 
 
 def test_known_packages_and_ld_variants_without_a_compiler():
@@ -282,7 +283,7 @@ def test_parser_without_columns_orphan_notes_and_parseable_fixits():
             "d.c:3:13: error: expected ';' before '}' token\n"
             "fix-it:\"d.c\":{3:13-3:13}:\";\"\n"
             "cc1: note: unrecognized command-line option '-Wno-foo' may have been intended to silence\n")
-    diags = _gcc_parse.parse(text)
+    diags = compiler_diagnostics.parse(text)
     assert [d.location for d in diags] == [{"file": "d.c", "line": 2}, {"file": "d.c", "line": 3, "column": 13}]
     fix = diags[1].fixes[0]
     assert (fix.exact, fix.unit, fix.edit()["insert"]) == (True, "byte", ";")

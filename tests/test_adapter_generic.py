@@ -81,7 +81,8 @@ _EMPTY = StreamResult("", 0, 0, False, 0, None)
 
 
 def _error(stderr: str, exit_code: int = 1) -> tuple[str, dict | None, float | None]:
-    run = CapturedRun(("prog",), "/bin/prog", exit_code, None, _EMPTY, _EMPTY, 0, "", stderr, True, None)
+    run = CapturedRun(argv=("prog",), program="/bin/prog", exit_code=exit_code, signal=None, stdout=_EMPTY,
+                      stderr=_EMPTY, duration_ms=0, stdout_text="", stderr_text=stderr, complete=True, subcommand=None)
     e = BaseAdapter().interpret(run).error
     assert e is not None
     return e.code, e.location, e.retry_after

@@ -173,7 +173,8 @@ Found 2 errors in 2 files.
 
 
 def _log(text: str) -> list:
-    run = CapturedRun(("mypy",), "mypy", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
+    run = CapturedRun(argv=("mypy",), program="mypy", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
+                      duration_ms=0, stdout_text=text, stderr_text="", complete=True, subcommand=None)
     return ADAPTER.find_problems(run)
 
 

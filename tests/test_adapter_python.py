@@ -9,8 +9,8 @@ import textwrap
 import pytest
 from conftest import aw
 
-from agentwrap.adapters import _traceback
-from agentwrap.adapters._python_errors import DISTRIBUTIONS, distribution_for
+from agentwrap.adapters import tracebacks
+from agentwrap.adapters.python_errors import DISTRIBUTIONS, distribution_for
 
 PY = sys.executable
 
@@ -171,18 +171,18 @@ NESTED = """\
 
 
 def test_exception_groups_and_indented_tracebacks():
-    (group,) = _traceback.parse(GROUP)
+    (group,) = tracebacks.parse(GROUP)
     assert group.final.type == "ExceptionGroup"
     assert group.final.sub_exceptions == ("ValueError: a", "TypeError: b")
     assert group.final.location() == {"file": "/w/grp.py", "line": 1}
-    (nested,) = _traceback.parse(NESTED)
+    (nested,) = tracebacks.parse(NESTED)
     assert nested.final.headline() == "RuntimeError: cannot build"
     assert nested.final.location() == {"file": "/w/setup.py", "line": 7}
 
 
 def test_pseudo_files_give_no_location_and_multiline_messages_are_kept():
     text = 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nE: one\ntwo\n'
-    (problem,) = _traceback.problems(text)
+    (problem,) = tracebacks.problems(text)
     assert problem.location is None
     assert problem.extra is not None and problem.extra["message"] == "one\ntwo"
     assert problem.detail == "E: one"

@@ -141,7 +141,8 @@ _EMPTY = StreamResult("", 0, 0, False, 0, None)
 def test_saved_logs_read_only_python_files():
     text = ("main.c:3:5: error: expected ';'\nsrc/a.ts:1:7 - error TS2322: Type\n"
             "a.py:3: error: Name \"x\" is not defined  [name-defined]\nlib.rs:1:1: E0425 nope\n")
-    run = CapturedRun(("ruff",), "ruff", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
+    run = CapturedRun(argv=("ruff",), program="ruff", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
+                      duration_ms=0, stdout_text=text, stderr_text="", complete=True, subcommand=None)
     assert ADAPTER.find_problems(run) == []
     run = run._replace(stdout_text=text + "pkg/m.py:4:1: E402 Module level import not at top of file\n")
     assert [(p.code, p.location, p.extra["rule"]) for p in ADAPTER.find_problems(run)] == [

@@ -128,7 +128,8 @@ _EMPTY = StreamResult("", 0, 0, False, 0, None)
 def test_saved_logs_read_only_tsc_lines():
     text = ("main.c:3:5: error: expected ';'\napp.py:3: error: Name \"x\" is not defined  [name-defined]\n"
             "app.py:1:8: F401 [*] `os` imported but unused\nFound 2 errors in 1 file (checked 2 source files)\n")
-    run = CapturedRun(("tsc",), "tsc", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
+    run = CapturedRun(argv=("tsc",), program="tsc", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
+                      duration_ms=0, stdout_text=text, stderr_text="", complete=True, subcommand=None)
     assert ADAPTER.find_problems(run) == []
     run = run._replace(stdout_text=text + "web/a.tsx(4,2): error TS1005: ';' expected.\n")
     assert [(p.code, p.location, p.extra["rule"]) for p in ADAPTER.find_problems(run)] == [

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from agentwrap import codes, schema_files
+from agentwrap import advice, codes, options, schema_files
 from agentwrap.commands import CommandContext, explain, schema
 from agentwrap.errors import UsageError
 
@@ -25,7 +25,7 @@ def test_each_code_explains(code: str) -> None:
     assert data["category"] == info.category
     assert data["title"] == info.title
     assert data["meaning"] == info.meaning
-    assert data["fixes"] == list(info.fixes)
+    assert data["fixes"] == advice.usable(info.fixes)
     assert data["type"] == f"urn:agentwrap:problem:{info.slug}"
     assert data["docs_url"].endswith(info.slug)
     assert {"status", "exit_code", "retryable", "safe_to_retry"} <= data.keys()
@@ -114,3 +114,28 @@ def test_every_code_has_the_documentation_its_docs_url_names():
         assert info.meaning in doc, info.code
     for code in codes.WARNINGS:
         assert f"`{code}`" in doc, code
+
+
+def test_problems_page_is_generated_from_the_tables() -> None:
+    from pathlib import Path
+
+    from agentwrap import problem_docs
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "problems.md").read_text()
+    assert doc == problem_docs.render(), "run `python3 -m agentwrap.problem_docs > docs/problems.md`"
+
+
+@pytest.mark.parametrize("code", sorted(codes.BY_CODE))
+def test_advice_names_no_option_this_version_lacks(code: str) -> None:
+    for fix in explain.main([code], CTX).envelope["data"]["fixes"]:
+        assert advice.missing_options(fix) == [], (code, fix)
+    # The fix a Problem carries (the first) names only options of the contract, never a made-up one.
+    first = codes.BY_CODE[code].fixes[0]
+    assert all(name in options.OPTION_NAMES for name in advice.option_names(first))
+
+
+def test_timeout_advises_detach_exactly_when_it_is_available() -> None:
+    fixes = explain.main(["TIMEOUT"], CTX).envelope["data"]["fixes"]
+    assert any("--detach" in fix for fix in fixes) == options.available("--detach")
+    assert options.available("--timeout")
+    assert not options.available("--no-such-option")

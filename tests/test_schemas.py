@@ -49,7 +49,7 @@ def compile_problem(line: int) -> Problem:
         detail=f"expected ';' at line {line}", code="GCC_COMPILE_ERROR", category="validation",
         retryable=False, safe_to_retry=True, exit_code=1,
         location={"file": "src/a.c", "line": line, "column": 5},
-        code_actions=(CodeAction("Insert ';'", kind="edit", edit={"insert": ";"},
+        code_actions=(CodeAction(title="Insert ';'", kind="edit", edit={"insert": ";"},
                                  applicability="machine_applicable", is_preferred=True),),
         remediation=({"action": "edit_file", "args": {"file": "src/a.c"}, "requires_user": False},),
     )

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapters._node_parse import make_problem
-from agentwrap.problem import CodeAction, Problem
+from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 _HEADER = re.compile(r"^(?P<level>error|warning)(?:\[(?P<code>[A-Za-z0-9_]+)\])?: (?P<msg>.+)$")
 _ARROW = re.compile(r"^ *--> (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
@@ -182,6 +181,19 @@ def _evidence(block: list[str]) -> dict[str, list[str]]:
     return {}
 
 
+MANIFEST_INVALID = ProblemCode(code="CARGO_MANIFEST_INVALID", title="Invalid Cargo.toml", category="validation",
+                               status=422, suggested_fix="Fix Cargo.toml at the location shown (TOML syntax or a "
+                                                         "manifest key).")
+RUSTC_WARNING = ProblemCode(code="RUSTC_WARNING", title="rustc warning", category="validation", status=422,
+                            suggested_fix="Fix the code, or allow the lint if intended.")
+RUSTC_ERROR = ProblemCode(code="RUSTC_ERROR", title="rustc error", category="validation", status=422,
+                          suggested_fix="Fix the code at the location shown.")
+# rustc names its errors itself (E0308): the problem's code is rustc's, one family declared here.
+RUSTC_CODE = ProblemCode(code="RUSTC_EXXXX", title="rustc error", category="validation", status=422,
+                         pattern=r"E\d{4}", suggested_fix="Run `rustc --explain CODE` for the rule and examples.")
+CODES = (MANIFEST_INVALID, RUSTC_WARNING, RUSTC_ERROR, RUSTC_CODE)
+
+
 def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: str, exit_code: int | None,
              lint_seen: dict[str, str]) -> Problem:
     level, code, msg = head.group("level"), head.group("code"), head.group("msg")
@@ -206,21 +218,19 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
     if lint or (code and not code.startswith("E")):
         extra["lint"] = lint or code
     if file.endswith("Cargo.toml"):
-        pcode, title, category, fix = ("CARGO_MANIFEST_INVALID", "Invalid Cargo.toml", "validation",
-                                       "Fix Cargo.toml at the location shown (TOML syntax or a manifest key).")
+        declared, name = MANIFEST_INVALID, None
     elif level == "warning":
-        pcode, title, category, fix = ("RUSTC_WARNING", "rustc warning", "validation",
-                                       helps[0] if helps else "Fix the code, or allow the lint if intended.")
+        declared, name = RUSTC_WARNING, None
+    elif code and code.startswith("E"):
+        declared, name = RUSTC_CODE, code
     else:
-        pcode = code if code and code.startswith("E") else "RUSTC_ERROR"
-        title, category = "rustc error", "validation"
-        fix = helps[0] if helps else (f"Run `rustc --explain {code}` for the rule and examples."
-                                      if pcode != "RUSTC_ERROR" else "Fix the code at the location shown.")
+        declared, name = RUSTC_ERROR, None
+    fix = helps[0] if helps and declared is not MANIFEST_INVALID else (
+        f"Run `rustc --explain {code}` for the rule and examples." if name else declared.suggested_fix)
     docs = (RUSTC_DOCS.format(code=code) if code and code.startswith("E") else LINT_DOCS if lint else None)
-    return make_problem(tool, pcode, detail, title=title, category=category, status=422, retryable=False,
-                        safe_to_retry=True, exit_code=exit_code, location=location, suggested_fix=fix,
-                        docs_url=docs, code_actions=actions, severity="warning" if level == "warning" else "error",
-                        extra=extra)
+    return problem(tool, declared, detail, code=name, exit_code=exit_code, location=location, suggested_fix=fix,
+                   docs_url=docs, code_actions=actions, severity="warning" if level == "warning" else "error",
+                   extra=extra)
 
 
 def _primary_label(block: list[str], line: int, column: int) -> str | None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapters._node_parse import make_problem
-from agentwrap.problem import CodeAction, Problem
+from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 # --- panics and tests -------------------------------------------------------------------------------------------
 _PANIC = re.compile(r"^thread '(?P<thread>[^']+)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?"
@@ -20,6 +19,11 @@ _SUITE = re.compile(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-t
 _RERUN = re.compile(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
 
 
+CARGO_TEST_FAILED = ProblemCode(code="CARGO_TEST_FAILED", title="Test failed", category="validation", status=422)
+RUST_PANIC = ProblemCode(code="RUST_PANIC", title="Rust program panicked", category="internal", status=500,
+                         safe_to_retry=False)
+
+
 def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Problem]:
     """`thread 'x' panicked at file:line:col:` + message: one problem each (a failed test's, when testing)."""
     out = []
@@ -30,17 +34,16 @@ def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Pro
         if tests and thread != "main":
             sel = _RERUN.search(text)
             cmd = ("cargo", "test", *(sel.group("sel").split() if sel else ()), thread, "--", "--exact")
-            out.append(make_problem(
-                tool, "CARGO_TEST_FAILED", f"test {thread} failed: {message.strip()}", title="Test failed",
-                category="validation", status=422, retryable=False, safe_to_retry=True, exit_code=exit_code,
+            out.append(problem(
+                tool, CARGO_TEST_FAILED, f"test {thread} failed: {message.strip()}", exit_code=exit_code,
                 location=loc, suggested_fix="Fix the code or the test so the assertion holds; re-run just this test "
                                             "with the command in code_actions.",
-                code_actions=(CodeAction(f"Re-run only {thread}", "command", cmd, "machine_applicable", True),),
+                code_actions=(CodeAction(title=f"Re-run only {thread}", command=cmd, applicability="machine_applicable",
+                                         is_preferred=True),),
                 extra={"test": thread}))
         else:
-            out.append(make_problem(
-                tool, "RUST_PANIC", f"thread '{thread}' panicked: {message.strip()}", title="Rust program panicked",
-                category="internal", status=500, retryable=False, safe_to_retry=False, exit_code=exit_code,
+            out.append(problem(
+                tool, RUST_PANIC, f"thread '{thread}' panicked: {message.strip()}", exit_code=exit_code,
                 location=loc, suggested_fix="Fix the panic at the location shown; RUST_BACKTRACE=1 prints the "
                                             "calling frames.", extra={"thread": thread}))
     return out
@@ -58,9 +61,8 @@ def failed_tests_without_panic(text: str, tool: str, exit_code: int | None, name
         if m.group("result") != "FAILED" or name in named:
             continue
         doc = re.match(r"^(?P<file>\S+) - .*\(line (?P<line>\d+)\)$", name)
-        out.append(make_problem(
-            tool, "CARGO_TEST_FAILED", f"test {name} failed", title="Test failed", category="validation", status=422,
-            retryable=False, safe_to_retry=True, exit_code=exit_code,
+        out.append(problem(
+            tool, CARGO_TEST_FAILED, f"test {name} failed", exit_code=exit_code,
             location={"file": doc.group("file"), "line": int(doc.group("line"))} if doc else None,
             suggested_fix="Read the test's captured output (`---- NAME stdout ----`) and fix the code or the test.",
             extra={"test": name}))

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from agentwrap.adapters._kubectl_parse import table
+from agentwrap.adapters.tables import table
 
 _MAX = 500
 _ID = re.compile(r"^[0-9a-f]{12,64}$")

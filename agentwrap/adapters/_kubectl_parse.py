@@ -1,4 +1,4 @@
-"""Reading kubectl's output: column tables (shared with docker), -o json/name, versions, contexts, and the
+"""Reading kubectl's output: column tables (adapters/tables.py), -o json/name, versions, contexts, and the
 `<kind>/<name> created|configured|deleted` lines of mutating commands. Pure functions of text.
 """
 
@@ -6,41 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentwrap.adapter import CapturedRun
-    from agentwrap.problem import Problem
-    from agentwrap.spec import Spec
+from agentwrap.adapters.tables import table
 
 _MAX_ROWS = 500
-_GAP = re.compile(r"\S+(?: \S+)*")  # a header cell: words separated by single spaces
-_HEADER_CELL = re.compile(r"^[A-Z][A-Z0-9 ()%./_-]*$")
-
-
-def table(text: str, *, max_rows: int = _MAX_ROWS) -> list[dict[str, str]] | None:
-    """A tabwriter table (kubectl get, docker ps): the header's column starts cut every row.
-
-    Column names become lower_snake keys (`CONTAINER ID` -> container_id). None when the first line does not
-    look like a header (upper-case words separated by two or more spaces).
-    """
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    header = lines[0]
-    cells = [(m.start(), m.group(0)) for m in _GAP.finditer(header)]
-    if not cells or any(not _HEADER_CELL.match(c) for _, c in cells):
-        return None
-    keys = [re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") for _, name in cells]
-    starts = [start for start, _ in cells]
-    rows = []
-    for line in lines[1:max_rows + 1]:
-        row = {}
-        for i, key in enumerate(keys):
-            end = starts[i + 1] if i + 1 < len(starts) else None
-            row[key] = (line[starts[i]:end] if end is not None else line[starts[i]:]).strip()
-        rows.append(row)
-    return rows
 
 
 def _summary(obj: dict[str, Any]) -> dict[str, Any]:
@@ -159,30 +129,3 @@ def changes(stdout: str) -> list[dict[str, str]]:
 
 def effect_action(result: str) -> str:
     return _ACTION.get(result, "update")
-
-
-def first_rule_per_line(spec: Spec, run: CapturedRun) -> list[Problem]:
-    """Spec.match_rules, except that a line an earlier (more specific) rule explained is not matched again by a
-    later catch-all: `Error from server (NotFound): ...` is one problem, not also KUBECTL_SERVER_REJECTED."""
-    found: list[Problem] = []
-    claimed: set[str] = set()
-    sub = (run.subcommand or "").split(" ")[0]
-    for rule in spec.rules:
-        if rule.subcommands is not None and sub not in rule.subcommands:
-            continue
-        if rule.exit_codes is not None and run.exit_code not in rule.exit_codes:
-            continue
-        if not run.failed and not rule.on_success and rule.severity == "error":
-            continue
-        text = run.text(rule.stream)
-        for match in rule.pattern.finditer(text):
-            start = text.rfind("\n", 0, match.start()) + 1
-            end = text.find("\n", match.start())
-            line = text[start:end if end >= 0 else len(text)].strip()
-            if line in claimed:
-                continue
-            claimed.add(line)
-            found.append(spec.problem(rule, match, run))
-            if len(found) >= 200:
-                return found
-    return found

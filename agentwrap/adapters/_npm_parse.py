@@ -8,9 +8,7 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
-from agentwrap.adapters._node_parse import make_problem
-from agentwrap.problem import CodeAction, Problem
+from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
 ERR = r"^npm (?:error|ERR!) "
 #: npm's own command aliases (npm 11 `lib/utils/cmd-list.js`), so effects and parsers see one name
@@ -32,6 +30,16 @@ _MISSING_SCRIPT = re.compile(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
 _DID_YOU_MEAN = re.compile(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
 _LOG = re.compile(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
 _SCRIPT_HEADER = re.compile(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
+
+
+NPM_ERROR = ProblemCode(code="NPM_ERROR", title="npm failed", category="dependency", status=502, safe_to_retry=False)
+NPM_MISSING_SCRIPT = ProblemCode(code="NPM_MISSING_SCRIPT", title="No such script in package.json",
+                                 category="not_found", status=404)
+NPM_SCRIPT_FAILED = ProblemCode(code="NPM_SCRIPT_FAILED", title="package.json script failed", category="dependency",
+                                status=502, safe_to_retry=False)
+NPM_PEER_CONFLICT = ProblemCode(code="NPM_PEER_CONFLICT", title="Peer dependency conflict (ERESOLVE)",
+                                category="conflict", status=409)
+CODES = (NPM_ERROR, NPM_MISSING_SCRIPT, NPM_SCRIPT_FAILED, NPM_PEER_CONFLICT)
 
 
 def _argv_value(argv: tuple[str, ...], *names: str) -> str | None:
@@ -166,20 +174,20 @@ def eresolve(run: CapturedRun) -> list[Problem]:
     if peer and found:
         detail = (f"{peer.group('by')} needs peer {peer.group('pkg')}@{peer.group('range')}, but "
                   f"{found.group('pkg')}@{found.group('version')} is in the tree")
-        actions.append(CodeAction(f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}", "command",
-                                  ("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
-                                  "maybe_incorrect", True))
+        actions.append(CodeAction(title=f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}",
+                                  command=("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
+                                  applicability="maybe_incorrect", is_preferred=True))
     elif conflicting:
         detail = f"conflicting peer dependency {conflicting.group('pkg')}@{conflicting.group('version')}"
     else:
         detail = "npm could not resolve the dependency tree (peer dependency conflict)"
     if resolving:
         detail += f" (while resolving {resolving.group(1)})"
-    actions.append(CodeAction("Accept the conflicting peer dependency (may install a broken tree)", "command",
-                              (run.argv[0], *run.argv[1:], "--legacy-peer-deps"), "maybe_incorrect", False))
-    return [make_problem(
-        "npm", "NPM_PEER_CONFLICT", detail, title="Peer dependency conflict (ERESOLVE)", category="conflict",
-        status=409, retryable=False, safe_to_retry=True, exit_code=run.exit_code,
+    actions.append(CodeAction(title="Accept the conflicting peer dependency (may install a broken tree)",
+                              command=(run.argv[0], *run.argv[1:], "--legacy-peer-deps"),
+                              applicability="maybe_incorrect"))
+    return [problem(
+        "npm", NPM_PEER_CONFLICT, detail, exit_code=run.exit_code,
         suggested_fix="Make the versions agree: upgrade or downgrade the package named in the detail so its peer "
                       "range is met; --legacy-peer-deps or --force only hide the conflict.",
         docs_url="https://docs.npmjs.com/cli/v11/using-npm/config#legacy-peer-deps", code_actions=tuple(actions),
@@ -218,13 +226,13 @@ def missing_script(run: CapturedRun) -> list[Problem]:
         detail += f"; available scripts: {', '.join(available) if available else '(none)'}"
     if suggestions:
         detail += f"; did you mean: {', '.join('npm ' + s for s in suggestions)}"
-    actions = [CodeAction(f"Run `npm {s}` instead", "command", ("npm", *s.split()), "maybe_incorrect", i == 0)
+    actions = [CodeAction(title=f"Run `npm {s}` instead", command=("npm", *s.split()),
+                          applicability="maybe_incorrect", is_preferred=i == 0)
                for i, s in enumerate(suggestions)]
-    actions.append(CodeAction("List the scripts package.json defines", "command", ("npm", "run"),
-                              "machine_applicable", not suggestions))
-    return [make_problem(
-        "npm", "NPM_MISSING_SCRIPT", detail, title="No such script in package.json", category="not_found",
-        status=404, retryable=False, safe_to_retry=True, exit_code=run.exit_code,
+    actions.append(CodeAction(title="List the scripts package.json defines", command=("npm", "run"),
+                              applicability="machine_applicable", is_preferred=not suggestions))
+    return [problem(
+        "npm", NPM_MISSING_SCRIPT, detail, exit_code=run.exit_code,
         suggested_fix="Run one of the scripts that exist (`npm run` lists them) or add it to the \"scripts\" "
                       "section of package.json.",
         docs_url="https://docs.npmjs.com/cli/v11/commands/npm-run-script", code_actions=tuple(actions),
@@ -238,11 +246,10 @@ def script_failed(run: CapturedRun) -> list[Problem]:
     if not run.failed or not headers or re.search(ERR + r"(?:code|Missing script)", run.text(), re.M):
         return []
     last = headers[-1]
-    return [make_problem(
-        "npm", "NPM_SCRIPT_FAILED",
+    return [problem(
+        "npm", NPM_SCRIPT_FAILED,
         f"script `{last.group('script')}` of {last.group('pkg')} (`{last.group('command').strip()}`) "
-        f"exited with status {run.exit_code}", title="package.json script failed", category="dependency",
-        status=502, retryable=False, safe_to_retry=False, exit_code=run.exit_code,
+        f"exited with status {run.exit_code}", exit_code=run.exit_code,
         suggested_fix="Read the script's own output above (its errors are listed as problems when recognised) and "
                       "fix the cause; the script is the command after `>`.",
         extra={"script": last.group("script"), "command": last.group("command").strip()})]
@@ -257,8 +264,7 @@ def npm_error_code(run: CapturedRun) -> list[Problem]:
     rest = [re.sub(ERR, "", ln).strip() for ln in text[m.end():].splitlines() if re.match(ERR, ln)]
     message = next((r for r in rest if r and not r.startswith(("A complete log", "syscall", "errno", "path "))),
                    m.group("code"))
-    return [make_problem(
-        "npm", "NPM_ERROR", f"npm {m.group('code')}: {message}", title="npm failed", category="dependency",
-        status=502, retryable=False, safe_to_retry=False, exit_code=run.exit_code,
+    return [problem(
+        "npm", NPM_ERROR, f"npm {m.group('code')}: {message}", exit_code=run.exit_code,
         suggested_fix=f"Look up npm's error code {m.group('code')} and the lines after it in output.stderr.",
         extra={"npm_code": m.group("code")})]

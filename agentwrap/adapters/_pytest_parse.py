@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapters import _traceback
+from agentwrap.adapters import tracebacks
 
 _BANNER = re.compile(r"^=+ (?P<title>.+?) =+$")
 _SECTION = re.compile(r"^_{2,} (?P<title>.+?) _{2,}$|^_ (?P<short>[^_].*?) _$")
@@ -178,7 +178,7 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
         elif (m := _ENTRY.match(line)) is not None and not line.startswith("<"):
             entries.append((_rel(m.group("file"), root), int(m.group("line")), (m.group("rest") or "").strip()))
     if not entries and not messages:
-        for tb in _traceback.parse("\n".join(body))[-1:]:  # --tb=native
+        for tb in tracebacks.parse("\n".join(body))[-1:]:  # --tb=native
             exc = tb.final
             entries += [(_rel(f.file, root), f.line, "") for f in exc.frames if not f.file.startswith("<")]
             if entries:
@@ -311,10 +311,10 @@ def relative(path: str, text: str) -> str:
     return _rel(path, rootdir(text))
 
 
-def internal_error(text: str) -> _traceback.PyException | None:
+def internal_error(text: str) -> tracebacks.PyException | None:
     """The exception behind pytest's INTERNALERROR> lines (a plugin or conftest hook that raised)."""
     lines = [line[len("INTERNALERROR> "):] for line in text.splitlines() if line.startswith("INTERNALERROR> ")]
-    found = _traceback.parse("\n".join(lines))
+    found = tracebacks.parse("\n".join(lines))
     return found[-1].final if found else None
 
 

@@ -6,58 +6,14 @@ Python rather than TOML for three reasons: dpkg's "subcommand" is an action opti
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, program_name
 from agentwrap.adapters import _apt_parse as parse
-from agentwrap.adapters._apt_rules import PROMPTS, RULES
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Spec, program_name
 
-_READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
-_INSTALL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
-_REMOVE = {"read_only": False, "destructive": True, "idempotent": True, "open_world": False}
-_LOCAL = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}
-
-SPEC: dict[str, Any] = {
-    "name": "apt",
-    "matches": ["apt", "apt-get", "dpkg"],
-    "global_options_with_value": ["-o", "--option", "-c", "--config-file", "-t", "--target-release",
-                                  "--default-release", "-a", "--host-architecture"],
-    "descriptor": {
-        "purpose": "Install, remove, upgrade and inspect Debian/Ubuntu packages (apt, apt-get, dpkg).",
-        "use_when": "Managing system packages; simulate first with `apt-get -s install PKG` (read-only, no root).",
-        "do_not_use_when": "Installing language packages (pip, npm, cargo) or on a system you must not change.",
-        "returns": "data: packages (apt list, dpkg -l/-s, apt policy), the plan (-s) or result of install/remove, "
-                   "update counts.",
-        "limitations": "Changes need root; a confirmation prompt stops the run (use -y after reviewing the plan); "
-                       "dpkg -l truncates long names to the terminal width.",
-    },
-    # Refuse prompts, never answer them: apt-listchanges and needrestart list instead of asking.
-    "env": {"DEBIAN_FRONTEND": "noninteractive", "APT_LISTCHANGES_FRONTEND": "none", "APT_LISTBUGS_FRONTEND": "none",
-            "NEEDRESTART_MODE": "l"},
-    "noise": [  # apt's progress: the plan and its results ("Setting up", counts) stay
-        {"pattern": r"^(?:Reading package lists|Building dependency tree|Reading state information)\.\.\."},
-        {"pattern": r"^(?:Get|Hit|Ign):\d+ "},
-        {"pattern": r"^\(Reading database \.\.\."},
-        {"pattern": r"^(?:Preparing to unpack|Selecting previously unselected package) "},
-        {"pattern": r"^N: Ignoring file '"},
-    ],
-    "effects": {
-        **dict.fromkeys(("install", "reinstall", "upgrade", "build-dep", "satisfy"), _INSTALL),
-        **dict.fromkeys(("dist-upgrade", "full-upgrade"), {**_INSTALL, "destructive": True}),
-        **dict.fromkeys(("remove", "purge", "autoremove", "autopurge"), _REMOVE),
-        "update": {**_INSTALL},
-        **dict.fromkeys(("clean", "autoclean", "configure", "unpack", "set-selections", "add-architecture",
-                         "mark"), _LOCAL),
-        **dict.fromkeys(("download", "source"), {**_LOCAL, "open_world": True}),
-        "changelog": {**_READ, "open_world": True},
-        **dict.fromkeys(("list", "show", "search", "policy", "depends", "rdepends", "showsrc", "madison", "check",
-                         "showpkg", "listfiles", "status", "print-avail", "get-selections", "audit",
-                         "print-architecture", "compare-versions", "verify"), _READ),
-    },
-    "prompts": PROMPTS,
-    "rules": RULES,
-}
+#: The rules, prompts, effects, noise and descriptor: data, validated like a user's (apt.toml).
+SPEC_FILE = Path(__file__).with_name("apt.spec.toml")
 
 #: dpkg's action options, named like apt's subcommands so effects and parsers share one table.
 _DPKG_ACTIONS = {
@@ -89,7 +45,7 @@ def _simulated(argv: list[str] | tuple[str, ...]) -> bool:
 
 
 class AptAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
     def subcommand(self, argv: list[str]) -> str | None:
         if program_name(argv[0]) == "dpkg":
@@ -153,4 +109,4 @@ class AptAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = AptAdapter()
+ADAPTER: Adapter = AptAdapter()

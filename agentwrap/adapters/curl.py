@@ -8,36 +8,15 @@ safe to repeat depends on the HTTP method, and the response head (-i/-I/-v) is p
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _curl_parse as cp
-from agentwrap.adapters._curl_rules import EXIT_CODE_RULES, RULES
-from agentwrap.problem import CodeAction, Problem
 from agentwrap.retry import retry_after_in
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
-SPEC: dict[str, Any] = {
-    "name": "curl",
-    "matches": ["curl"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Transfer data with URLs (HTTP APIs, downloads); failures become network, TLS and HTTP problems.",
-        "use_when": "Calling an HTTP endpoint or downloading a file; add -sS -i --fail-with-body for the best facts.",
-        "do_not_use_when": "A dedicated client exists for the service (gh, aws, kubectl) or you need a browser.",
-        "returns": "data: the final response's http_status, reason, http_version and headers (with -i, -I or -v).",
-        "limitations": "Without --fail an HTTP 4xx/5xx is a success (a warning problem says so); "
-                       "with -s and no -i the exact HTTP status is unknown.",
-    },
-    # curl never prompts except for a password (-u USER without ':'); there is no variable that stops it.
-    "effects": {"default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}},
-    "prompts": [
-        {"pattern": r"Enter (?:host|proxy) password for user", "input_kind": "password",
-         "suggested_fix": "Give curl the credentials without a prompt: a netrc file (`--netrc-file FILE`), or "
-                          "`-u USER:PASSWORD` (visible in the process list), or a token header."},
-    ],
-    "rules": RULES,
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("curl.spec.toml")
 
 #: Failures after which the server may have acted on the request: repeating it is safe only for idempotent methods.
 _AMBIGUOUS = frozenset({"CURL_TIMEOUT", "CURL_EMPTY_REPLY", "CURL_SEND_ERROR", "CURL_RECV_ERROR", "CURL_PARTIAL_FILE",
@@ -57,8 +36,25 @@ def _effects(inv: cp.Invocation) -> Effects:
     return Effects(read_only=False, destructive=None, idempotent=None, open_world=True)
 
 
+_EXIT_RULE = re.compile(r"\^curl: \\\((\d+)\\\) ")  # a rule for `curl: (N) ...`, curl's message for exit N
+
+
+def exit_code_rules(spec: Spec) -> dict[int, str]:
+    """Exit status -> the code of the rule for curl's message of that status (the first rule wins): what
+    names the problem when `curl -s` printed nothing. 22 is --fail's HTTP error, whatever the status."""
+    out = {22: "CURL_HTTP_ERROR"}
+    for rule in spec.rules:
+        if match := _EXIT_RULE.match(rule.pattern.pattern):
+            out.setdefault(int(match.group(1)), rule.code)
+    return out
+
+
+_SPEC = Spec.from_toml(SPEC_FILE)
+_EXIT_CODES = exit_code_rules(_SPEC)
+
+
 class CurlAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = _SPEC
 
     def effects(self, argv: list[str]) -> Effects:
         return _effects(cp.invocation(argv))
@@ -110,7 +106,7 @@ class CurlAdapter(BaseAdapter):
         if len(run.argv) < 2 or _CURL_MESSAGE.search(run.text()):
             # a saved log (no real argv or exit code), or curl explained itself and no rule knew the message
             return None
-        code = EXIT_CODE_RULES.get(run.exit_code or 0)
+        code = _EXIT_CODES.get(run.exit_code or 0)
         for rule in self.spec.rules:
             if rule.code == code:
                 empty = re.compile("").match("")
@@ -121,4 +117,4 @@ class CurlAdapter(BaseAdapter):
         return None
 
 
-ADAPTER = CurlAdapter()
+ADAPTER: Adapter = CurlAdapter()

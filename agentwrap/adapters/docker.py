@@ -7,97 +7,16 @@ alternative to an interactive `docker run -it` / `exec -it` is built from the or
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _docker_parse as dp
-from agentwrap.adapters._docker_rules import RULES
-from agentwrap.adapters._kubectl_parse import first_rule_per_line
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
-_MUT = {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}
-_ONCE = {**_MUT, "idempotent": False}
-_DEL = {"read_only": False, "destructive": True, "idempotent": True, "open_world": False}
-_NET = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
-_GROUPS = ["compose", "container", "image", "volume", "network", "system", "builder", "buildx", "context", "plugin",
-           "manifest", "trust", "swarm", "node", "service", "stack", "secret", "config"]
-_READ = ["ps", "images", "inspect", "logs", "version", "info", "top", "stats", "port", "diff", "history", "events",
-         "container ls", "container ps", "container list", "container inspect", "container logs", "container top",
-         "container stats", "container port", "container diff", "image ls", "image list", "image inspect",
-         "image history", "volume ls", "volume list", "volume inspect", "network ls", "network list",
-         "network inspect", "context ls", "context list", "context inspect", "context show", "system df",
-         "system info", "system events", "compose ps", "compose ls", "compose logs", "compose config",
-         "compose images", "compose top", "compose version", "compose port", "buildx ls", "buildx inspect",
-         "plugin ls", "builder ls", "manifest inspect", "service ls", "service ps", "service inspect",
-         "service logs", "stack ls", "stack ps", "stack services", "node ls", "node inspect", "secret ls",
-         "config ls"]
-_PRUNE = ["system prune", "image prune", "container prune", "volume prune", "network prune", "builder prune",
-          "buildx prune"]
-_REMOVE = ["rm", "rmi", "container rm", "image rm", "volume rm", "network rm", "context rm", "compose down",
-           "compose rm", "service rm", "stack rm", "secret rm", "config rm", "plugin rm", "buildx rm"]
 
-SPEC: dict[str, Any] = {
-    "name": "docker",
-    "matches": ["docker"],
-    "descriptor": {
-        "purpose": "Run and manage containers and images with the docker CLI (and docker compose).",
-        "use_when": "Listing, running, building, pulling or removing containers and images on a Docker daemon.",
-        "do_not_use_when": "You need an interactive shell in a container (`docker exec -it`): run one command "
-                           "instead (`docker exec NAME CMD`).",
-        "returns": "data: ps/images/ls rows (table or --format json), inspect summaries, run -d container id; "
-                   "problems: daemon unreachable, socket permission, image/registry, port and name conflicts.",
-        "limitations": "Build output is not parsed step by step (the failing step's file and line are); compose "
-                       "service logs are plain text.",
-    },
-    # BuildKit writes plain step logs instead of a redrawing tree; no CLI hints; compose up shows no key menu.
-    "env": {"DOCKER_CLI_HINTS": "false", "BUILDKIT_PROGRESS": "plain", "COMPOSE_MENU": "false",
-            "COMPOSE_ANSI": "never"},
-    "global_options_with_value": ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert",
-                                  "--tlscert", "--tlskey", "-f", "--file", "-p", "--project-name",
-                                  "--project-directory", "--profile", "--env-file", "--ansi", "--progress"],
-    "nested_subcommands": _GROUPS,
-    "effects": {
-        "default": {"read_only": False, "open_world": False},
-        **{s: _RO for s in _READ},
-        "search": {**_RO, "open_world": True},
-        **{s: _DEL for s in _PRUNE + _REMOVE},
-        **{s: _MUT for s in ("start", "stop", "restart", "pause", "unpause", "kill", "tag", "rename", "update",
-                             "container start", "container stop", "container restart", "container kill",
-                             "image tag", "compose start", "compose stop", "compose restart", "compose kill",
-                             "compose pause", "compose unpause", "context use", "network connect",
-                             "network disconnect")},
-        **{s: _ONCE for s in ("create", "commit", "cp", "exec", "container create", "container exec",
-                              "container commit", "volume create", "network create", "context create",
-                              "compose exec", "compose create", "compose cp", "image import", "load", "import",
-                              "save", "export")},
-        "run": {**_ONCE, "open_world": True}, "container run": {**_ONCE, "open_world": True},
-        "compose run": {**_ONCE, "open_world": True},
-        **{s: _NET for s in ("pull", "push", "build", "login", "logout", "image pull", "image push", "image build",
-                             "buildx build", "compose up", "compose pull", "compose push", "compose build",
-                             "builder build", "manifest push")},
-        "attach": {"open_world": False}, "container attach": {"open_world": False},
-    },
-    "prompts": [
-        {"pattern": r"Are you sure you want to continue\?|\[y/N\]|Are you sure\? \[yN\]",
-         "subcommands": ["system", "image", "container", "volume", "network", "builder", "buildx", "compose"],
-         "suggested_fix": "docker asks before deleting; once the command's WARNING lists what you intend to remove, "
-                          "re-run it with -f/--force.",
-         "code_actions": [{"title": "Remove without the confirmation prompt (deletes what the warning listed)",
-                           "command": ["{prog}", "{args...}", "--force"], "applicability": "maybe_incorrect"}]},
-        {"pattern": r"Username|Password", "subcommands": ["login"],
-         "suggested_fix": "Give docker login the credentials without a prompt: `-u USER --password-stdin` with the "
-                          "token on standard input (agentwrap --stdin FILE), or a credential helper.",
-         "code_actions": [{"title": "Log in with a token on standard input (replace <TOKEN_FILE> and <USER>)",
-                           "command": ["agentwrap", "--stdin", "<TOKEN_FILE>", "--", "{prog}", "{args...}", "-u",
-                                       "<USER>", "--password-stdin"], "applicability": "has_placeholders"}]},
-        {"pattern": r".", "subcommands": ["run", "exec", "attach", "container", "compose"],
-         "suggested_fix": "The container is waiting for typed input (-i/-t): run one command non-interactively "
-                          "instead, without -i and -t (`docker exec NAME CMD ARGS`)."},
-    ],
-    "rules": RULES,
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("docker.spec.toml")
 
 _LISTINGS = frozenset({"ps", "images", "container ls", "container ps", "container list", "image ls", "image list",
                        "volume ls", "volume list", "network ls", "network list", "context ls", "context list",
@@ -124,7 +43,7 @@ def connection(argv: list[str] | tuple[str, ...]) -> list[str]:
 
 
 class DockerAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
     def effects(self, argv: list[str]) -> Effects:
         if self.subcommand(argv) is None and any(a in ("--version", "-v", "--help", "-h") for a in argv[1:]):
@@ -160,7 +79,7 @@ class DockerAdapter(BaseAdapter):
         """One problem per line (the most specific rule's); diagnostic commands offered as code actions ask the
         same daemon as the failed command."""
         assert self.spec is not None
-        problems = [*self.diagnostics(run), *first_rule_per_line(self.spec, run)]
+        problems = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
         conn = connection(run.argv)
         if not conn:
             return problems
@@ -182,4 +101,4 @@ class DockerAdapter(BaseAdapter):
         return fix, actions
 
 
-ADAPTER = DockerAdapter()
+ADAPTER: Adapter = DockerAdapter()

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://eslint.org/docs/latest/"
 ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
@@ -49,99 +48,21 @@ _FIXABLE_RULES = frozenset((  # noqa: SIM905 - one readable word list
     "@typescript-eslint/consistent-type-definitions @typescript-eslint/consistent-indexed-object-style"
 ).split())
 
-SPEC: dict[str, Any] = {
-    "name": "eslint",
-    "matches": ["eslint"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Lint JavaScript/TypeScript with ESLint; each message is a located problem with its rule id.",
-        "use_when": "Linting files or folders (`eslint .`, `eslint src/x.js`); `eslint --fix` applies safe fixes.",
-        "do_not_use_when": "You need type checking (tsc) or formatting only (prettier).",
-        "returns": "problems with file/line/column, severity error|warning, rule; data: errors, warnings, files, "
-                   "fixable_errors, fixable_warnings.",
-        "limitations": "Reads the default stylish format only (not -f json/compact); which messages are fixable "
-                       "is inferred from the rule (stylish does not say per message).",
-    },
-    "effects": {"default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}},
-    "prompts": [
-        {"pattern": r"How would you like to use ESLint|What type of modules|Which framework|Ok to proceed\?",
-         "suggested_fix": "`eslint --init` runs an interactive wizard; write eslint.config.mjs yourself "
-                          "(see the docs) or start from a shareable config without questions.",
-         "code_actions": [{"title": "Create the config from a shareable config (replace <SHAREABLE_CONFIG>)",
-                           "command": ["npm", "init", "@eslint/config@latest", "--", "--config",
-                                       "<SHAREABLE_CONFIG>"], "applicability": "has_placeholders"}]},
-    ],
-    "rules": [
-        {"code": "ESLINT_CONFIG_NOT_FOUND",
-         "pattern": r"^ESLint couldn't find (?:an eslint\.config\.\S+ file|a configuration file)",
-         "title": "ESLint: no configuration file", "category": "precondition", "status": 412,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Create eslint.config.mjs (`import js from \"@eslint/js\"; export default "
-                          "[js.configs.recommended];`), run from the project root, or pass -c FILE. "
-                          "A .eslintrc.* file needs migrating to the flat config.",
-         "docs_url": DOCS + "use/configure/configuration-files"},
-        {"code": "ESLINT_NO_FILES", "pattern": r"^No files matching the pattern \"(?P<pattern>[^\"]+)\" were found",
-         "title": "ESLint: no files match the pattern", "category": "not_found", "status": 404,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Check the path or glob '{pattern}' (and the config's `files`/`ignores`); "
-                          "--no-error-on-unmatched-pattern makes this a no-op.",
-         "docs_url": DOCS + "use/command-line-interface"},
-        {"code": "ESLINT_PLUGIN_NOT_FOUND",
-         "pattern": r"(?:ESLint couldn't find the plugin \"(?=[^\"]+\")|Cannot find (?:package|module) "
-                    r"'(?=[^']+' imported from \S*eslint\.config\.))(?P<package>[^'\"]+)",
-         "title": "ESLint: a plugin or config package is not installed", "category": "dependency", "status": 424,
-         "retryable": True, "safe_to_retry": True,
-         "suggested_fix": "Install it as a dev dependency (`npm install --save-dev {package}`), "
-                          "or remove it from the config.",
-         "code_actions": [{"title": "Install {package} as a dev dependency",
-                           "command": ["npm", "install", "--save-dev", "{package}"],
-                           "applicability": "maybe_incorrect"}],
-         "docs_url": DOCS + "use/configure/plugins"},
-        {"code": "ESLINT_RULE_NOT_FOUND",
-         "pattern": r"(?:Could not find \"(?P<rule>[^\"]+)\" in plugin \"(?P<plugin>[^\"]+)\"|"
-                    r"Definition for rule '(?P<rule2>[^']+)' was not found)",
-         "title": "ESLint: the config names a rule that does not exist", "category": "validation", "status": 400,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Fix the rule name in the config, or add the plugin that defines it to `plugins`.",
-         "docs_url": DOCS + "rules/"},
-        {"code": "ESLINT_CONFIG_INVALID",
-         "pattern": r"^(?:\w*Error: )?(?:Config (?:\"[^\"]*\"|\(unnamed\)): )?(?:Key \"(?P<key>[^\"]+)\": "
-                    r"(?!.*Could not find)(?P<message>.+)|Configuration for rule \"(?P<rule>[^\"]+)\" is invalid.*)$",
-         "title": "ESLint: the configuration is invalid", "category": "validation", "status": 400,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Fix the config key or rule options named in the message.",
-         "docs_url": DOCS + "use/configure/rules"},
-        {"code": "ESLINT_TOO_MANY_WARNINGS",
-         "pattern": r"^ESLint found too many warnings \(maximum: (?P<max>\d+)\)\.",
-         "title": "ESLint: more warnings than --max-warnings allows", "category": "validation", "status": 422,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Fix the warnings listed (many may be fixable with --fix) or raise --max-warnings.",
-         "docs_url": DOCS + "use/command-line-interface#--max-warnings"},
-        {"code": "ESLINT_USAGE", "pattern": r"^(?P<message>Invalid option '(?P<option>[^']+)'.*)$",
-         "title": "ESLint: invalid command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "eslint: {message}",
-         "suggested_fix": "Fix the option (flat config removed --ext, --resolve-plugins-relative-to, "
-                          "--rulesdir); `eslint --help` lists the options.",
-         "docs_url": DOCS + "use/command-line-interface"},
-        {"code": "ESLINT_CRASH",
-         "pattern": r"^Oops! Something went wrong! :\(\s*\n\s*\nESLint: \S+\s*\n\s*\n(?P<message>.+)$",
-         "title": "ESLint failed", "category": "dependency", "status": 502, "retryable": False,
-         "safe_to_retry": True, "detail": "{message}",
-         "suggested_fix": "Read the message: usually the config file throws or imports something missing."},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("eslint.spec.toml")
 
 # Problems read from the stylish report: code -> (title, category, status, fix)
-_DIAG: dict[str, tuple[str, str, int, str]] = {
-    "ESLINT_RULE_VIOLATION": ("ESLint: rule violated", "validation", 422,
-                              "Fix the code at the location, apply the fix action when there is one, or disable "
-                              "the rule for the line (`// eslint-disable-next-line RULE`) if it does not apply."),
-    "ESLINT_PARSE_ERROR": ("ESLint: the file cannot be parsed", "validation", 400,
-                           "Fix the syntax, or configure a parser for this language (TypeScript, JSX) via "
-                           "languageOptions in eslint.config."),
-    "ESLINT_FILE_IGNORED": ("ESLint: file ignored", "precondition", 412,
-                            "The file matches an ignore pattern; lint it with --no-ignore or change `ignores`."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="ESLINT_RULE_VIOLATION", title="ESLint: rule violated", category="validation", status=422,
+                suggested_fix="Fix the code at the location, apply the fix action when there is one, or disable the "
+                              "rule for the line (`// eslint-disable-next-line RULE`) if it does not apply."),
+    ProblemCode(code="ESLINT_PARSE_ERROR", title="ESLint: the file cannot be parsed", category="validation",
+                status=400,
+                suggested_fix="Fix the syntax, or configure a parser for this language (TypeScript, JSX) via "
+                              "languageOptions in eslint.config."),
+    ProblemCode(code="ESLINT_FILE_IGNORED", title="ESLint: file ignored", category="precondition", status=412,
+                suggested_fix="The file matches an ignore pattern; lint it with --no-ignore or change `ignores`."),
+)}
 
 
 class Message(NamedTuple):
@@ -187,7 +108,6 @@ def _code(m: Message) -> str:
 
 def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem:
     code = _code(m)
-    title, category, status, fix = _DIAG[code]
     location: dict[str, Any] = {"file": m.file}
     if m.line:
         location.update(line=m.line, column=m.column)
@@ -198,10 +118,8 @@ def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem
                               command=(eslint, "--fix", m.file), applicability="machine_applicable",
                               is_preferred=True),)
     docs = DOCS + f"rules/{m.rule}" if m.rule and "/" not in m.rule else None
-    return Problem(type=f"{TYPE_PREFIX}eslint:{code.lower().replace('_', '-')}", title=title, status=status,
-                   detail=m.text[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
-                   suggested_fix=fix, docs_url=docs, code_actions=actions, location=location, severity=m.severity,
-                   extra={"tool": "eslint", "rule": m.rule})
+    return problem("eslint", _DIAG[code], m.text, docs_url=docs, code_actions=actions, location=location,
+                   severity=m.severity, extra={"rule": m.rule})
 
 
 def _n(count: int, word: str) -> str:
@@ -216,7 +134,8 @@ def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 
 class EslintAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
+    codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
         args = argv[1:]
@@ -225,9 +144,6 @@ class EslintAdapter(BaseAdapter):
         if "--fix" in args or any(a in ("-o", "--output-file") or a.startswith("--output-file=") for a in args):
             return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)  # --fix-dry-run and plain runs only read
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         eslint = run.argv[0] if os.path.basename(run.argv[0]) == "eslint" else "eslint"
@@ -269,4 +185,4 @@ class EslintAdapter(BaseAdapter):
                 f"{_n(data['files'], 'file')}")
 
 
-ADAPTER = EslintAdapter()
+ADAPTER: Adapter = EslintAdapter()

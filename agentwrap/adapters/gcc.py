@@ -7,111 +7,14 @@ parsed in `_gcc_parse`; the driver's and the linker's own failures are the rules
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
-from agentwrap.adapters._gcc_problems import CODES, DRIVER, compiler_problems
-from agentwrap.problem import Problem
-from agentwrap.spec import Spec
-from agentwrap.spec import rule as _rule
+from agentwrap.adapters.compiler_problems import CODES, compiler_problems
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
-_LD = r"^(?:\S*ld(?:\.\w+)?: )?"
-_AT = r"(?:(?P<file>[^\s:]+):(?:(?P<line>\d+)|\([^)]*\)): )?"
-_Q = "[`‘']"
-_EQ = "['’]"
-
-
-
-
-LINK_DOCS = "https://gcc.gnu.org/onlinedocs/gcc/Link-Options.html"
-OPTION_DOCS = "https://gcc.gnu.org/onlinedocs/gcc/Option-Summary.html"
-SPEC: dict[str, Any] = {
-    "name": "gcc",
-    "matches": ["gcc", "g++", "cc", "c++", "clang", "clang++"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Compile and link C/C++ with gcc or clang; every diagnostic becomes a located problem.",
-        "use_when": "Compiling or linking C/C++ directly (gcc -c x.c, g++ -o app *.cpp, clang ...).",
-        "do_not_use_when": "The project builds through make/cmake/ninja: run those (make carries gcc's problems).",
-        "returns": "Problems at file:line:column with severity, -W option, notes as related, fix-its as edit "
-                   "actions; linker/driver failures; data with error/warning counts and the output file.",
-        "limitations": "English messages only; fix-it ranges are read from the caret lines (exact with "
-                       "-fdiagnostics-parseable-fixits); gcc columns are display columns, clang's are bytes.",
-    },
-    "effects": {"default": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}},
-    "prompts": [{
-        "pattern": "", "input_kind": "text",
-        "suggested_fix": "The compiler reads its source from standard input ('-'): name a file instead, or feed "
-                         "the source with `agentwrap --stdin FILE`.",
-        "code_actions": [{"title": "Feed the source on standard input (replace <FILE>)",
-                          "command": ["agentwrap", "--stdin", "<FILE>", "--", "{argv...}"],
-                          "applicability": "has_placeholders"}]}],
-    "rules": [
-        _rule("GCC_UNDEFINED_REFERENCE", _LD + _AT + f"undefined reference to {_Q}(?P<symbol>[^'’]+){_EQ}",
-              "Undefined reference at link time", "not_found", 404, False, True,
-              "Link the object or library that defines '{symbol}' (add its source file, or -l<lib> after the "
-              "sources), or define it; for C called from C++ check extern \"C\".", docs_url=LINK_DOCS),
-        _rule("GCC_UNDEFINED_REFERENCE", r"^ld\.lld: error: undefined symbol: (?P<symbol>.+)$",
-              "Undefined reference at link time", "not_found", 404, False, True,
-              "Link the object or library that defines '{symbol}', or define it.", docs_url=LINK_DOCS),
-        _rule("GCC_MULTIPLE_DEFINITION", _LD + _AT + f"multiple definition of {_Q}(?P<symbol>[^'’]+){_EQ}",
-              "Symbol defined more than once", "conflict", 409, False, True,
-              "Define '{symbol}' in one file only: make it static, or declare it extern in the header and define "
-              "it in one .c file (a variable defined in a header is the usual cause).",
-              docs_url="https://gcc.gnu.org/gcc-10/porting_to.html#common"),
-        _rule("GCC_MULTIPLE_DEFINITION", r"^ld\.lld: error: duplicate symbol: (?P<symbol>.+)$",
-              "Symbol defined more than once", "conflict", 409, False, True,
-              "Define '{symbol}' in one file only (static, or extern in the header).",
-              docs_url="https://gcc.gnu.org/gcc-10/porting_to.html#common"),
-        _rule("GCC_LIBRARY_NOT_FOUND", _LD + r"(?:error: )?(?:cannot find|unable to find library) -l(?P<lib>[^\s:]+)",
-              "Library not found by the linker", "dependency", 424, True, True,
-              "Install the development package of lib{lib} (Debian: usually lib{lib}-dev), or add its folder with "
-              "-L<DIR>.", docs_url=LINK_DOCS),
-        _rule("GCC_LINK_FAILED", rf"^(?:collect2: error: ld returned (?P<status>\d+) exit status|{DRIVER}: error: "
-              r"linker command failed with exit code (?P<code>\d+).*)$", "Linking failed", "dependency", 502,
-              False, True, "Read the linker's messages above this line (undefined references, missing libraries).",
-              docs_url=LINK_DOCS),
-        _rule("GCC_NO_INPUT_FILES", rf"^{DRIVER}: (?:fatal )?error: no input files", "No input files", "usage",
-              400, False, True, "Name the source files to compile, e.g. `{prog} main.c -o main`.",
-              code_actions=[{"title": "Add the source file (replace <FILE.c>)", "command": ["{argv...}", "<FILE.c>"],
-                             "applicability": "has_placeholders"}], docs_url=OPTION_DOCS),
-        _rule("GCC_UNRECOGNIZED_OPTION", rf"^{DRIVER}: error: unrecognized command[- ]line option {_Q}"
-              rf"(?P<option>[^’']+){_EQ}(?:; did you mean {_Q}(?P<suggestion>[^’']+){_EQ}\?)?",
-              "Unrecognized command-line option", "usage", 400, False, True,
-              "Remove or correct the option {option} (see `{prog} --help=common`).", docs_url=OPTION_DOCS),
-        _rule("GCC_UNRECOGNIZED_OPTION", rf"^{DRIVER}: error: (?:unknown argument|unsupported option):? {_Q}"
-              rf"(?P<option>[^’']+){_EQ}(?:; did you mean {_Q}(?P<suggestion>[^’']+){_EQ}\?)?",
-              "Unrecognized command-line option", "usage", 400, False, True,
-              "Remove or correct the option {option}.", docs_url=OPTION_DOCS),
-        _rule("GCC_UNKNOWN_WARNING_OPTION", rf"^(?:{DRIVER}: )?warning: (?:unknown warning option|unrecognized "
-              rf"command[- ]line option) {_Q}(?P<option>[^’']+){_EQ}(?:; did you mean {_Q}(?P<suggestion>[^’']+)"
-              rf"{_EQ}\?)?", "Unknown warning option", "usage", 400, False, True,
-              "Remove or correct the warning option {option}.", severity="warning",
-              docs_url="https://gcc.gnu.org/onlinedocs/gcc/Warning-Options.html"),
-        _rule("GCC_INPUT_NOT_FOUND", rf"^{DRIVER}: (?:fatal )?error: (?P<file>[^:\n]+): No such file or directory",
-              "Input file not found", "not_found", 404, False, True,
-              "Check the path {file} (relative to the working directory) or create the file.",
-              docs_url=OPTION_DOCS),
-        _rule("GCC_INPUT_NOT_FOUND", rf"^{DRIVER}: error: no such file or directory: {_Q}(?P<file>[^’']+){_EQ}",
-              "Input file not found", "not_found", 404, False, True,
-              "Check the path {file} (relative to the working directory) or create the file.",
-              docs_url=OPTION_DOCS),
-        _rule("GCC_OUTPUT_NOT_WRITABLE", r"(?:cannot open output file|opening output file|can't create) "
-              r"(?P<file>[^:\s]+): (?P<reason>.+)$", "Output file cannot be written", "precondition", 412, False,
-              True, "Create the folder of {file} or choose a writable path with -o ({reason})."),
-        _rule("GCC_COMPILER_MISSING", rf"^{DRIVER}: fatal error: cannot execute {_Q}(?P<component>[^’']+){_EQ}",
-              "Compiler component not installed", "dependency", 424, True, True,
-              "The compiler for this language is not installed ({component} is missing): install it "
-              "(Debian: g++ for cc1plus, gfortran for f951)."),
-        _rule("GCC_COMPILER_KILLED", rf"^{DRIVER}: fatal error: Killed signal terminated program (?P<component>\S+)",
-              "Compiler killed (usually out of memory)", "dependency", 503, True, True,
-              "The compiler ran out of memory: build with fewer parallel jobs (make -j1) or lower optimisation."),
-        _rule("GCC_INTERNAL_COMPILER_ERROR", rf"^{DRIVER}: error: (?:clang frontend command failed|unable to "
-              r"execute command).*$", "Internal compiler error", "internal", 500, False, True,
-              "A compiler crash: retry with another optimisation level or compiler version, or simplify the code.",
-              docs_url="https://gcc.gnu.org/bugs/"),
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("gcc.spec.toml")
 
 _INFO_FLAGS = frozenset({"--version", "--help", "-dumpversion", "-dumpmachine", "-dumpfullversion", "--target-help",
                          "-print-search-dirs", "-print-libgcc-file-name"})
@@ -155,16 +58,18 @@ def invocation(argv: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {"mode": mode, "inputs": inputs, "outputs": [] if mode == "check" else [o for o in outputs if o != "-"]}
 
 
+#: The compiler's rules, read by make too (recipes run the compiler): one spec, two adapters.
+COMPILER = Spec.from_toml(SPEC_FILE)
+
+
 class GccAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = COMPILER
+    codes = tuple(CODES.values())
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         """Diagnostics and rule matches in the order they were printed (a log gives no command line to rewrite)."""
         assert self.spec is not None
         return compiler_problems(run, self.spec, run.argv if len(run.argv) > 1 else None, run.cwd)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *CODES})
 
     def effects(self, argv: list[str]) -> Effects:
         info = invocation(argv)
@@ -203,4 +108,4 @@ class GccAdapter(BaseAdapter):
         return base._replace(data=data, summary=summary, effects=effects)
 
 
-ADAPTER = GccAdapter()
+ADAPTER: Adapter = GccAdapter()

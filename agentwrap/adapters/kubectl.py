@@ -9,19 +9,13 @@ keep the caller's connection options (--server, --context, -n) so they ask the s
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Interpretation, Parser
 from agentwrap.adapters import _kubectl_parse as kp
-from agentwrap.adapters._kubectl_rules import RULES
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters.tables import table
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
 
-_RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": True}
-_LOCAL_RO = {**_RO, "open_world": False}
-_MUTATE = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
-_DELETE = {"read_only": False, "destructive": True, "idempotent": True, "open_world": True}
-_UNKNOWN = {"open_world": True}
 #: Global options that take a value (`kubectl -n ns get pods`); the same ones choose the cluster for code actions.
 _WITH_VALUE = ["-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token",
                "--as", "--as-group", "--as-uid", "--request-timeout", "--certificate-authority",
@@ -31,66 +25,16 @@ _CONNECTION = frozenset({"-n", "--namespace", "--context", "--cluster", "--user"
                          "--as", "--as-group", "--certificate-authority", "--tls-server-name"})
 _CONNECTION_FLAGS = frozenset({"--insecure-skip-tls-verify", "--insecure-skip-tls-verify=true"})
 
-SPEC: dict[str, Any] = {
-    "name": "kubectl",
-    "matches": ["kubectl"],
-    "descriptor": {
-        "purpose": "Inspect and change Kubernetes resources; failures name the cause (no cluster, RBAC, not found).",
-        "use_when": "Reading (get/describe/logs) or changing (apply/patch/scale/delete) objects in a cluster.",
-        "do_not_use_when": "You need an interactive shell or editor (kubectl exec -it, kubectl edit): use "
-                           "`exec POD -- CMD`, `patch` or `apply -f` instead.",
-        "returns": "data: `get` rows (table, -o wide/name/json summaries), versions, contexts; changes from "
-                   "apply/create/delete; problems with the API server's reason.",
-        "limitations": "-o yaml/jsonpath/custom-columns output is left as text; watch (-w), port-forward and logs -f "
-                       "run until the timeout.",
-    },
-    "global_options_with_value": _WITH_VALUE,
-    "nested_subcommands": ["config", "rollout", "auth", "certificate", "plugin"],
-    "effects": {
-        "default": _UNKNOWN,
-        **{s: _RO for s in ("get", "describe", "logs", "explain", "api-resources", "api-versions", "cluster-info",
-                            "top", "diff", "events", "wait", "auth can-i", "auth whoami", "rollout status",
-                            "rollout history", "plugin list")},
-        **{s: _LOCAL_RO for s in ("version", "completion", "config view", "config get-contexts",
-                                  "config current-context", "config get-clusters", "config get-users", "kustomize")},
-        **{s: {**_MUTATE, "open_world": False} for s in ("config set", "config set-context", "config use-context",
-                                                         "config use", "config set-cluster", "config set-credentials",
-                                                         "config rename-context", "config unset")},
-        "config delete-context": {**_DELETE, "open_world": False},
-        "config delete-cluster": {**_DELETE, "open_world": False},
-        "config delete-user": {**_DELETE, "open_world": False},
-        **{s: _MUTATE for s in ("apply", "patch", "scale", "label", "annotate", "set", "replace", "edit", "cordon",
-                                "uncordon", "taint", "autoscale", "rollout restart", "rollout pause",
-                                "rollout resume", "rollout undo", "certificate")},
-        "create": {**_MUTATE, "idempotent": False}, "expose": {**_MUTATE, "idempotent": False},
-        "run": {**_MUTATE, "idempotent": False},
-        "delete": _DELETE, "drain": _DELETE,
-        **{s: _UNKNOWN for s in ("exec", "port-forward", "attach", "cp", "proxy", "debug")},
-    },
-    "prompts": [
-        {"pattern": r"Please enter (?:Username|Password)", "suggested_fix":
-         "kubectl asked for credentials because the kubeconfig user has none: add them to the kubeconfig "
-         "(`kubectl config set-credentials`), use the context that has them, or pass --token."},
-        {"pattern": r"\(y/n\)|Do you want to continue", "subcommands": ["delete"], "suggested_fix":
-         "kubectl delete --interactive asks before deleting: drop -i/--interactive once the list is right "
-         "(`kubectl delete ... --dry-run=client` shows it without deleting)."},
-        {"pattern": r".", "input_kind": "editor", "subcommands": ["edit"], "suggested_fix":
-         "kubectl edit opens an editor: make the change with `kubectl patch` (a JSON/merge patch) or get the YAML, "
-         "change it and `kubectl apply -f` it."},
-        {"pattern": r".", "subcommands": ["exec", "attach", "run", "debug"], "suggested_fix":
-         "The container's shell is waiting for typed input: run one command without -i/-t instead "
-         "(`kubectl exec POD -- COMMAND ARGS`)."},
-    ],
-    "rules": RULES,
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("kubectl.spec.toml")
 
 _PARSERS: dict[str, Parser] = {
     "get": lambda run: kp.get(run.stdout_text, run.stderr_text, run.argv),
     "version": lambda run: kp.version(run.stdout_text),
     "config get-contexts": lambda run: kp.contexts(run.stdout_text),
     "config current-context": lambda run: {"context": run.stdout_text.strip()},
-    "api-resources": lambda run: {"items": kp.table(run.stdout_text)},
-    "top": lambda run: {"items": kp.table(run.stdout_text)},
+    "api-resources": lambda run: {"items": table(run.stdout_text)},
+    "top": lambda run: {"items": table(run.stdout_text)},
 }
 _CHANGES = frozenset({"apply", "create", "delete", "patch", "scale", "label", "annotate", "replace", "expose",
                       "autoscale", "set", "rollout", "cordon", "uncordon", "drain", "taint", "run", "edit"})
@@ -136,7 +80,7 @@ def _positional(argv: list[str], sub: str) -> list[str]:
 
 
 class KubectlAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
     def parse(self, run: CapturedRun) -> Any:
         parser = _PARSERS.get(run.subcommand or "")
@@ -169,7 +113,7 @@ class KubectlAdapter(BaseAdapter):
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         assert self.spec is not None
-        problems = [*self.diagnostics(run), *kp.first_rule_per_line(self.spec, run)]
+        problems = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
         if len(run.argv) < 2:  # a saved log: no command line to build on
             return problems
         argv = list(run.argv)
@@ -236,4 +180,4 @@ class KubectlAdapter(BaseAdapter):
         return fix, actions
 
 
-ADAPTER = KubectlAdapter()
+ADAPTER: Adapter = KubectlAdapter()

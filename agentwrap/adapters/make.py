@@ -7,15 +7,28 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
-from agentwrap.adapters import _traceback
-from agentwrap.adapters._gcc_problems import located_problems
-from agentwrap.adapters._make_spec import SPEC
-from agentwrap.adapters.gcc import ADAPTER as GCC
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters import tracebacks
+from agentwrap.adapters.compiler_problems import located_problems
+from agentwrap.adapters.gcc import COMPILER, GccAdapter
+from agentwrap.adapters.python_errors import DECLARED
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    merge_codes,
+)
+
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("make.spec.toml")
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
 _ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
@@ -111,7 +124,7 @@ def _directory_fix(problem: Problem, argv: tuple[str, ...]) -> Problem:
 
 def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
     found, start = [], 0
-    for problem in _traceback.problems(text, tool="python", exit_code=exit_code):
+    for problem in tracebacks.problems(text, tool="python", exit_code=exit_code):
         head = problem.detail.splitlines()[0] if problem.detail else ""
         at = text.find(head, start) if head else -1
         start = at + 1 if at >= 0 else start
@@ -120,10 +133,11 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
 
 
 class MakeAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *GCC.problem_codes(), "PYTHON_EXCEPTION"})
+    def declarations(self) -> list[ProblemCode]:
+        # and the compiler's, and python's: recipes run both
+        return merge_codes(super().declarations(), GccAdapter().declarations(), DECLARED.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
         named = targets(argv)
@@ -138,13 +152,12 @@ class MakeAdapter(BaseAdapter):
         """The recipe tools' problems and make's own, in the order they were printed, with the paths as printed
         (a log shares them with the gcc adapter's); `interpret` makes them absolute where that is certain."""
         assert self.spec is not None
-        assert GCC.spec is not None
         text = run.text()
         dirs = _directories(text)
         where = dirs[0] if set(dirs) == {0} and os.path.isabs(dirs[0]) else None if dirs else run.cwd
         if run.cwd is None:
             where = None  # a replayed fixture or a saved log: the files are not this machine's to read
-        found = [(at, p) for at, p in located_problems(run, GCC.spec, None, where)
+        found = [(at, p) for at, p in located_problems(run, COMPILER, None, where)
                  if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
         found.extend(_tracebacks(text, run.exit_code))
         for rule in self.spec.rules:
@@ -201,9 +214,9 @@ class MakeAdapter(BaseAdapter):
             data["question_up_to_date"] = run.exit_code == 0
         if question and run.exit_code == 1 and not any(p.severity == "error" for p in base.problems
                                                        if p.code.startswith("MAKE_")):
-            return Interpretation("make -q: the targets are NOT up to date (a build would run recipes)",
-                                  None, tuple(p for p in base.problems if p.code != "COMMAND_FAILED"), data,
-                                  success=True)
+            return Interpretation(summary="make -q: the targets are NOT up to date (a build would run recipes)",
+                                  problems=tuple(p for p in base.problems if p.code != "COMMAND_FAILED"),
+                                  data=data, success=True)
         if base.error is not None or run.failed:
             return base._replace(data=data)
         named = ", ".join(data["targets"]) or "the default target"
@@ -215,4 +228,4 @@ class MakeAdapter(BaseAdapter):
         return base._replace(data=data, summary=summary)
 
 
-ADAPTER = MakeAdapter()
+ADAPTER: Adapter = MakeAdapter()

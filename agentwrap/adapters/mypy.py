@@ -10,116 +10,38 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _mypy_parse as mp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
 
-SPEC: dict[str, Any] = {
-    "name": "mypy",
-    "matches": ["mypy", "dmypy"],
-    "global_options_with_value": ["--status-file"],
-    "noise": [{"pattern": r"^(?:Found \d+ errors? in \d+ files? \(checked \d+ source files?\)|"
-                          r"Success: no issues found in \d+ source files?)$"}],  # data and summary count them
-    "descriptor": {
-        "purpose": "Static type checking of Python code; each error is a located problem with mypy's error code.",
-        "use_when": "Checking types of .py/.pyi files (mypy FILES, mypy -p PKG, dmypy run -- FILES for repeats).",
-        "do_not_use_when": "You need lint or formatting (ruff) or to run the code (python, pytest).",
-        "returns": "problems with file/line(/column with --show-column-numbers), rule = mypy's error code, notes; "
-                   "data: errors, notes, files, checked.",
-        "limitations": "Columns only with --show-column-numbers; mypy has no autofix (code actions only for "
-                       "missing stubs); a dmypy daemon started under agentwrap ends with the run.",
-    },
-    # mypy only reads; its cache (.mypy_cache) is not an effect worth refusing. dmypy starts a daemon process.
-    "effects": {
-        "default": {"read_only": True, "destructive": False, "idempotent": True, "open_world": False},
-        **{sub: {"read_only": False} for sub in ("start", "restart", "run", "stop", "kill")},
-    },
-    "prompts": [
-        # a y/N question; no input_kind, so it applies however the detector classes the prompt
-        {"pattern": r"Install\? \[yN\]",
-         "suggested_fix": "`mypy --install-types` asks before installing stub packages; add --non-interactive to "
-                          "install them without asking (or install the named types-* packages yourself).",
-         "code_actions": [{"title": "Install the missing stub packages without asking",
-                           "command": ["{argv...}", "--non-interactive"], "applicability": "maybe_incorrect",
-                           "is_preferred": True}]},
-    ],
-    "rules": [
-        {"code": "MYPY_MODULE_NOT_FOUND",
-         "pattern": r"^(?:d?mypy: error: Cannot find module \"(?P<module>[^\"]+)\"|"
-                    r"Can't find package '(?P<package>[^']+)')",
-         "title": "mypy: module or package to check not found", "category": "not_found", "status": 404,
-         "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "Check the name given to -m/-p and that it is importable from here (MYPYPATH, "
-                          "--python-executable, or run from the project root).",
-         "docs_url": DOCS + "running_mypy.html#how-mypy-handles-imports"},
-        {"code": "MYPY_USAGE", "pattern": r"^d?mypy: error: (?!Cannot find module )(?P<message>.+)$",
-         "title": "mypy: invalid command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "mypy: {message}",
-         "suggested_fix": "Fix the option or value named in the message; `mypy --help` lists the options.",
-         "docs_url": DOCS + "command_line.html"},
-        {"code": "MYPY_NO_SOURCES", "pattern": r"^There are no \.py\[i\] files in directory '(?P<dir>[^']+)'",
-         "title": "mypy: nothing to check", "category": "not_found", "status": 404, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "Point mypy at a folder or files holding .py/.pyi sources (check `files`/`exclude` "
-                          "in the config)."},
-        {"code": "MYPY_CONFIG_INVALID", "severity": "warning",
-         "pattern": r"^(?P<file>\S+\.(?:ini|cfg|toml)): (?P<message>(?:\[(?:tool\.)?mypy[^\]]*\]: .+|"
-                    r"No \[mypy\] section in config file|.+ \(at line \d+, column \d+\)))$",
-         "title": "mypy: configuration ignored", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "{file}: {message}",
-         "suggested_fix": "Fix {file}: mypy ignored this setting and ran with its default.",
-         "docs_url": DOCS + "config_file.html"},
-        {"code": "MYPY_CRASH", "pattern": r"^(?:(?P<file>\S+\.pyi?):(?:(?P<line>\d+): )?)?error: INTERNAL ERROR\b",
-         "title": "mypy crashed (internal error)", "category": "dependency", "status": 502, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "A mypy bug: rerun with --show-traceback, try another mypy version, or work around the "
-                          "construct at the reported line.",
-         "docs_url": DOCS + "common_issues.html#using-a-development-mypy-build"},
-        {"code": "DMYPY_NOT_RUNNING",
-         "pattern": r"^(?:No status file found|Daemon has died|Invalid status file.*)$",
-         "title": "dmypy: the daemon is not running", "category": "precondition", "status": 412,
-         "retryable": True, "safe_to_retry": True,
-         "suggested_fix": "Use `dmypy run -- FILES`, which starts the daemon when needed, or plain `mypy FILES`. "
-                          "A daemon started under agentwrap is ended with the run, so `dmypy start` there "
-                          "does not last.",
-         "code_actions": [{"title": "Check with dmypy run, which starts the daemon itself (replace <FILES>)",
-                           "command": ["dmypy", "run", "--", "<FILES>"], "applicability": "has_placeholders"}],
-         "docs_url": DOCS + "mypy_daemon.html"},
-        {"code": "DMYPY_DAEMON_FAILED",
-         "pattern": r"^(?:Daemon is still alive|Timed out waiting for daemon to start|Daemon crashed!|"
-                    r"Daemon may be busy processing.*)$",
-         "title": "dmypy: the daemon is in the way or failed", "category": "conflict", "status": 409,
-         "retryable": True, "safe_to_retry": True,
-         "suggested_fix": "`dmypy status` shows its state; `dmypy restart` (or `dmypy kill`, then start) resets it.",
-         "code_actions": [{"title": "Restart the mypy daemon", "command": ["dmypy", "restart"],
-                           "applicability": "maybe_incorrect"}],
-         "docs_url": DOCS + "mypy_daemon.html"},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("mypy.spec.toml")
 
 # Problems read from mypy's diagnostics: code -> (title, category, status, retryable, fix)
-_DIAG: dict[str, tuple[str, str, int, bool, str]] = {
-    "MYPY_TYPE_ERROR": ("mypy: type error", "validation", 422, False,
-                        "Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
-    "MYPY_MISSING_IMPORT": ("mypy: imported module or its type stubs not found", "dependency", 424, True,
-                            "Install the package (or its types-* stubs) into the environment mypy checks, point "
-                            "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
-                            "ignore_missing_imports for that module."),
-    "MYPY_SYNTAX_ERROR": ("mypy: syntax error", "validation", 400, False,
-                          "Fix the syntax at the location; mypy stops checking a file it cannot parse."),
-    "MYPY_FILE_NOT_FOUND": ("mypy: file to check not found", "not_found", 404, False,
-                            "Check the path given on the command line (or in `files` of the config)."),
-    "MYPY_DUPLICATE_MODULE": ("mypy: the same module found twice", "precondition", 412, False,
-                              "Add __init__.py files, use --explicit-package-bases (with MYPYPATH), or --exclude "
-                              "one copy."),
-    "MYPY_NOTE": ("mypy: note", "validation", 422, False, "Read the note; it is information, not a failure."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="MYPY_TYPE_ERROR", title="mypy: type error", category="validation", status=422,
+                suggested_fix="Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
+    ProblemCode(code="MYPY_MISSING_IMPORT", title="mypy: imported module or its type stubs not found",
+                category="dependency", status=424, retryable=True,
+                suggested_fix="Install the package (or its types-* stubs) into the environment mypy checks, point "
+                              "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
+                              "ignore_missing_imports for that module."),
+    ProblemCode(code="MYPY_SYNTAX_ERROR", title="mypy: syntax error", category="validation", status=400,
+                suggested_fix="Fix the syntax at the location; mypy stops checking a file it cannot parse."),
+    ProblemCode(code="MYPY_FILE_NOT_FOUND", title="mypy: file to check not found", category="not_found", status=404,
+                suggested_fix="Check the path given on the command line (or in `files` of the config)."),
+    ProblemCode(code="MYPY_DUPLICATE_MODULE", title="mypy: the same module found twice", category="precondition",
+                status=412,
+                suggested_fix="Add __init__.py files, use --explicit-package-bases (with MYPYPATH), or --exclude one"
+                              " copy."),
+    ProblemCode(code="MYPY_NOTE", title="mypy: note", category="validation", status=422,
+                suggested_fix="Read the note; it is information, not a failure."),
+)}
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
 _HINT = re.compile(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
 
@@ -141,7 +63,6 @@ def _code(d: mp.Diagnostic) -> str | None:
 
 
 def _problem(d: mp.Diagnostic, code: str) -> Problem:
-    title, category, status, retryable, fix = _DIAG[code]
     location: dict[str, Any] = {"file": d.file}
     for key in ("line", "column", "end_line", "end_column"):
         value = getattr(d, key)
@@ -154,14 +75,12 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
             package = hint["cmd"].split()[-1]
             actions.append(CodeAction(title=f"Install the stub package {package}", command=tuple(hint["cmd"].split()),
                                       applicability="maybe_incorrect", is_preferred=True))
-    extra: dict[str, Any] = {"tool": "mypy", "rule": d.rule}
+    extra: dict[str, Any] = {"rule": d.rule}
     if d.notes:
         extra["notes"] = d.notes
     if d.context:
         extra["context"] = d.context
-    return Problem(type=f"{TYPE_PREFIX}mypy:{code.lower().replace('_', '-')}", title=title, status=status,
-                   detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
-                   suggested_fix=fix, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
+    return problem("mypy", _DIAG[code], d.text, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
 
 
@@ -170,7 +89,8 @@ def _n(count: int, word: str) -> str:
 
 
 class MypyAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
+    codes = tuple(_DIAG.values())
 
     def subcommand(self, argv: list[str]) -> str | None:
         if os.path.basename(argv[0]) != "dmypy":
@@ -181,9 +101,6 @@ class MypyAdapter(BaseAdapter):
         if "--install-types" in argv:  # pip-installs stub packages from the index
             return Effects(read_only=False, destructive=False, idempotent=True, open_world=True)
         return super().effects(argv)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         out = []
@@ -210,4 +127,4 @@ class MypyAdapter(BaseAdapter):
         return f"mypy: no errors{checked}{notes}"
 
 
-ADAPTER = MypyAdapter()
+ADAPTER: Adapter = MypyAdapter()

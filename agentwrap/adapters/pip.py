@@ -9,73 +9,15 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
-from agentwrap.adapters import _pip_parse, _traceback
-from agentwrap.adapters._pip_rules import FACTS, RULES
-from agentwrap.adapters._traceback import slug
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters import _pip_parse, tracebacks
+from agentwrap.adapters._pip_codes import FACTS
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
 
-_READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
-_NET_READ = {**_READ, "open_world": True}
-_WRITE_NET = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
-SPEC: dict[str, Any] = {
-    "name": "pip",
-    "matches": ["pip"],
-    "global_options_with_value": ["--python", "--log", "--proxy", "--retries", "--timeout", "--exists-action",
-                                  "--trusted-host", "--cert", "--client-cert", "--cache-dir", "--keyring-provider",
-                                  "--use-feature", "--use-deprecated"],
-    "nested_subcommands": ["config", "cache", "index"],
-    "descriptor": {
-        "purpose": "Install, remove and inspect Python packages with pip; failures name the package and the fix.",
-        "use_when": "Installing or uninstalling packages, or listing/showing/freezing what an environment has.",
-        "do_not_use_when": "The project is managed by uv, poetry or conda: use that tool so its lock file stays right.",
-        "returns": "data: installed/uninstalled packages (list, show, freeze, check parsed); problems for missing "
-                   "distributions, conflicts, PEP 668, network, build and permission failures.",
-        "limitations": "Reads pip's text output (checked with pip 23.0, 23.2); `pip list --format=json` parses best.",
-    },
-    "env": {"PIP_NO_INPUT": "1"},  # questions fail at once instead of waiting (see module docstring)
-    "parsed_whole": ["list", "freeze"],  # every package and version is in data
-    "noise": [  # progress and notices; what was installed or was already there is in data
-        {"pattern": r"^Requirement already satisfied: "},
-        {"pattern": r"^\s*(?:Collecting|Downloading|Using cached|Obtaining|Processing) \S"},
-        {"pattern": r"^\s*(?:Preparing|Getting requirements|Installing build dependencies|Building wheel for|"
-                    r"Created wheel for|Stored in directory|Installing collected packages)\b.*"},
-        {"pattern": r"^\[notice\] "},
-        {"pattern": r"^WARNING: (?:Running pip as the 'root' user|You are using pip version)"},
-    ],
-    "effects": {
-        "default": {},
-        "install": _WRITE_NET, "download": {**_WRITE_NET}, "wheel": {**_WRITE_NET},
-        "uninstall": {"read_only": False, "destructive": True, "idempotent": True, "open_world": False},
-        "list": _READ, "freeze": _READ, "show": _READ, "check": _READ, "inspect": _READ, "debug": _READ,
-        "hash": _READ, "help": _READ, "completion": _READ, "index": _NET_READ, "search": _NET_READ,
-        "config list": _READ, "config get": _READ, "config debug": _READ,
-        "config set": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False},
-        "config unset": {"read_only": False, "destructive": True, "idempotent": True, "open_world": False},
-        "config edit": {"read_only": False, "destructive": False, "idempotent": False, "open_world": False},
-        "cache dir": _READ, "cache info": _READ, "cache list": _READ,
-        "cache remove": {"read_only": False, "destructive": True, "idempotent": True, "open_world": False},
-        "cache purge": {"read_only": False, "destructive": True, "idempotent": True, "open_world": False},
-    },
-    "prompts": [
-        {"pattern": r"Proceed \(Y/n\)\?", "input_kind": "confirmation", "subcommands": ["uninstall"],
-         "suggested_fix": "Pass -y (--yes) to uninstall without the question.",
-         "code_actions": [{"title": "Uninstall without asking", "command": ["{argv...}", "-y"],
-                           "applicability": "maybe_incorrect", "is_preferred": True}]},
-        {"pattern": r"What to do\?\s+\(i\)gnore", "input_kind": "selection",
-         "suggested_fix": "Choose up front with --exists-action (i)gnore, (w)ipe, (b)ackup, (s)witch or (a)bort.",
-         "code_actions": [{"title": "Decide what to do with the existing checkout",
-                           "command": ["{argv...}", "--exists-action", "<i|w|b|s|a>"],
-                           "applicability": "has_placeholders", "is_preferred": True}]},
-        {"pattern": r"^User for \S+:|Password:", "input_kind": "credential",
-         "suggested_fix": "Give the index credentials without a prompt: a keyring (`--keyring-provider import`), "
-                          "~/.netrc, or PIP_INDEX_URL with the credentials in the URL."},
-    ],
-    "rules": RULES,
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("pip.spec.toml")
 
 _NETWORK = re.compile(r"Failed to establish a new connection|Connection refused|Max retries exceeded|Temporary failure "
                       r"in name resolution|Name or service not known|No route to host|Network is unreachable|Read "
@@ -100,11 +42,8 @@ _HINTS = (("'gcc' failed|command 'cc' failed|gcc: not found|No such file or dire
 
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, actions: tuple[CodeAction, ...] = (),
              extra: dict[str, Any] | None = None, docs: str | None = None) -> Problem:
-    title, category, status, retryable, safe = FACTS[code]
-    return Problem(type=f"{TYPE_PREFIX}pip:{slug(code, 'pip')}", title=title,
-                   status=status, detail=detail[:1000], code=code, category=category, retryable=retryable,
-                   safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
-                   code_actions=actions, extra={"tool": "pip", **(extra or {})})
+    return problem("pip", FACTS[code], detail, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
+                   code_actions=actions, extra=extra)
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
@@ -155,7 +94,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
                                 command=(*argv, "--break-system-packages"), applicability="maybe_incorrect")),
             docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/"))
     if (b := _BUILD.search(text)) is not None:
-        inner = _traceback.parse(text)
+        inner = tracebacks.parse(text)
         cause = inner[-1].final.headline() if inner else None
         hints = [hint for pattern, hint in _HINTS if re.search(pattern, text)]
         step = _STEP.search(text)
@@ -174,6 +113,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
 
 
 class PipAdapter(BaseAdapter):
+    codes = tuple(FACTS.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
     parsers = {  # noqa: RUF012 - class-level table, never mutated
@@ -200,9 +140,6 @@ class PipAdapter(BaseAdapter):
         if self.subcommand(argv) == "list" and {"-o", "--outdated", "-u", "--uptodate"}.intersection(argv):
             return base._replace(open_world=True)
         return base
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *FACTS})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):
@@ -231,4 +168,4 @@ class PipAdapter(BaseAdapter):
         return interp._replace(effects=tuple(effects))
 
 
-ADAPTER = PipAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PipAdapter(Spec.from_toml(SPEC_FILE))

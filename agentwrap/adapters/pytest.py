@@ -5,89 +5,29 @@ each failing test, test error and collection error a located problem, and exit c
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation
 from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
-from agentwrap.adapters._python_errors import module_not_found
-from agentwrap.adapters._traceback import slug
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters.python_errors import module_not_found
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    problem,
+)
 
 DOCS = "https://docs.pytest.org/en/stable/"
-_RULE = {"retryable": False, "safe_to_retry": True}
-SPEC: dict[str, Any] = {
-    "name": "pytest",
-    "matches": ["pytest", "py.test"],
-    "has_subcommands": False,
-    "global_options_with_value": ["-k", "-m", "-p", "-c", "-o", "--rootdir", "--junitxml", "--tb", "-W", "--maxfail",
-                                  "--deselect", "--ignore", "--confcutdir", "--basetemp", "-r"],
-    "descriptor": {
-        "purpose": "Run Python tests with pytest; returns counts and every failing test with file, line and message.",
-        "use_when": "Running or selecting pytest tests (paths, node ids, -k, -m); listing them (--collect-only -q).",
-        "do_not_use_when": "The project uses another runner (unittest, tox/nox sessions): call that instead.",
-        "returns": "data: passed/failed/errors/skipped/xfailed/xpassed/warnings/deselected, duration_ms, failures "
-                   "[{nodeid, file, line, message, exception, crash}]; problems for failures, errors, collection.",
-        "limitations": "Reads the terminal report: output of plugins that rewrite it (xdist -n, sugar) may lose lines; "
-                       "short-summary messages are cut to the terminal width.",
-    },
-    "env": {},  # pytest never prompts by itself; --pdb/--trace and breakpoint() are caught by the engine
-    "layout": True,  # rules and the right-aligned [NN%] are drawn to the terminal's width
-    # each failure is a problem with its location and evidence; the per-test results and timing, counts
-    "concise_omit": ["failures", "results", "duration_ms"],
-    "noise": [  # lines that carry no fact for an agent: the counts are in the summary, failures in problems
-        {"pattern": r"^=+ (?:test session starts|FAILURES|ERRORS|PASSES|short test summary info|warnings summary"
-                    r"|slowest \d+ durations) =+$"},
-        {"pattern": r"^(?:platform \w+ -- Python |cachedir: |rootdir: |configfile: |testpaths: |plugins: |"
-                    r"collecting \.\.\.|collected \d+ items?|hypothesis profile |Using --randomly-seed)"},
-        {"pattern": r"^[.FEsxXp]+\s*(?:\[\s*\d+%\])?$"},  # progress dots
-        {"pattern": r"^\S+\.py [.FEsxXp]+\s*(?:\[\s*\d+%\])?$"},  # per-file progress
-        {"pattern": r"^\S+::\S.* (?:PASSED|XFAIL|XPASS|SKIPPED)(?: \(.*\))?\s*(?:\[\s*\d+%\])?$"},  # -v lines
-        {"pattern": r"^_+ .+ _+$"},  # a failure's header: the problem names the test
-        {"pattern": r"^    (?:async def|def|class) \w+\(.*\):$"},  # the failing function's header (long --tb)
-        {"pattern": r"^-- Docs: https://docs\.pytest\.org/"},
-        {"pattern": r"^\s+[~^]+\s*$"},  # a caret line: the failure's evidence keeps it under its source line
-        {"pattern": r"^benchmark: \d\S* \(defaults: "},  # pytest-benchmark's session header
-        {"pattern": r"^(?:=+ )?\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)* in [\d.]+s"
-                    r"(?: \(\d+:\d+:\d+\))?(?: =+)?$"},  # the counts: the summary has them
-        {"pattern": r"^\S+\.py::\S+\s*$"},  # a node id alone: a progress line's residue, a warning's test
-    ],
-    "effects": {"default": {}},
-    "prompts": [
-        {"pattern": r"\(Pdb\+*\) ?$", "input_kind": "text",
-         "suggested_fix": "A test stopped in the debugger (--pdb, --trace or breakpoint()): drop those options; "
-                          "PYTHONBREAKPOINT=0 turns breakpoint() calls into no-ops.",
-         "code_actions": [{"title": "Run with breakpoint() disabled",
-                           "command": ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--", "{argv...}"],
-                           "applicability": "maybe_incorrect", "is_preferred": True}]},
-    ],
-    "rules": [
-        {"code": "PYTEST_PATH_NOT_FOUND", "pattern": r"^ERROR: file or directory not found: (?P<path>.+)$",
-         "exit_codes": [4], "title": "pytest: path not found", "category": "not_found", "status": 404, **_RULE,
-         "detail": "no file or directory {path}", "docs_url": DOCS + "how-to/usage.html#specifying-which-tests-to-run",
-         "suggested_fix": "Check the path (relative to the working directory); `pytest --collect-only -q` lists "
-                          "the tests."},
-        {"code": "PYTEST_TEST_NOT_FOUND", "pattern": r"^ERROR: not found: (?P<nodeid>\S+)", "exit_codes": [4],
-         "title": "pytest: test id not found", "category": "not_found", "status": 404, **_RULE,
-         "detail": "no test {nodeid}",
-         "suggested_fix": "Check the node id (`file.py::Class::test[param]`); `pytest --collect-only -q FILE` "
-                          "lists them."},
-        {"code": "PYTEST_CONFIG_ERROR", "pattern": r"^ERROR: (?P<file>[^:\s]+):(?P<line>\d+): (?P<message>.+)$",
-         "exit_codes": [4], "title": "pytest: invalid configuration file", "category": "validation", "status": 422,
-         **_RULE, "detail": "{file}:{line}: {message}", "suggested_fix": "Fix the configuration at {file}:{line}.",
-         "docs_url": DOCS + "reference/customize.html"},
-        {"code": "PYTEST_USAGE", "pattern": r"^[\w.-]+: error: (?P<message>.+)$", "exit_codes": [4],
-         "title": "pytest: invalid command line", "category": "usage", "status": 400, **_RULE,
-         "detail": "pytest: {message}", "suggested_fix": "Fix the option; `pytest --help` lists the options.",
-         "docs_url": DOCS + "reference/reference.html#command-line-flags"},
-        {"code": "PYTEST_INTERRUPTED", "exit_codes": [2],
-         "pattern": r"^!+ KeyboardInterrupt !+$(?:\n(?P<file>[^\s:]+):(?P<line>\d+): KeyboardInterrupt$)?",
-         "title": "pytest: interrupted", "category": "partial_failure", "status": 499, "retryable": True,
-         "safe_to_retry": True, "detail": "the test run was interrupted (KeyboardInterrupt)",
-         "suggested_fix": "Run again; raise --timeout if agentwrap's limit ended it."},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("pytest.spec.toml")
+_SPEC = Spec.from_toml(SPEC_FILE)
 
 #: Options of well-known plugins: `unrecognized arguments: --cov` means the plugin is not installed.
 PLUGIN_OPTIONS = {"--cov": "pytest-cov", "-n": "pytest-xdist", "--numprocesses": "pytest-xdist", "--dist":
@@ -102,17 +42,23 @@ PLUGIN_FIXTURES = {"mocker": "pytest-mock", "benchmark": "pytest-benchmark", "ht
                    "faker": "Faker", "event_loop": "pytest-asyncio", "aioresponses": "aioresponses",
                    "respx_mock": "respx", "db": "pytest-django", "client": "pytest-django", "datadir": "pytest-datadir",
                    "vcr": "pytest-recording", "xprocess": "pytest-xprocess", "loop": "pytest-aiohttp"}
-_FACTS = {  # code: (title, category, status, retryable, safe_to_retry)
-    "PYTEST_TEST_FAILED": ("pytest: test failed", "validation", 422, False, True),
-    "PYTEST_TEST_ERROR": ("pytest: test set-up or tear-down failed", "precondition", 412, False, True),
-    "PYTEST_FIXTURE_NOT_FOUND": ("pytest: fixture not found", "not_found", 404, False, True),
-    "PYTEST_COLLECTION_ERROR": ("pytest: test module could not be collected", "validation", 422, False, True),
-    "PYTEST_IMPORT_ERROR": ("pytest: test module failed to import", "dependency", 424, True, True),
-    "PYTEST_NO_TESTS": ("pytest: no tests collected", "not_found", 404, False, True),
-    "PYTEST_PLUGIN_MISSING": ("pytest: option of a plugin that is not installed", "dependency", 424, True, True),
-    "PYTEST_CONFTEST_ERROR": ("pytest: conftest.py failed to import", "dependency", 424, True, True),
-    "PYTEST_INTERNAL_ERROR": ("pytest: internal error (a plugin or hook raised)", "internal", 500, False, True),
-}
+_FACTS: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="PYTEST_TEST_FAILED", title="pytest: test failed", category="validation", status=422),
+    ProblemCode(code="PYTEST_TEST_ERROR", title="pytest: test set-up or tear-down failed", category="precondition",
+                status=412),
+    ProblemCode(code="PYTEST_FIXTURE_NOT_FOUND", title="pytest: fixture not found", category="not_found", status=404),
+    ProblemCode(code="PYTEST_COLLECTION_ERROR", title="pytest: test module could not be collected",
+                category="validation", status=422),
+    ProblemCode(code="PYTEST_IMPORT_ERROR", title="pytest: test module failed to import", category="dependency",
+                status=424, retryable=True),
+    ProblemCode(code="PYTEST_NO_TESTS", title="pytest: no tests collected", category="not_found", status=404),
+    ProblemCode(code="PYTEST_PLUGIN_MISSING", title="pytest: option of a plugin that is not installed",
+                category="dependency", status=424, retryable=True),
+    ProblemCode(code="PYTEST_CONFTEST_ERROR", title="pytest: conftest.py failed to import", category="dependency",
+                status=424, retryable=True),
+    ProblemCode(code="PYTEST_INTERNAL_ERROR", title="pytest: internal error (a plugin or hook raised)",
+                category="internal", status=500),
+)}
 _UNRECOGNIZED = re.compile(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
 _VERSION = re.compile(r"^pytest (\d+\.\d+\S*)$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
@@ -122,11 +68,8 @@ _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--f
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, location: dict[str, Any] | None = None,
              actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
              docs: str | None = None) -> Problem:
-    title, category, status, retryable, safe = _FACTS[code]
-    return Problem(type=f"{TYPE_PREFIX}pytest:{slug(code, 'pytest')}",
-                   title=title, status=status, detail=detail[:1000], code=code, category=category,
-                   retryable=retryable, safe_to_retry=safe, exit_code=run.exit_code, suggested_fix=fix,
-                   docs_url=docs, code_actions=actions, location=location, extra={"tool": "pytest", **(extra or {})})
+    return problem("pytest", _FACTS[code], detail, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
+                   code_actions=actions, location=location, extra=extra)
 
 
 def _installer(run: CapturedRun) -> tuple[str, ...]:
@@ -251,13 +194,14 @@ def _paths(args: list[str]) -> list[str]:
         if skip:
             skip = False
         elif arg.startswith("-"):
-            skip = arg in SPEC["global_options_with_value"]
+            skip = arg in _SPEC.options_with_value
         else:
             out.append(arg)
     return out
 
 
 class PytestAdapter(BaseAdapter):
+    codes = tuple(_FACTS.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 
@@ -273,9 +217,6 @@ class PytestAdapter(BaseAdapter):
         if _READ_FLAGS.intersection(a.split("=", 1)[0] for a in argv[1:]):
             return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)  # tests can do anything: unknown
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_FACTS})
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         counts = _counts(data)
@@ -311,4 +252,4 @@ def _counts(data: Any) -> str:
     return f"{text} in {data['duration_ms'] / 1000:.2f}s" if text and "duration_ms" in data else text
 
 
-ADAPTER = PytestAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PytestAdapter(_SPEC)

@@ -7,87 +7,30 @@ then name `python -m pip`, the same interpreter).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Presentation, presentation_of
-from agentwrap.adapters import _traceback
-from agentwrap.adapters._python_errors import CODES, installer_for, module_not_found
+from agentwrap.adapter import presentation_of
+from agentwrap.adapters import pip, pytest, tracebacks
+from agentwrap.adapters.python_errors import DECLARED, installer_for, module_not_found
 from agentwrap.lazyre import lazy
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Presentation,
+    Problem,
+    ProblemCode,
+    Spec,
+    merge_codes,
+    problem,
+)
 
-_UNKNOWN: dict[str, bool] = {}  # a script can do anything: every effect unknown
-_READ = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
-
-SPEC: dict[str, Any] = {
-    "name": "python",
-    "matches": ["python"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Run Python scripts, modules and -c code; uncaught exceptions become located problems.",
-        "use_when": "Running a Python script or `python -m MODULE` (pip and pytest are read by their own adapters).",
-        "do_not_use_when": "You only need to check syntax of a file (`python -m py_compile FILE` is enough).",
-        "returns": "Exception type, message, chain and the innermost user-code frame; missing modules with a "
-                   "pip action; syntax errors with file, line and caret column.",
-        "limitations": "Effects of a script are unknown; a caught-and-printed exception is a warning only; "
-                       "syntax-error columns count from the first non-blank character of the line.",
-    },
-    # Nothing makes CPython refuse input(): prompts are detected by the engine (the kernel sees the read).
-    "env": {},
-    "effects": {
-        "default": _UNKNOWN,
-        "--version": _READ, "--help": _READ,
-        "-m json.tool": _READ, "-m py_compile": {**_READ, "read_only": False},
-        "-m venv": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False},
-        "-m http.server": {"read_only": True, "destructive": False, "idempotent": True, "open_world": True},
-    },
-    "prompts": [
-        {"pattern": r"\(Pdb\) ?$", "input_kind": "text",
-         "suggested_fix": "The program stopped in the debugger (breakpoint() or pdb.set_trace()): remove the "
-                          "breakpoint, or disable breakpoint() with PYTHONBREAKPOINT=0.",
-         "code_actions": [{"title": "Run with breakpoint() disabled",
-                           "command": ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--", "{argv...}"],
-                           "applicability": "maybe_incorrect", "is_preferred": True}]},
-        {"pattern": r"^>>> ?$|^\.\.\. ?$", "input_kind": "text",
-         "suggested_fix": "Python started its interactive interpreter: pass a script, `-c CODE` or `-m MODULE`.",
-         "code_actions": [{"title": "Run code non-interactively", "command": ["{prog}", "-c", "<CODE>"],
-                           "applicability": "has_placeholders", "is_preferred": True}]},
-    ],
-    "rules": [
-        {"code": "PYTHON_SCRIPT_NOT_FOUND", "pattern": r"^(?P<prog>\S+): can't open file '(?P<path>[^']+)': "
-                                                      r"\[Errno 2\] (?P<reason>.+)$",
-         "title": "Python script not found", "category": "not_found", "status": 404, "retryable": False,
-         "safe_to_retry": True, "detail": "python cannot open the script '{path}': {reason}",
-         "suggested_fix": "Check the script path; relative paths resolve from the working directory "
-                          "(`--cwd DIR`)."},
-        {"code": "PYTHON_SCRIPT_UNREADABLE", "pattern": r"^(?P<prog>\S+): can't open file '(?P<path>[^']+)': "
-                                                       r"\[Errno (?!2\])\d+\] (?P<reason>.+)$",
-         "title": "Python script cannot be opened", "category": "authorization", "status": 403,
-         "retryable": False, "safe_to_retry": True, "detail": "python cannot open the script '{path}': {reason}",
-         "suggested_fix": "Check the file's permissions, or that the path is a file and not a directory."},
-        {"code": "PYTHON_NO_MAIN_MODULE", "pattern": r"No module named (?P<module>[\w.]+)\.__main__; "
-                                                    r"'(?P<pkg>[\w.]+)' is a package and cannot be directly executed",
-         "title": "Package has no __main__", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "'{pkg}' is a package without __main__.py; it cannot be run with -m",
-         "suggested_fix": "Run one of its modules (`python -m {pkg}.SUBMODULE`) or the tool's own command."},
-        {"code": "PYTHON_USAGE", "pattern": r"^(?:Unknown option: (?P<option>\S+)|Argument expected for the "
-                                           r"(?P<needs>\S+) option|unknown option --\S+)",
-         "title": "Invalid python command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "Fix the interpreter options: `python [option] ... [-c cmd | -m mod | file | -] [arg]`; "
-                          "script arguments go after the script name."},
-        {"code": "PYTHON_FATAL_ERROR", "pattern": r"^Fatal Python error: (?P<message>.+)$",
-         "title": "The Python interpreter aborted", "category": "internal", "status": 500, "retryable": False,
-         "safe_to_retry": False, "detail": "Fatal Python error: {message}",
-         "suggested_fix": "A crash in the interpreter or a C extension: check the extension versions; run with "
-                          "`-X faulthandler` for the stack of every thread."},
-        {"code": "PYTHON_WARNING", "pattern": r"^(?P<file>[^:\n]+\.py):(?P<line>\d+): (?P<kind>\w*Warning): "
-                                             r"(?P<message>.+)$",
-         "title": "Python warning", "category": "validation", "status": 422, "retryable": False,
-         "safe_to_retry": True, "severity": "warning", "detail": "{kind}: {message}",
-         "suggested_fix": "Address the warning at the location (it may become an error in a later version)."},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("python.spec.toml")
 
 _MODULE_LINE = lazy(r"^\S+: No module named (?P<module>[\w.]+)$", flags=8)  # re.MULTILINE
 _VERSION = lazy(r"^Python (?P<version>\d+\.\d+\.\d+\S*)", flags=8)
@@ -121,15 +64,16 @@ def _options_end(argv: list[str]) -> tuple[str | None, str | None, int]:
     return None, None, i
 
 
+_DELEGATES: dict[str, Adapter] = {"pip": pip.ADAPTER, "pytest": pytest.ADAPTER}
+
+
 def _delegate_of(argv: list[str]) -> tuple[Adapter, list[str], list[str]] | None:
     """(adapter, its argv, the command prefix that stands for its program) for `-m pip` / `-m pytest`."""
     mode, module, after = _options_end(argv)
     if mode != "-m" or module not in ("pip", "pip3", "pytest", "py.test"):
         return None
-    from agentwrap import registry
-
     stem = "pip" if module.startswith("pip") else "pytest"
-    return registry.builtin(stem), [stem, *argv[after:]], [*argv[:after]]
+    return _DELEGATES[stem], [stem, *argv[after:]], [*argv[:after]]
 
 
 def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
@@ -160,29 +104,28 @@ def _ends_stderr(run: CapturedRun, problem: Problem) -> bool:
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     text = run.text()
-    found = _traceback.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
+    found = tracebacks.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
     # Only the last traceback ended the program; earlier ones (threads, logged exceptions) were survived.
     # One that is the last thing the program printed ended it even when it exited 0 (a `main()` wrapper
     # that prints and swallows it): that run is an error, not a success (CONTRACT section 2).
-    for i, problem in enumerate(found):
-        if i == len(found) - 1 and not run.failed and _ends_stderr(run, problem):
-            found[i] = problem._replace(extra={**(problem.extra or {}), "fatal_on_success": True})
+    for i, found_problem in enumerate(found):
+        if i == len(found) - 1 and not run.failed and _ends_stderr(run, found_problem):
+            found[i] = found_problem.replace(extra={**(found_problem.extra or {}), "fatal_on_success": True})
         elif not run.failed or i < len(found) - 1:
-            found[i] = problem._replace(severity="warning")
+            found[i] = found_problem.replace(severity="warning")
     match = _MODULE_LINE.search(text)
     if match and run.failed:
         info = module_not_found(f"No module named '{match.group('module')}'", installer_for(run.argv[0]))
         if info is not None:
-            found.append(Problem(
-                type=f"{TYPE_PREFIX}python:module-not-found", title=info.title, status=info.status,
-                detail=f"python -m: No module named {match.group('module')}", code=info.code,
-                category=info.category, retryable=info.retryable, safe_to_retry=True, exit_code=run.exit_code,
-                suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
-                extra={"tool": "python", **info.extra}))
+            found.append(problem(
+                "python", info.declared, f"python -m: No module named {match.group('module')}", safe_to_retry=True,
+                exit_code=run.exit_code, suggested_fix=info.suggested_fix, docs_url=info.docs_url,
+                code_actions=info.code_actions, extra=info.extra))
     return found
 
 
 class PythonAdapter(BaseAdapter):
+    codes = tuple(DECLARED.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
 
@@ -219,8 +162,9 @@ class PythonAdapter(BaseAdapter):
         match = _VERSION.search(run.text()) if run.subcommand == "--version" else None
         return {"version": match.group("version")} if match else None
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *CODES})
+    def declarations(self) -> list[ProblemCode]:
+        # and what `python -m pip` / `python -m pytest` report through their adapters
+        return merge_codes(super().declarations(), *(a.declarations() for a in _DELEGATES.values()))
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         return f"Python {data['version']}" if isinstance(data, dict) and "version" in data else None
@@ -240,4 +184,4 @@ class PythonAdapter(BaseAdapter):
         return interp._replace(problems=problems, error=error)
 
 
-ADAPTER = PythonAdapter(Spec.from_dict(SPEC, __file__))
+ADAPTER: Adapter = PythonAdapter(Spec.from_toml(SPEC_FILE))

@@ -9,81 +9,37 @@ ruff's `[*]` marker, effects depend on --fix/--check/--diff, and the counts are 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
 from agentwrap.adapters import _ruff_parse as rp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 
-SPEC: dict[str, Any] = {
-    "name": "ruff",
-    "matches": ["ruff"],
-    "global_options_with_value": ["--config"],
-    "nested_subcommands": ["analyze"],
-    "descriptor": {
-        "purpose": "Lint (ruff check) and format (ruff format) Python; each violation is a located problem with "
-                   "its rule code and, where ruff has one, a fix command.",
-        "use_when": "Linting or format-checking .py/.pyi/.ipynb files; `ruff check --fix` / `ruff format` to fix.",
-        "do_not_use_when": "You need type checking (mypy) or to run the code.",
-        "returns": "problems with file/line/column, rule (F401, E501, invalid-syntax), fix actions; data: errors, "
-                   "files, fixable, unsafe_fixable (format: would_reformat/reformatted, unchanged).",
-        "limitations": "Unsafe fixes are only recognised in the full (default) format; `fix = true` in the config "
-                       "makes a plain `ruff check` write files, which argv cannot show.",
-    },
-    # check reads (unless --fix), format writes (unless --check/--diff): decided per invocation in effects().
-    "noise": [{"pattern": r"^(?:Found \d+ errors?(?: \(\d+ fixed, \d+ remaining\))?\.|\[\*\] \d+ fixable with the "
-                          r"`--fix` option\.?|No fixes available.*)$"}],  # the counts are in data
-    "effects": {"default": _READ_ONLY,
-                "format": {"read_only": False},
-                "clean": {"read_only": False}},
-    # ruff never prompts: no prevention variables, no prompt catalog.
-    "rules": [
-        {"code": "RUFF_USAGE", "pattern": r"^error: (?P<message>.+)\n(?:.*\n){0,8}?Usage: ruff\b",
-         "title": "ruff: invalid command line", "category": "usage", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "ruff: {message}",
-         "suggested_fix": "Fix the argument named in the message; `ruff help check` lists the options.",
-         "docs_url": DOCS + "configuration/#full-command-line-interface"},
-        {"code": "RUFF_SYNTAX_ERROR",
-         "pattern": r"^error: Failed to parse (?P<file>\S+\.(?:pyi?|ipynb)):(?P<line>\d+):(?P<column>\d+): "
-                    r"(?P<message>.+)$",
-         "title": "ruff: syntax error", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "suggested_fix": "Fix the syntax at the location; ruff cannot lint or format a "
-                                                 "file it cannot parse."},
-        {"code": "RUFF_CRASH", "pattern": r"^(?:error: Ruff crashed|.*\bpanicked at\b.*)",
-         "title": "ruff crashed", "category": "dependency", "status": 502, "retryable": False,
-         "safe_to_retry": True,
-         "suggested_fix": "A ruff bug: upgrade ruff, or narrow the run (--select, one file) to find the trigger."},
-        {"code": "RUFF_CONFIG_WARNING", "severity": "warning",
-         "pattern": r"^warning: (?P<message>.*(?:`[a-z0-9-]+` \([A-Z]+\d+\)|\b[Rr]uff\b|\[tool\.ruff|"
-                    r"\bselector\b).*)$",
-         "title": "ruff: configuration warning", "category": "validation", "status": 400, "retryable": False,
-         "safe_to_retry": True, "detail": "{message}",
-         "suggested_fix": "Adjust the ruff configuration as the warning says.", "docs_url": DOCS + "configuration/"},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("ruff.spec.toml")
 
 # Problems read from ruff's diagnostics: code -> (title, category, status, fix)
-_DIAG: dict[str, tuple[str, str, int, str]] = {
-    "RUFF_VIOLATION": ("ruff: lint rule violated", "validation", 422,
-                       "Fix the code at the location (`ruff rule CODE` explains the rule), apply the fix action "
-                       "when there is one, or add `# noqa: CODE` if the rule does not apply here."),
-    "RUFF_SYNTAX_ERROR": ("ruff: syntax error", "validation", 400,
-                          "Fix the syntax at the location; ruff cannot lint or format a file it cannot parse."),
-    "RUFF_IO_ERROR": ("ruff: file cannot be read", "not_found", 404,
-                      "Check the path (and permissions) of the file named on the command line."),
-    "RUFF_UNFORMATTED": ("ruff: file is not formatted", "validation", 422,
-                         "Run `ruff format FILE` to reformat it."),
-    "RUFF_UNKNOWN_RULE": ("ruff: unknown rule selector", "usage", 400,
-                          "Fix the rule code in --select/--ignore or the config (`ruff linter` lists prefixes, "
-                          "`ruff rule --all` the rules)."),
-    "RUFF_CONFIG_INVALID": ("ruff: configuration file is invalid", "validation", 400,
-                            "Fix the setting named in the message (misspelt keys are the usual cause)."),
-    "RUFF_FAILED": ("ruff failed", "dependency", 502, "Read the causes in the message."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="RUFF_VIOLATION", title="ruff: lint rule violated", category="validation", status=422,
+                suggested_fix="Fix the code at the location (`ruff rule CODE` explains the rule), apply the fix "
+                              "action when there is one, or add `# noqa: CODE` if the rule does not apply here."),
+    ProblemCode(code="RUFF_SYNTAX_ERROR", title="ruff: syntax error", category="validation", status=400,
+                suggested_fix="Fix the syntax at the location; ruff cannot lint or format a file it cannot parse."),
+    ProblemCode(code="RUFF_IO_ERROR", title="ruff: file cannot be read", category="not_found", status=404,
+                suggested_fix="Check the path (and permissions) of the file named on the command line."),
+    ProblemCode(code="RUFF_UNFORMATTED", title="ruff: file is not formatted", category="validation", status=422,
+                suggested_fix="Run `ruff format FILE` to reformat it."),
+    ProblemCode(code="RUFF_UNKNOWN_RULE", title="ruff: unknown rule selector", category="usage", status=400,
+                suggested_fix="Fix the rule code in --select/--ignore or the config (`ruff linter` lists prefixes, "
+                              "`ruff rule --all` the rules)."),
+    ProblemCode(code="RUFF_CONFIG_INVALID", title="ruff: configuration file is invalid", category="validation",
+                status=400, suggested_fix="Fix the setting named in the message (misspelt keys are the usual cause)."),
+    ProblemCode(code="RUFF_FAILED", title="ruff failed", category="dependency", status=502,
+                suggested_fix="Read the causes in the message."),
+)}
 _SYNTAX_RULES = frozenset({"invalid-syntax", "SyntaxError", "E999"})
 
 
@@ -99,11 +55,9 @@ def _code(rule: str) -> str:
 
 def _make(code: str, detail: str, location: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
           actions: tuple[CodeAction, ...] = (), fix: str | None = None) -> Problem:
-    title, category, status, default_fix = _DIAG[code]
-    return Problem(type=f"{TYPE_PREFIX}ruff:{code.lower().replace('_', '-')}", title=title, status=status,
-                   detail=detail[:1000], code=code, category=category, retryable=False, safe_to_retry=True,
-                   suggested_fix=fix or default_fix, docs_url=DOCS + "rules/", code_actions=actions,
-                   location=location, extra={"tool": "ruff", **(extra or {})})
+    declared = _DIAG[code]
+    return problem("ruff", declared, detail, suggested_fix=fix or declared.suggested_fix, docs_url=DOCS + "rules/",
+                   code_actions=actions, location=location, extra=extra)
 
 
 def _actions(d: rp.Diagnostic, ruff: str) -> tuple[CodeAction, ...]:
@@ -149,7 +103,8 @@ def _n(count: int, word: str) -> str:
 
 
 class RuffAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
+    codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
         sub = self.subcommand(argv)
@@ -161,9 +116,6 @@ class RuffAdapter(BaseAdapter):
         if sub == "format" and args & {"--check", "--diff"}:
             return Effects(**_READ_ONLY)
         return super().effects(argv)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         ruff = run.argv[0] if os.path.basename(run.argv[0]) == "ruff" else "ruff"
@@ -203,4 +155,4 @@ class RuffAdapter(BaseAdapter):
         return "ruff: all checks passed" + (f" ({data['fixed']} fixed)" if data.get("fixed") else "")
 
 
-ADAPTER = RuffAdapter()
+ADAPTER: Adapter = RuffAdapter()

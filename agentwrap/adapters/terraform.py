@@ -9,87 +9,14 @@ alternatives are built from the original command line.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Parser
 from agentwrap.adapters import _terraform_parse as tp
-from agentwrap.adapters._terraform_rules import BLOCK_RULES, TEXT_RULES
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
 
-_RO = {"read_only": True, "destructive": False, "idempotent": True}
-_LOCAL_RO = {**_RO, "open_world": False}
-_WRITES = {"read_only": False, "destructive": False, "idempotent": True}
-_APPROVE = ("Only 'yes' will be accepted|Do you want to perform these actions|Do you really want to destroy|"
-            "Enter a value")
-
-SPEC: dict[str, Any] = {
-    "name": "terraform",
-    "matches": ["terraform", "tofu"],
-    "descriptor": {
-        "purpose": "Plan and apply infrastructure as code (terraform, OpenTofu); each diagnostic is a located problem.",
-        "use_when": "Running terraform init/validate/plan/apply/output in a configuration folder.",
-        "do_not_use_when": "You only need to read .tf files (read them directly) or query cloud APIs (their own CLIs).",
-        "returns": "data: plan counts and per-resource actions, apply results, outputs, validate/version facts; "
-                   "problems: each Error/Warning with file and line.",
-        "limitations": "Provider API errors are reported as terraform prints them (TERRAFORM_ERROR) unless a rule "
-                       "knows them; apply/destroy always need -auto-approve or a saved plan to run unattended.",
-    },
-    # TF_INPUT=0 (set for every program) stops variable prompts; the approval prompt of apply/destroy cannot be
-    # switched off by any variable: it is caught as a prompt and answered with the saved-plan workflow below.
-    "env": {"TF_IN_AUTOMATION": "1"},
-    "nested_subcommands": ["state", "workspace", "providers"],
-    "effects": {
-        "default": {"read_only": False, "open_world": True},  # destructive, idempotent: unknown
-        "init": {**_WRITES, "open_world": True},
-        "get": {**_WRITES, "open_world": True},
-        "plan": {**_RO, "open_world": True},
-        "validate": _LOCAL_RO, "version": _LOCAL_RO, "output": _LOCAL_RO, "show": _LOCAL_RO, "graph": _LOCAL_RO,
-        "console": _LOCAL_RO, "providers": _LOCAL_RO, "providers schema": _LOCAL_RO,
-        "providers lock": {**_WRITES, "open_world": True}, "providers mirror": {**_WRITES, "open_world": True},
-        "fmt": {**_WRITES, "open_world": False},
-        "apply": {"read_only": False, "idempotent": True, "open_world": True},  # destructive when the plan deletes
-        "destroy": {"read_only": False, "destructive": True, "idempotent": True, "open_world": True},
-        "refresh": {"read_only": False, "destructive": False, "idempotent": True, "open_world": True},
-        "import": {"read_only": False, "destructive": False, "idempotent": False, "open_world": True},
-        "taint": {**_WRITES, "open_world": False}, "untaint": {**_WRITES, "open_world": False},
-        "force-unlock": {**_WRITES, "open_world": True},
-        "test": {"read_only": False, "idempotent": False, "open_world": True},
-        "login": {**_WRITES, "open_world": True}, "logout": {**_WRITES, "open_world": False},
-        "state": {"read_only": False, "destructive": False, "idempotent": False, "open_world": True},
-        "state list": _LOCAL_RO, "state show": _LOCAL_RO, "state pull": {**_RO, "open_world": True},
-        "state rm": {"read_only": False, "destructive": True, "idempotent": True, "open_world": True},
-        "workspace": {**_WRITES, "open_world": True},
-        "workspace list": _LOCAL_RO, "workspace show": _LOCAL_RO,
-        "workspace delete": {"read_only": False, "destructive": True, "idempotent": True, "open_world": True},
-    },
-    "prompts": [
-        {"pattern": _APPROVE, "subcommands": ["apply"],
-         "suggested_fix": "terraform wants a person to approve the plan. Save the plan, review it, and apply exactly "
-                          "that file; or re-run with -auto-approve once the plan is what you want.",
-         "code_actions": [{"title": "Apply without the approval prompt (only after reviewing the plan above)",
-                           "command": ["{prog}", "{args...}", "-auto-approve"], "applicability": "maybe_incorrect"}]},
-        {"pattern": _APPROVE, "subcommands": ["destroy"],
-         "suggested_fix": "terraform wants a person to confirm destroying every resource. Save a destroy plan, "
-                          "review it and apply it, or re-run with -auto-approve when destruction is intended.",
-         "code_actions": [{"title": "Destroy without the confirmation prompt (destroys everything in the state)",
-                           "command": ["{prog}", "{args...}", "-auto-approve"], "applicability": "maybe_incorrect"}]},
-        {"pattern": r"Do you really want to force-unlock", "subcommands": ["force-unlock"],
-         "suggested_fix": "Confirm non-interactively with -force, only if the lock holder is certainly gone.",
-         "code_actions": [{"title": "Force-unlock without the prompt", "command": ["{prog}", "{args...}", "-force"],
-                           "applicability": "maybe_incorrect"}]},
-        {"pattern": r"Enter a value|Token for \S+:", "subcommands": ["login"],
-         "suggested_fix": "Provide the API token without a prompt: set TF_TOKEN_<host> (dots as underscores) in the "
-                          "environment, or a credentials block in the CLI configuration."},
-        {"pattern": r"Enter a value",
-         "suggested_fix": "terraform asked for a variable value (input was re-enabled): pass every variable with "
-                          "-var NAME=VALUE or a -var-file, and keep -input=false.",
-         "code_actions": [{"title": "Pass the variable on the command line (replace <NAME> and <VALUE>)",
-                           "command": ["{prog}", "{args...}", "-input=false", "-var", "<NAME>=<VALUE>"],
-                           "applicability": "has_placeholders"}]},
-    ],
-    "rules": TEXT_RULES,
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("terraform.spec.toml")
 
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()][:1000]
@@ -106,7 +33,7 @@ def _workspaces(text: str) -> dict[str, Any]:
 
 
 _LOCK_INFO = re.compile(r"\b(ID|Operation|Who|Created):\s+(\S+(?: \S+ \S+ \S+(?= Info:))?)")
-_BLOCKS = Spec.from_dict({"name": "terraform", "rules": BLOCK_RULES}, __file__ + ":BLOCK_RULES")
+_BLOCKS = Spec.from_toml(Path(__file__).with_name("terraform.blocks.toml"))  # one boxed diagnostic at a time
 _PARSERS: dict[str, Parser] = {
     "plan": lambda run: tp.plan(run.stdout_text),
     "apply": lambda run: tp.applied(run.stdout_text),
@@ -135,7 +62,7 @@ def _saved_plan(argv: list[str], sub: str) -> list[CodeAction]:
 
 
 class TerraformAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
 
     def parse(self, run: CapturedRun) -> Any:
         parser = _PARSERS.get(run.subcommand or "") or _PARSERS.get((run.subcommand or "").split(" ")[0])
@@ -159,8 +86,8 @@ class TerraformAdapter(BaseAdapter):
             return f"{prog} validate: the configuration is {'valid' if data['valid'] else 'invalid'}"
         return None
 
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_BLOCKS.problem_codes()})
+    def declarations(self) -> list[ProblemCode]:
+        return merge_codes(super().declarations(), _BLOCKS.declarations())
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
@@ -170,7 +97,7 @@ class TerraformAdapter(BaseAdapter):
         return fix, actions
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        """One problem per terraform diagnostic (boxed, plain or -json), matched against BLOCK_RULES."""
+        """One problem per terraform diagnostic (boxed, plain or -json), matched against terraform.blocks.toml."""
         found = tp.json_diagnostics(tp.json_values(run.stdout_text))
         if not found:
             found = tp.diagnostics(run.stderr_text) + tp.diagnostics(run.stdout_text)
@@ -213,4 +140,4 @@ def _finish(problem: Problem, diag: tp.Diagnostic, default_detail: bool, read_on
     return problem._replace(**changes)
 
 
-ADAPTER = TerraformAdapter()
+ADAPTER: Adapter = TerraformAdapter()

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://www.typescriptlang.org/"
 _PATH = r"(?:[A-Za-z]:[\\/])?[^\s(:][^(:\n]*?\.(?:d\.)?(?:ts|tsx|mts|cts|js|jsx|mjs|cjs|json)"
@@ -30,53 +29,29 @@ _SUMMARY = re.compile(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<
 _TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
 _MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
-SPEC: dict[str, Any] = {
-    "name": "tsc",
-    "matches": ["tsc"],
-    "has_subcommands": False,
-    "descriptor": {
-        "purpose": "Type-check and compile TypeScript; each error is a located problem with its TS code.",
-        "use_when": "Checking a TypeScript project (`tsc --noEmit`, `tsc -b`) or compiling it.",
-        "do_not_use_when": "You only need lint (eslint) or to run the code (node, tsx).",
-        "returns": "problems with file/line/column, rule = TS code (TS2322), message chains as notes; "
-                   "data: errors, files.",
-        "limitations": "tsc has no autofix; code actions exist only for missing @types packages. Without --noEmit "
-                       "(or noEmit in tsconfig) tsc writes .js files, which argv alone cannot rule out.",
-    },
-    "effects": {"default": {"read_only": False, "destructive": False, "idempotent": True, "open_world": False}},
-    # tsc never prompts: no prevention variables, no prompt catalog.
-    "rules": [
-        {"code": "TSC_NO_PROJECT",
-         "pattern": r"^(?:tsc: The TypeScript Compiler - Version \S+|Syntax:\s+tsc \[options\] \[file\.\.\.\])",
-         "title": "tsc: no tsconfig.json and no files (printed its help)", "category": "precondition",
-         "status": 412, "retryable": False, "safe_to_retry": True,
-         "detail": "tsc found no tsconfig.json here and was given no files, so it printed its help",
-         "suggested_fix": "Run tsc where tsconfig.json is (or `tsc -p DIR`), name the files, or create one "
-                          "with `tsc --init`.",
-         "code_actions": [{"title": "Create a tsconfig.json with the defaults", "command": ["tsc", "--init"],
-                           "applicability": "maybe_incorrect"}],
-         "docs_url": DOCS + "docs/handbook/tsconfig-json.html"},
-        {"code": "TSC_CRASH", "pattern": r"^(?:Error: Debug Failure\..*|.*\bpanic: .*)$",
-         "title": "tsc crashed", "category": "dependency", "status": 502, "retryable": False, "safe_to_retry": True,
-         "suggested_fix": "A TypeScript bug: try another TypeScript version or reduce the input to find the cause."},
-    ],
-}
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("tsc.spec.toml")
 
 # Problems read from tsc's diagnostics: code -> (title, category, status, retryable, fix)
-_DIAG: dict[str, tuple[str, str, int, bool, str]] = {
-    "TSC_TYPE_ERROR": ("tsc: type error", "validation", 422, False,
-                       "Fix the code (or its types) at the location; notes carry the rest of tsc's explanation."),
-    "TSC_SYNTAX_ERROR": ("tsc: syntax error", "validation", 400, False, "Fix the syntax at the location."),
-    "TSC_MISSING_MODULE": ("tsc: module or type definitions not found", "dependency", 424, True,
-                           "Install the package or its @types/* definitions (npm install), or fix the import path, "
-                           "`paths`/`baseUrl` or `types` in tsconfig.json."),
-    "TSC_CONFIG_ERROR": ("tsc: invalid compiler options or tsconfig.json", "usage", 400, False,
-                         "Fix the option named in the message (command line or tsconfig.json compilerOptions)."),
-    "TSC_FILE_NOT_FOUND": ("tsc: file or path not found", "not_found", 404, False,
-                           "Check the file names on the command line and `files`/`include` in tsconfig.json."),
-    "TSC_NO_INPUTS": ("tsc: no input files in the project", "not_found", 404, False,
-                      "Point `include`/`files` in tsconfig.json at the sources, or run tsc in the right folder."),
-}
+_DIAG: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="TSC_TYPE_ERROR", title="tsc: type error", category="validation", status=422,
+                suggested_fix="Fix the code (or its types) at the location; notes carry the rest of tsc's "
+                              "explanation."),
+    ProblemCode(code="TSC_SYNTAX_ERROR", title="tsc: syntax error", category="validation", status=400,
+                suggested_fix="Fix the syntax at the location."),
+    ProblemCode(code="TSC_MISSING_MODULE", title="tsc: module or type definitions not found", category="dependency",
+                status=424, retryable=True,
+                suggested_fix="Install the package or its @types/* definitions (npm install), or fix the import "
+                              "path, `paths`/`baseUrl` or `types` in tsconfig.json."),
+    ProblemCode(code="TSC_CONFIG_ERROR", title="tsc: invalid compiler options or tsconfig.json", category="usage",
+                status=400,
+                suggested_fix="Fix the option named in the message (command line or tsconfig.json compilerOptions)."),
+    ProblemCode(code="TSC_FILE_NOT_FOUND", title="tsc: file or path not found", category="not_found", status=404,
+                suggested_fix="Check the file names on the command line and `files`/`include` in tsconfig.json."),
+    ProblemCode(code="TSC_NO_INPUTS", title="tsc: no input files in the project", category="not_found", status=404,
+                suggested_fix="Point `include`/`files` in tsconfig.json at the sources, or run tsc in the right "
+                              "folder."),
+)}
 _MISSING = frozenset({2307, 2792, 2688, 2580, 2581, 2582, 2583, 2591, 2592, 2593, 7016})
 _NOT_FOUND = frozenset({6053, 5057, 5058, 6231, 6504})
 
@@ -130,7 +105,6 @@ def diagnostics(text: str) -> list[Diagnostic]:
 
 
 def _problem(d: Diagnostic, code: str) -> Problem:
-    title, category, status, retryable, fix = _DIAG[code]
     location = None
     if d.file:
         location = {"file": d.file, **({"line": d.line, "column": d.column} if d.line else {})}
@@ -146,12 +120,10 @@ def _problem(d: Diagnostic, code: str) -> Problem:
         package = "/".join(name.split("/")[:2 if name.startswith("@") else 1])
         actions.append(CodeAction(title=f"Install the package {package}", command=("npm", "install", package),
                                   applicability="maybe_incorrect"))
-    extra: dict[str, Any] = {"tool": "tsc", "rule": f"TS{d.num}"}
+    extra: dict[str, Any] = {"rule": f"TS{d.num}"}
     if d.notes:
         extra["notes"] = d.notes
-    return Problem(type=f"{TYPE_PREFIX}tsc:{code.lower().replace('_', '-')}", title=title, status=status,
-                   detail=d.text[:1000], code=code, category=category, retryable=retryable, safe_to_retry=True,
-                   suggested_fix=fix, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
+    return problem("tsc", _DIAG[code], d.text, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
 
 
@@ -160,7 +132,8 @@ def _n(count: int, word: str) -> str:
 
 
 class TscAdapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+    spec = Spec.from_toml(SPEC_FILE)
+    codes = tuple(_DIAG.values())
 
     def effects(self, argv: list[str]) -> Effects:
         args = argv[1:]
@@ -172,9 +145,6 @@ class TscAdapter(BaseAdapter):
         if no_emit:
             return Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)  # compiles: writes .js (and .d.ts, .tsbuildinfo) outputs
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), *_DIAG})
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return [_problem(d, _code(d.num)) for d in diagnostics(run.text())[:1000]]
@@ -208,4 +178,4 @@ class TscAdapter(BaseAdapter):
         return f"tsc: no errors ({shlex.join(argv)})"[:200]
 
 
-ADAPTER = TscAdapter()
+ADAPTER: Adapter = TscAdapter()

@@ -21,8 +21,9 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser.add_argument("--expect-hash", metavar="H", help="the plan's digest, as approved")
     ns = parser.parse_args(list(args))
     plan = plans.load(ns.plan_id)
-    replan = CodeAction("Plan again against the current state", "command", ("agentwrap", "plan", "--", *plan["argv"]),
-                        "machine_applicable", True)
+    replan = CodeAction(title="Plan again against the current state",
+                        command=("agentwrap", "plan", "--", *plan["argv"]), applicability="machine_applicable",
+                        is_preferred=True)
     if plan.get("applied_at"):
         raise plans.PlanApplied(f"plan {plan['plan_id']} was applied at {plan['applied_at']}; a plan runs once",
                                 code_actions=(replan,))

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentwrap import codes, envelope
+from agentwrap import advice, codes, envelope
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.envelope import Outcome
 from agentwrap.errors import UsageError
-from agentwrap.problem import DOCS_URL, TYPE_PREFIX, CodeAction
+
+if TYPE_CHECKING:
+    from agentwrap import catalog
+from agentwrap.problem import DOCS_URL, TYPE_PREFIX, CodeAction, problem_type
 
 _BY_SLUG = {info.slug: info.code for info in codes.BY_CODE.values()}
 
@@ -30,7 +33,12 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
         return _explain_problem(ctx, info)
     if code in codes.WARNINGS:
         return _explain_warning(ctx, code)
-    raise _unknown(str(ns.code), code)
+    from agentwrap import catalog  # loads the built-in adapters: only for a code that is not the wrapper's
+
+    found = catalog.find(str(ns.code))
+    if found:
+        return _explain_adapter_code(ctx, found, str(ns.code).strip())
+    raise _unknown(str(ns.code), code, [e.declared.code for e in catalog.entries()])
 
 
 def _normalise(raw: str) -> str:
@@ -55,11 +63,35 @@ def _explain_problem(ctx: CommandContext, info: codes.CodeInfo) -> Outcome:
         "exit_code": info.exit_code,
         "retryable": info.retryable,
         "safe_to_retry": info.safe_to_retry,
-        "fixes": list(info.fixes),
+        "fixes": advice.usable(info.fixes),
         "docs_url": DOCS_URL + info.slug,
     }
     summary = f"{info.code}: {info.title} (category {info.category})"
     return _answer(ctx, summary, data)
+
+
+def _explain_adapter_code(ctx: CommandContext, found: list[catalog.Entry], raw: str) -> Outcome:
+    first = found[0].declared
+    member = first.pattern is not None and raw != first.code and first.covers(raw)  # rustc's E0308
+    code = raw if member else first.code
+    data: dict[str, Any] = {
+        "code": code,
+        "kind": "problem",
+        "type": problem_type(found[0].tool, code),
+        "title": first.title,
+        "category": first.category,
+        "status": first.status,
+        "retryable": first.retryable,
+        "safe_to_retry": first.safe_to_retry,
+        "fixes": advice.usable([first.suggested_fix] if first.suggested_fix else []),
+        "tools": sorted({e.tool for e in found}),
+    }
+    if first.pattern:
+        data["family"], data["pattern"] = first.code, first.pattern
+    if first.docs_url:
+        data["docs_url"] = first.docs_url
+    tools = ", ".join(data["tools"])
+    return _answer(ctx, f"{code}: {first.title} (category {first.category}; {tools})", data)
 
 
 def _explain_warning(ctx: CommandContext, code: str) -> Outcome:
@@ -84,8 +116,8 @@ def _answer(ctx: CommandContext, summary: str, data: dict[str, Any]) -> Outcome:
     return Outcome(envelope=env, exit_code=0)
 
 
-def _unknown(raw: str, code: str) -> UsageError:
-    known = [*codes.BY_CODE, *codes.WARNINGS]
+def _unknown(raw: str, code: str, adapter_codes: list[str]) -> UsageError:
+    known = [*codes.BY_CODE, *codes.WARNINGS, *adapter_codes]
     matches = difflib.get_close_matches(code, known, n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(matches)}?" if matches else "no code is close to it."
     actions = tuple(

@@ -85,9 +85,9 @@ def _status(ns: Any, ctx: CommandContext) -> Outcome:
 def _final(op_id: str, path: Path, state: dict[str, Any], detail: str) -> Outcome:
     if state.get("state") == "lost":
         raise OperationLost(f"operation {op_id} was lost: {state.get('lost_reason', 'no result was recorded')}",
-                            code_actions=(CodeAction("See what it printed before it was lost", "command",
-                                                     ("agentwrap", "op", "events", op_id), "machine_applicable",
-                                                     True),))
+                            code_actions=(CodeAction(title="See what it printed before it was lost",
+                                                     command=("agentwrap", "op", "events", op_id),
+                                                     applicability="machine_applicable", is_preferred=True),))
     result = store.read_result(path, detail)
     if result is None:  # cancelled before the supervisor could record anything
         raise OperationLost(f"operation {op_id} ended ({state.get('state')}) without a recorded result")
@@ -97,9 +97,9 @@ def _final(op_id: str, path: Path, state: dict[str, Any], detail: str) -> Outcom
 
 def _running(op_id: str, state: dict[str, Any], lead: str) -> OperationRunning:
     return OperationRunning(f"{lead}: operation {op_id} is still {state.get('state')}",
-                            code_actions=(CodeAction("Wait for it", "command",
-                                                     ("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
-                                                     "machine_applicable", True),),
+                            code_actions=(CodeAction(title="Wait for it",
+                                                     command=("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
+                                                     applicability="machine_applicable", is_preferred=True),),
                             extra={"operation_id": op_id, "state": state.get("state")})
 
 

@@ -23,7 +23,7 @@ from agentwrap.runner import session
 from agentwrap.runner.shims import ShimDir
 
 
-def _cwd(opts: Options) -> str:
+def working_dir(opts: Options) -> str:
     cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
     if not os.path.exists(cwd):
         raise UsageError(f"--cwd {opts.cwd}: no such directory")
@@ -32,7 +32,7 @@ def _cwd(opts: Options) -> str:
     return cwd
 
 
-def _stdin(opts: Options) -> IO[bytes] | None:
+def stdin_source(opts: Options) -> IO[bytes] | None:
     if opts.stdin is None:
         return None
     if opts.stdin == "-":
@@ -45,7 +45,7 @@ def _stdin(opts: Options) -> IO[bytes] | None:
         raise UsageError(f"--stdin {opts.stdin}: cannot read: {exc.strerror}") from None
 
 
-def _persons_window(opts: Options) -> tuple[int, int] | None:
+def persons_window(opts: Options) -> tuple[int, int] | None:
     """A person reading the pretty view on a terminal gets the program laid out for that terminal (a
     250-column window would draw pytest's rules over three of their lines); an agent gets the wide one."""
     if opts.agent or opts.format not in (None, "pretty"):
@@ -57,7 +57,7 @@ def _persons_window(opts: Options) -> tuple[int, int] | None:
     return (size.columns, size.lines) if size.columns >= 20 else None
 
 
-def _remove_dir(path: Path) -> None:
+def remove_dir(path: Path) -> None:
     """Remove the per-run shim folder (flat: shims, request log, answers); tempfile+shutil cost ~6 ms to import."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(path):
@@ -65,7 +65,7 @@ def _remove_dir(path: Path) -> None:
         os.rmdir(path)
 
 
-def _shown_env(env_set: dict[str, str], shim_root: Path) -> dict[str, str]:
+def shown_env(env_set: dict[str, str], shim_root: Path) -> dict[str, str]:
     """env_set as echoed: secret values hidden, per-run shim paths shortened (they recur ~10 times)."""
     prefix = f"{shim_root}/"
     return {k: "[REDACTED]" if is_secret_name(k) else v.replace(prefix, "$AGENTWRAP_SHIMS/")
@@ -79,13 +79,13 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     `tee` receives the raw bytes of each stream (agentwrap capture)."""
     if not argv:
         raise UsageError("no program given: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]")
-    cwd = _cwd(opts)
+    cwd = working_dir(opts)
     adapter, adapter_warnings = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
     if opts.read_only:
         from agentwrap.safety import readonly
 
         readonly.check(argv, adapter)  # raises MUTATION_REFUSED before anything starts
-    stdin = _stdin(opts)
+    stdin = stdin_source(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
     shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
@@ -103,7 +103,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
-        window = _persons_window(opts)
+        window = persons_window(opts)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
                             tee=tee, window=window)
         spec = session.RunSpec(
@@ -119,20 +119,20 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         result = session.run(spec, pipeline, shims)
         result.left = new_locks(cwd, locks)
     finally:
-        _remove_dir(shim_root)
+        remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
-    shown_env = _shown_env(env_set, shim_root)
+    shown = shown_env(env_set, shim_root)
     context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
                "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
                "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
                "answered": result.answered}
     if opts.env:
-        context["env"] = {k: shown_env[k] for k in sorted(opts.env)}
+        context["env"] = {k: shown[k] for k in sorted(opts.env)}
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
-                   env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+                   env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
     if record.error is not None:
         from agentwrap.safety.stopped import annotate
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from agentwrap import envelope, registry
 from agentwrap.commands import CommandContext
 from agentwrap.errors import UsageError
-from agentwrap.spec_check import _NAME
+from agentwrap.spec_check import valid_name
 
 TOML = '''# agentwrap adapter for {name}: data only. Reference: docs/adapters.md
 name = "{name}"
@@ -52,8 +52,7 @@ suggested_fix = "Check that {{what}} exists."
 
 PYTHON = '''"""agentwrap adapter for {name}: declarations as data, plus a parser. See docs/adapters.md."""
 
-from agentwrap.adapter import BaseAdapter, CapturedRun
-from agentwrap.spec import Spec
+from agentwrap import sdk
 
 SPEC = {{
     "name": "{name}",
@@ -70,14 +69,14 @@ SPEC = {{
 }}
 
 
-def parse_default(run: CapturedRun) -> dict[str, object]:
+def parse_default(run: sdk.CapturedRun) -> dict[str, object]:
     """Turn the output of a successful run into facts (this is what `data` holds)."""
     lines = [line for line in run.stdout_text.splitlines() if line.strip()]
     return {{"lines": len(lines)}}
 
 
-class Adapter(BaseAdapter):
-    spec = Spec.from_dict(SPEC, __file__)
+class Adapter(sdk.BaseAdapter):
+    spec = sdk.Spec.from_dict(SPEC, __file__)
     parsers = {{"*": parse_default}}  # subcommand -> parser; "*" for any
 
 
@@ -86,7 +85,7 @@ ADAPTER = Adapter()
 
 
 def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None) -> envelope.Outcome:
-    if not _NAME.match(name):
+    if not valid_name(name):
         raise UsageError(f"adapter new: {name!r}: use a lower-case program name (letters, digits, . _ + -)")
     target_dir = Path(folder) if folder else registry.user_dir()
     path = target_dir / f"{name}.{'toml' if toml else 'py'}"

@@ -168,7 +168,8 @@ class Normalizer:
         if not text.strip():
             return
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
-        run = CapturedRun(("log",), "log", 1, None, _EMPTY, _EMPTY, 0, text, "", True, None)
+        run = CapturedRun(argv=("log",), program="log", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
+                          stdout_text=text)
         owned: set[tuple[Any, Any]] = set()
         before = sum(self.result.counts.values())
         for tool in tools:

@@ -22,7 +22,8 @@ from typing import Any
 
 from agentwrap.logs.format_index import PROGRAMS
 from agentwrap.logs.matchers import Diagnostic, Matcher, MatcherError, Scanner, load_json, matcher
-from agentwrap.problem import TYPE_PREFIX, Problem
+from agentwrap.problem import adapter_problem
+from agentwrap.records import Problem, ProblemCode
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "formats"
 _KEYS = {"name", "matches", "purpose", "matchers"}
@@ -116,6 +117,12 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in text).upper().strip("_") or "TOOL"
 
 
+def diagnostic_code(tool: str) -> ProblemCode:
+    """The one code a format's diagnostics have (TOOL_DIAGNOSTIC, type TOOL:diagnostic), declared."""
+    return ProblemCode(code=f"{_slug(tool)}_DIAGNOSTIC", title=f"{tool}: diagnostic", category="validation",
+                       status=422)
+
+
 def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | None:
     """The Problem of one matched diagnostic; None when it names neither a file nor a message."""
     v = diag.values
@@ -129,20 +136,17 @@ def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | Non
         for key in ("line", "column", "end_line", "end_column"):
             if v.get(key, "").isdigit() and int(v[key]) > 0:
                 location[key] = int(v[key])
-    slug = _slug(tool)
-    extra: dict[str, Any] = {"tool": tool}
+    extra: dict[str, Any] = {}
     if v.get("code"):
         extra["rule"] = v["code"]
     if v.get("from_path"):
         extra["from_path"] = v["from_path"]
     where = location["file"] if location else tool
-    return Problem(
-        type=f"{TYPE_PREFIX}{tool}:diagnostic", title=f"{tool}: {severity}", status=422,
-        detail=(message or f"{where}")[:1000], code=f"{slug}_DIAGNOSTIC", category="validation",
-        retryable=False, safe_to_retry=True, location=location, severity=severity, extra=extra,
-        suggested_fix=f"Fix the {severity} {tool} reports at {where}" + (f":{location['line']}"
-                                                                           if location and "line" in location else "")
-        + ".")
+    return adapter_problem(
+        tool, diagnostic_code(tool), message or f"{where}", title=f"{tool}: {severity}", location=location,
+        severity=severity, extra=extra,
+        suggested_fix=f"Fix the {severity} {tool} reports at {where}"
+        + (f":{location['line']}" if location and "line" in location else "") + ".")
 
 
 def problems(formats: Iterable[Format], text: str) -> list[Problem]:
@@ -155,36 +159,3 @@ def problems(formats: Iterable[Format], text: str) -> list[Problem]:
             if p is not None:
                 out.append(p)
     return out
-
-
-def adapter_for(program: str) -> Any:
-    """A generic adapter that reads `program`'s diagnostics with its built-in format (found by program
-    or format name), or None."""
-    found = for_program(program)
-    if not found:
-        return None
-    from agentwrap.adapter import BaseAdapter
-
-    fmt = found[0]
-
-    class FormatAdapter(BaseAdapter):
-        @property
-        def name(self) -> str:
-            return fmt.name
-
-        def matches(self) -> tuple[str, ...]:
-            return fmt.matches
-
-        def descriptor(self) -> dict[str, Any]:
-            described = super().descriptor()
-            described.update(name=fmt.name, purpose=fmt.purpose or described["purpose"], matches=list(fmt.matches),
-                             source=fmt.source, use_when=f"Running {', '.join(fmt.matches)}.",
-                             do_not_use_when="The tool can print a machine format (JSON, SARIF, checkstyle) you "
-                             "can read instead.", returns="Each diagnostic the tool prints as a located problem "
-                             f"({_slug(fmt.name)}_DIAGNOSTIC), besides the generic failures.",
-                             limitations="Reads diagnostics only (no parsed data, no effects, no prompts of "
-                             "its own); lines in a shape the format does not list are left as text.")
-            described["problem_codes"] = sorted({f"{_slug(fmt.name)}_DIAGNOSTIC", *described["problem_codes"]})
-            return described
-
-    return FormatAdapter()

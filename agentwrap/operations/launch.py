@@ -17,6 +17,7 @@ from typing import Any
 from agentwrap import envelope
 from agentwrap.ids import utc_now
 from agentwrap.operations import liveness, store
+from agentwrap.operations.recorded import options_to_json
 from agentwrap.options import Options
 
 DETACHED_TIMEOUT = 24 * 3600.0
@@ -30,8 +31,6 @@ def operation_id_for(request_id: str) -> str:
 
 def start(opts: Options, argv: list[str], request_id: str, *, idempotency: dict[str, Any] | None = None) -> str:
     """Record the request, start its supervisor, return the operation id once the supervisor is recorded."""
-    from agentwrap.operations.supervisor import options_to_json
-
     op_id = operation_id_for(request_id)
     store.prune_now_and_then()
     path = store.create(op_id)
@@ -110,22 +109,3 @@ def handle(op_id: str, argv: list[str], request_id: str) -> envelope.Outcome:
                        f"agentwrap op events {op_id} --after 0", f"agentwrap op cancel {op_id}"]})
     env["operation_id"] = op_id
     return envelope.Outcome(env, 0)
-
-
-def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcome:
-    """`agentwrap --detach ... -- PROGRAM ARGS`: check what can be checked now, then start it."""
-    if not argv:
-        from agentwrap.errors import UsageError
-
-        raise UsageError("no program given: agentwrap --detach [OPTIONS] [--] PROGRAM [ARGS...]")
-    if opts.read_only:
-        from agentwrap import registry
-        from agentwrap.safety import readonly
-
-        adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
-        readonly.check(argv, adapter)  # refused before anything starts, not later in the supervisor
-    if opts.idempotency_key is not None:
-        from agentwrap.safety import idempotency
-
-        return idempotency.keyed(argv, opts, request_id)
-    return handle(start(opts, argv, request_id), argv, request_id)

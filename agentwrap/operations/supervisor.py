@@ -17,6 +17,8 @@ from agentwrap import envelope, options
 from agentwrap.errors import AgentwrapError
 from agentwrap.ids import utc_now
 from agentwrap.operations import liveness, store
+from agentwrap.operations.recorded import options_from_json as options_from_json  # re-exported
+from agentwrap.operations.recorded import options_to_json as options_to_json  # re-exported
 from agentwrap.problem import Problem, wrapper_problem
 
 
@@ -57,24 +59,10 @@ def run(path: Path) -> int:
     return outcome.exit_code
 
 
-def options_to_json(opts: options.Options) -> dict[str, Any]:
-    """The launcher's options as already parsed and validated, so the supervisor runs exactly them."""
-    names = [n for n in vars(options.Options) if not n.startswith("_") and not callable(getattr(opts, n))]
-    out = {n: getattr(opts, n) for n in names if getattr(opts, n) != getattr(options.Options, n, None)}
-    out.update(answers=[list(a) for a in opts.answers], env=dict(opts.env))
-    return out
-
-
-def options_from_json(values: dict[str, Any]) -> options.Options:
-    known = {k: v for k, v in values.items() if hasattr(options.Options, k) or k in ("answers", "env")}
-    opts = options.Options(**{k: v for k, v in known.items() if k not in ("answers", "env")})
-    opts.answers = [(str(p), str(r)) for p, r in values.get("answers", [])]
-    opts.env = {str(k): str(v) for k, v in values.get("env", {}).items()}
-    return opts
-
-
 def _problem(problem: Problem, request_id: str, argv: list[str]) -> envelope.Outcome:
-    code = envelope.exit_code_for(problem, program_exit=None, signal=None)
+    from agentwrap.outcome.decide import exit_status  # the run's own table (CONTRACT 4)
+
+    code = exit_status(problem, program_exit=None, signal=None)
     env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
                          command={"argv": argv, "program": None, "adapter": None, "subcommand": None})
     return envelope.Outcome(env, code)

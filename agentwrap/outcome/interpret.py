@@ -14,9 +14,10 @@ def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunRes
                  streams: dict[str, StreamResult], pipeline: Pipeline, cwd: str | None = None) -> CapturedRun:
     out_text, out_complete = pipeline.analysis_text("stdout")
     err_text, err_complete = pipeline.analysis_text("stderr")
-    return CapturedRun(tuple(argv), program, result.returncode, result.signal, streams["stdout"],
-                       streams["stderr"], result.duration_ms, out_text, err_text,
-                       out_complete and err_complete, adapter.subcommand(argv), cwd)
+    return CapturedRun(argv=tuple(argv), program=program, exit_code=result.returncode, signal=result.signal,
+                       stdout=streams["stdout"], stderr=streams["stderr"], duration_ms=result.duration_ms,
+                       stdout_text=out_text, stderr_text=err_text, complete=out_complete and err_complete,
+                       subcommand=adapter.subcommand(argv), cwd=cwd)
 
 
 def interpret(adapter: Adapter, captured: CapturedRun) -> tuple[Interpretation, list[Note]]:

@@ -13,10 +13,10 @@ from agentwrap.render import views
 
 
 class Writer:
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], *, is_tty: bool | None = None) -> None:
         self.stream = stream
         try:
-            self.is_tty = stream.isatty()
+            self.is_tty = stream.isatty() if is_tty is None else is_tty
         except (ValueError, OSError):
             self.is_tty = False
         self.format = "json"

@@ -113,9 +113,9 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     if state.get("state") not in store.FINAL:
         raise IdempotencyInProgress(
             f"--idempotency-key {key!r}: its first run is still going as operation {op_id}; nothing was run again",
-            code_actions=(CodeAction("Wait for the first run's result", "command",
-                                     ("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
-                                     "machine_applicable", True),),
+            code_actions=(CodeAction(title="Wait for the first run's result",
+                                     command=("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
+                                     applicability="machine_applicable", is_preferred=True),),
             extra={"operation_id": op_id})
     result = store.read_result(path, detail) if path.exists() else None
     if result is None:
@@ -151,9 +151,9 @@ def _stdin_file(opts: Options, staged: Path | None) -> str | None:
         return str(staged)
     if opts.stdin is None:
         return None
-    from agentwrap.commands.run import _stdin
+    from agentwrap.commands.run import stdin_source
 
-    handle = _stdin(opts)  # the run's own checks and messages for an unreadable file
+    handle = stdin_source(opts)  # the run's own checks and messages for an unreadable file
     if handle is not None:
         handle.close()
     return os.path.abspath(opts.stdin)

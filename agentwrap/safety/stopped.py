@@ -31,11 +31,11 @@ def annotate(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str) -> 
     facts = after_stop(argv, {"effects": list(record.effects)}, cwd)
     actions = list(error.code_actions)
     if facts.get("check_command"):
-        actions.append(CodeAction("Find out what it changed (read-only)", "command",
-                                  tuple(facts["check_command"]), "machine_applicable", not actions))
+        actions.append(CodeAction(title="Find out what it changed (read-only)", command=tuple(facts["check_command"]),
+                                  applicability="machine_applicable", is_preferred=not actions))
     for leftover in facts.get("leftovers", []):
-        actions.append(CodeAction(f"Clean up: {leftover['detail']}"[:200], "command",
-                                  tuple(leftover["cleanup_command"]), "maybe_incorrect", False))
+        actions.append(CodeAction(title=f"Clean up: {leftover['detail']}"[:200],
+                                  command=tuple(leftover["cleanup_command"]), applicability="maybe_incorrect"))
     extra: dict[str, Any] = {**(error.extra or {}),
                              **{k: v for k, v in facts.items() if k != "mutating" and v not in ([], None)}}
     changed = error._replace(extra=extra, code_actions=tuple(actions), safe_to_retry=False, retryable=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.commands.run import _cwd, _persons_window, _remove_dir, _shown_env, _stdin  # one run's set-up
+from agentwrap.commands.run import persons_window, remove_dir, shown_env, stdin_source, working_dir  # one run's set-up
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
 from agentwrap.ids import new_id
@@ -75,7 +75,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
     if not line.strip():
         raise UsageError("--shell needs a command line (an empty one runs nothing)")
-    cwd = _cwd(opts)
+    cwd = working_dir(opts)
     warnings: list[dict[str, str]] = []
     path_env = os.environ.get("PATH", os.defpath)
     program = resolve_program(shell, path_env, cwd)
@@ -96,7 +96,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     store = ArtifactStore()
     shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
     shim_root.mkdir(mode=0o700)
-    stdin = _stdin(opts)
+    stdin = stdin_source(opts)
     argv = [shell, "-c", line, *extra]
     try:
         shims = ShimDir(shim_root, opts.answers)
@@ -123,28 +123,28 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
         spec = session.RunSpec(
             argv=run_argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
-            timeout=opts.timeout, grace=opts.grace, window=_persons_window(opts), mutating=mutating,
+            timeout=opts.timeout, grace=opts.grace, window=persons_window(opts), mutating=mutating,
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = session.run(spec, sink, shims)
     finally:
-        _remove_dir(shim_root)
+        remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
-    shown_env = _shown_env(env_set, shim_root)
+    shown = shown_env(env_set, shim_root)
     context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
                "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
                "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
                "answered": result.answered}
     if opts.env:
-        context["env"] = {k: shown_env[k] for k in sorted(opts.env)}
+        context["env"] = {k: shown[k] for k in sorted(opts.env)}
     reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings)
     adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
-                   command_extra=extra_command, env_set={**shown_env, "AGENTWRAP_SHIMS": str(shim_root)})
+                   command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
     if record.error is not None:
         from agentwrap.safety.stopped import annotate
 

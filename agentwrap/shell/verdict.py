@@ -80,8 +80,9 @@ def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pi
     out, err = _followed(out, command, "stdout", cwd), _followed(err, command, "stderr", cwd)
     signal = status - 128 if status is not None and status > 128 and status != SIGPIPE_STATUS else None
     code = None if signal is not None else status
-    return CapturedRun(tuple(argv), argv[0], code, signal, own["stdout"], own["stderr"], duration_ms,
-                       out, err, out_done and err_done, adapter.subcommand(argv), cwd)
+    return CapturedRun(argv=tuple(argv), program=argv[0], exit_code=code, signal=signal, stdout=own["stdout"],
+                       stderr=own["stderr"], duration_ms=duration_ms, stdout_text=out, stderr_text=err,
+                       complete=out_done and err_done, subcommand=adapter.subcommand(argv), cwd=cwd)
 
 
 def _fails(adapter: Adapter, captured: CapturedRun) -> bool:

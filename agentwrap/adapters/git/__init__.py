@@ -1,4 +1,4 @@
-"""agentwrap adapter for git: the spec (_git_spec) plus per-invocation effects, the editor prompts' own
+"""agentwrap adapter for git: the spec (git.spec.toml) plus per-invocation effects, the editor prompts' own
 non-interactive forms spliced into the user's arguments, conflict problems, and parsers for read commands."""
 
 from __future__ import annotations
@@ -6,17 +6,27 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
-from agentwrap.adapter import BaseAdapter, CapturedRun, Effects, Interpretation, Presentation
-from agentwrap.adapters import _git_write
-from agentwrap.adapters._git_log import parse_diff, parse_log, parse_show
-from agentwrap.adapters._git_parse import parse_branch, parse_status
-from agentwrap.adapters._git_spec import SPEC
-from agentwrap.problem import CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters.git import write
+from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
+from agentwrap.adapters.git.parse import parse_branch, parse_status
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Presentation,
+    Problem,
+    Spec,
+)
 
-_WITH_VALUE = frozenset(SPEC["global_options_with_value"])
+#: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
+_SPEC = Spec.from_toml(Path(__file__).with_name("git.spec.toml"))
+_WITH_VALUE = _SPEC.options_with_value
 _EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
 _EDITOR_FAILED = re.compile(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
 _FORCES_EDITOR = {"-e", "--edit", "-i", "--interactive"}
@@ -114,18 +124,16 @@ _STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-stat
 
 
 class GitAdapter(BaseAdapter):
+    codes = write.CODES
     parsers = {"status": parse_status, "log": parse_log, "diff": parse_diff, "show": parse_show,  # noqa: RUF012
-               "branch": parse_branch, "remote": _git_write.parse_remote, "commit": _git_write.parse_commit,
-               "push": _git_write.parse_push, "merge": _git_write.parse_merge, "pull": _git_write.parse_merge}
+               "branch": parse_branch, "remote": write.parse_remote, "commit": write.parse_commit,
+               "push": write.parse_push, "merge": write.parse_merge, "pull": write.parse_merge}
 
     def __init__(self) -> None:
-        super().__init__(Spec.from_dict(SPEC, __file__))
+        super().__init__(_SPEC)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return _git_write.conflicts(run)
-
-    def problem_codes(self) -> list[str]:
-        return sorted({*super().problem_codes(), "GIT_MERGE_CONFLICT"})
+        return write.conflicts(run)
 
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)
@@ -177,7 +185,7 @@ class GitAdapter(BaseAdapter):
         interp = super().interpret(run)
         problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
-        effects = _git_write.effects(word, interp.data) if interp.error is None else ()
+        effects = write.effects(word, interp.data) if interp.error is None else ()
         return interp._replace(problems=problems, error=error, effects=interp.effects + effects)
 
     def _editor_required(self, run: CapturedRun, file: str) -> Interpretation:
@@ -190,7 +198,7 @@ class GitAdapter(BaseAdapter):
         fix, actions = self.prompt_help(argv, file, "editor")
         problem = problem._replace(suggested_fix=fix or problem.suggested_fix, exit_code=run.exit_code,
                                    code_actions=(*actions, *problem.code_actions))
-        return Interpretation(problem.detail[:300], problem, (problem,), None, success=False)
+        return Interpretation(summary=problem.detail[:300], error=problem, problems=(problem,), success=False)
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):
@@ -274,4 +282,4 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-ADAPTER = GitAdapter()
+ADAPTER: Adapter = GitAdapter()

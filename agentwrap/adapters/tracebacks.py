@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapters._python_errors import classify
-from agentwrap.problem import TYPE_PREFIX, Problem
+from agentwrap.adapters.python_errors import classify
+from agentwrap.sdk import Problem, problem
 
 _HEADER = re.compile(r"^(?P<lead>[ \t]*)(?P<mark>[+|][ ]*)?(?P<group>Exception Group )?"
                      r"Traceback \(most recent call last\):\s*$")
@@ -194,12 +194,6 @@ def parse(text: str) -> list[Traceback]:
     return found
 
 
-def slug(code: str, tool: str) -> str:
-    """PYTHON_SYNTAX_ERROR for tool python -> syntax-error (the type URI already names the tool)."""
-    prefix = tool.upper().replace("-", "_").replace(".", "_") + "_"
-    return (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
-
-
 def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = None, severity: str = "error",
                python: str = "python3") -> Problem:
     """One Problem for a traceback chain: the final exception decides, the earlier ones ride along."""
@@ -222,12 +216,9 @@ def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = N
         extra["chain"] = [{"exception": e.type, "message": e.message.splitlines()[0][:300] if e.message else "",
                            "relation": e.relation, "location": e.location()} for e in tb.chain[:-1]][-5:]
     extra.update(info.extra)
-    return Problem(
-        type=f"{TYPE_PREFIX}{tool}:{slug(info.code, tool)}",
-        title=info.title, status=info.status, detail=exc.headline()[:1000], code=info.code, category=info.category,
-        retryable=info.retryable, safe_to_retry=info.safe_to_retry, exit_code=exit_code,
-        suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
-        location=location, severity=severity, extra=extra)
+    return problem(tool, info.declared, exc.headline(), safe_to_retry=info.safe_to_retry, exit_code=exit_code,
+                   suggested_fix=info.suggested_fix, docs_url=info.docs_url, code_actions=info.code_actions,
+                   location=location, severity=severity, extra=extra)
 
 
 def problems(text: str, *, tool: str = "python", exit_code: int | None = None, severity: str = "error",

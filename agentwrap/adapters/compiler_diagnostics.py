@@ -91,7 +91,8 @@ class Diag:
         return (m.group("gcc") or m.group("clang")) if m and "error" in self.severity else None
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
+    """Columns a terminal gives `text` (wide East Asian characters take two)."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
@@ -181,7 +182,7 @@ def _block(lines: list[str], i: int, diag: Diag) -> int:
         if i < len(lines) and _clang_fixit_row(lines[i], caret):
             _fix_row(diag, diag.line or 0, lines[i], caret, 0)
             # clang prints tabs expanded but counts columns in bytes: shift by what the caret shows
-            shift = (diag.column or 0) - (_width(caret[:caret.index("^")]) + 1) if diag.column else 0
+            shift = (diag.column or 0) - (display_width(caret[:caret.index("^")]) + 1) if diag.column else 0
             for fix in diag.fixes:
                 fix.column += shift
                 fix.end_column = fix.end_column + shift if fix.end_column is not None else None
@@ -238,9 +239,9 @@ def _fix_row(diag: Diag, line: int, row: str, caret: str, prefix: int) -> None:
     quoted = [q.strip() for q in _QUOTED.findall(diag.message)]
     for seg in _SEGMENT.finditer(row):
         start, text = seg.start(), seg.group(0)
-        column = _width(row[prefix:start]) + 1
+        column = display_width(row[prefix:start]) + 1
         if set(text) == {"-"}:  # gcc marks a deletion with dashes under it: the range is certain
-            diag.fixes.append(Fix(diag.file or "", line, column, "", column + _width(text), exact=True,
+            diag.fixes.append(Fix(diag.file or "", line, column, "", column + display_width(text), exact=True,
                                   unit="display" if prefix else "byte"))
             continue
         run = 0
@@ -250,7 +251,7 @@ def _fix_row(diag: Diag, line: int, row: str, caret: str, prefix: int) -> None:
                                 and "did you mean" not in diag.message)
         if inserting and row[seg.end():] == " ":
             text += " "  # clang prints "typename " with the space it inserts
-        end = None if inserting else column + _width(caret[start:start + run])
+        end = None if inserting else column + display_width(caret[start:start + run])
         diag.fixes.append(Fix(diag.file or "", line, column, text, end))
 
 

@@ -10,8 +10,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
-from agentwrap.adapters._git_parse import unquote
+from agentwrap.adapters.git.parse import unquote
+from agentwrap.sdk import CapturedRun
 
 _GRAPH = r"[*|\\/_. -]*?"
 _COMMIT = re.compile(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"

@@ -12,10 +12,8 @@ import os
 import re
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
-from agentwrap.adapters import _gcc_parse as gp
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
-from agentwrap.spec import Spec
+from agentwrap.adapters import compiler_diagnostics as gp
+from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, Spec, problem
 
 DRIVER = (r"(?:cc1(?:plus|obj|objplus)?|collect2|(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)"
           r"(?:-[\d.]+)?)")
@@ -23,14 +21,15 @@ _DRIVER_LINE = re.compile(rf"^(?P<prog>{DRIVER}): (?P<severity>fatal error|error
                           re.M)
 
 # code: title, category, status, retryable, safe_to_retry
-CODES: dict[str, tuple[str, str, int, bool, bool]] = {
-    "GCC_ERROR": ("Compiler error", "validation", 422, False, True),
-    "GCC_WARNING": ("Compiler warning", "validation", 422, False, True),
-    "GCC_NOTE": ("Compiler note", "validation", 422, False, True),
-    "GCC_MISSING_HEADER": ("Header file not found", "dependency", 424, True, True),
-    "GCC_INTERNAL_COMPILER_ERROR": ("Internal compiler error", "internal", 500, False, True),
-    "GCC_DRIVER_ERROR": ("Compiler driver error", "usage", 400, False, True),
-}
+CODES: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="GCC_ERROR", title="Compiler error", category="validation", status=422),
+    ProblemCode(code="GCC_WARNING", title="Compiler warning", category="validation", status=422),
+    ProblemCode(code="GCC_NOTE", title="Compiler note", category="validation", status=422),
+    ProblemCode(code="GCC_MISSING_HEADER", title="Header file not found", category="dependency", status=424,
+                retryable=True),
+    ProblemCode(code="GCC_INTERNAL_COMPILER_ERROR", title="Internal compiler error", category="internal", status=500),
+    ProblemCode(code="GCC_DRIVER_ERROR", title="Compiler driver error", category="usage", status=400),
+)}
 
 # Debian packages for the headers and libraries people most often lack.
 HEADER_PACKAGES = {
@@ -84,10 +83,8 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
 
 
 def make_problem(code: str, detail: str, run: CapturedRun, **fields: Any) -> Problem:
-    title, category, status, retryable, safe = CODES[code]
-    return Problem(type=f"{TYPE_PREFIX}gcc:{code.lower().replace('_', '-')}", title=title, status=status,
-                   detail=detail, code=code, category=category, retryable=retryable, safe_to_retry=safe,
-                   exit_code=run.exit_code, **fields)
+    """A compiler problem (gcc and clang, alone or under make, are one tool: `gcc`)."""
+    return problem("gcc", CODES[code], detail, exit_code=run.exit_code, **fields)
 
 
 def _driver_problem(m: re.Match[str], run: CapturedRun) -> Problem:
@@ -179,7 +176,7 @@ class _Sources:
         for index, ch in enumerate(text):
             if display >= column - 1:
                 return index + 1
-            display += self.tabstop - display % self.tabstop if ch == "\t" else gp._width(ch)
+            display += self.tabstop - display % self.tabstop if ch == "\t" else gp.display_width(ch)
         return len(text) + 1 + max(0, column - 1 - display)
 
     def in_characters(self, fix: gp.Fix) -> gp.Fix:

@@ -1,4 +1,4 @@
-"""What a Python exception means for an agent: code, category, retry facts and a fix (used by `_traceback`).
+"""What a Python exception means for an agent: code, category, retry facts and a fix (shared: used by `tracebacks`).
 
 Also the import-name -> distribution-name table behind `pip install` suggestions for ModuleNotFoundError.
 """
@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from agentwrap.problem import CodeAction
+from agentwrap.sdk import CodeAction, ProblemCode
 
 if TYPE_CHECKING:
-    from agentwrap.adapters._traceback import PyException
+    from agentwrap.adapters.tracebacks import PyException
 
 #: Import names whose distribution on PyPI has another name (the frequent surprises).
 DISTRIBUTIONS = {
@@ -36,23 +37,55 @@ _NETWORK = {"ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
             "IncompleteRead", "ProtocolError", "ClientConnectorError", "ServerDisconnectedError"}
 _MODULE = re.compile(r"No module named '?(?P<module>[\w.]+)'?(?P<not_package>; '[\w.]+' is not a package)?")
 DOCS = "https://docs.python.org/3/library/exceptions.html#"
-#: Every code `classify` can return (for descriptors and `agentwrap explain`-style listings).
-CODES = ("PYTHON_EXCEPTION", "PYTHON_MODULE_NOT_FOUND", "PYTHON_IMPORT_ERROR", "PYTHON_SYNTAX_ERROR",
-         "PYTHON_FILE_NOT_FOUND", "PYTHON_PERMISSION_DENIED", "PYTHON_OS_ERROR", "PYTHON_NETWORK_ERROR",
-         "PYTHON_INTERRUPTED", "PYTHON_OUT_OF_MEMORY", "PYTHON_ASSERTION_FAILED")
+#: Every code `classify` can return, declared once (the fix of each occurrence names its own exception).
+DECLARED: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="PYTHON_EXCEPTION", title="Uncaught Python exception", category="internal", status=500,
+                safe_to_retry=False),
+    ProblemCode(code="PYTHON_MODULE_NOT_FOUND", title="Python module not found", category="dependency", status=424,
+                retryable=True, safe_to_retry=False),
+    ProblemCode(code="PYTHON_IMPORT_ERROR", title="Python import failed", category="dependency", status=424,
+                retryable=True, safe_to_retry=False),
+    ProblemCode(code="PYTHON_SYNTAX_ERROR", title="Python syntax error", category="validation", status=422,
+                safe_to_retry=False),
+    ProblemCode(code="PYTHON_FILE_NOT_FOUND", title="File not found", category="not_found", status=404,
+                safe_to_retry=False),
+    ProblemCode(code="PYTHON_PERMISSION_DENIED", title="Operating system refused a file operation",
+                category="authorization", status=403, safe_to_retry=False),
+    ProblemCode(code="PYTHON_OS_ERROR", title="Operating system refused a file operation", category="validation",
+                status=422, safe_to_retry=False),
+    ProblemCode(code="PYTHON_NETWORK_ERROR", title="Network operation failed", category="network", status=503,
+                retryable=True, safe_to_retry=False),
+    ProblemCode(code="PYTHON_INTERRUPTED", title="Python program interrupted", category="partial_failure",
+                status=499, retryable=True, safe_to_retry=False),
+    ProblemCode(code="PYTHON_OUT_OF_MEMORY", title="Python ran out of memory", category="dependency", status=507,
+                safe_to_retry=False),
+    ProblemCode(code="PYTHON_ASSERTION_FAILED", title="Assertion failed", category="validation", status=422,
+                safe_to_retry=False),
+)}
+CODES = tuple(DECLARED)
 
 
-class ErrorInfo(NamedTuple):
-    code: str
-    title: str
-    category: str
-    status: int
-    retryable: bool
+@dataclass(frozen=True, kw_only=True)
+class ErrorInfo:
+    """One exception's facts: its declared code, and the fix, docs and actions of this occurrence."""
+
+    declared: ProblemCode
     safe_to_retry: bool
     suggested_fix: str | None = None
     docs_url: str | None = None
     code_actions: tuple[CodeAction, ...] = ()
-    extra: dict[str, Any] = {}  # noqa: RUF012 - never mutated; replaced per occurrence
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        return self.declared.code
+
+
+def _info(code: str, fix: str | None, docs: str | None = None, actions: tuple[CodeAction, ...] = (), *,
+          extra: dict[str, Any] | None = None, safe: bool | None = None) -> ErrorInfo:
+    declared = DECLARED[code]
+    return ErrorInfo(declared=declared, safe_to_retry=declared.safe_to_retry if safe is None else safe,
+                     suggested_fix=fix, docs_url=docs, code_actions=actions, extra=extra or {})
 
 
 def distribution_for(module: str) -> str | None:
@@ -93,8 +126,7 @@ def module_not_found(message: str, installer: tuple[str, ...]) -> ErrorInfo | No
                               is_preferred=True),)
         if not mapped:
             extra["distribution_guess"] = "the import name; a distribution may be named differently on PyPI"
-    return ErrorInfo("PYTHON_MODULE_NOT_FOUND", "Python module not found", "dependency", 424, True, False, fix,
-                     DOCS + "ModuleNotFoundError", actions, extra)
+    return _info("PYTHON_MODULE_NOT_FOUND", fix, DOCS + "ModuleNotFoundError", actions, extra=extra)
 
 
 def installer_for(python: str) -> tuple[str, ...]:
@@ -112,40 +144,33 @@ def classify(exc: PyException, *, python: str = "python3", nothing_ran: bool = F
         return info
     if name in ("SyntaxError", "IndentationError", "TabError"):
         where = f" at {exc.syntax['file']}:{exc.syntax['line']}" if exc.syntax else ""
-        return ErrorInfo("PYTHON_SYNTAX_ERROR", "Python syntax error", "validation", 422, False, nothing_ran,
-                         f"Fix the {name}{where}: {exc.message.splitlines()[0] if exc.message else name}.",
-                         DOCS + name)
+        return _info("PYTHON_SYNTAX_ERROR",
+                     f"Fix the {name}{where}: {exc.message.splitlines()[0] if exc.message else name}.",
+                     DOCS + name, safe=nothing_ran)
     if name == "ImportError":
-        return ErrorInfo("PYTHON_IMPORT_ERROR", "Python import failed", "dependency", 424, True, False,
-                         "A name is missing from an installed module: usually a version mismatch (upgrade or pin "
-                         "the package) or a circular import in your code.", DOCS + "ImportError")
+        return _info("PYTHON_IMPORT_ERROR", "A name is missing from an installed module: usually a version mismatch "
+                     "(upgrade or pin the package) or a circular import in your code.", DOCS + "ImportError")
     if name == "FileNotFoundError":
-        return ErrorInfo("PYTHON_FILE_NOT_FOUND", "File not found", "not_found", 404, False, False,
-                         "Create the file or pass the right path; relative paths resolve from the working directory.",
-                         DOCS + "FileNotFoundError", extra=_path(exc.message))
+        return _info("PYTHON_FILE_NOT_FOUND",
+                     "Create the file or pass the right path; relative paths resolve from the working directory.",
+                     DOCS + "FileNotFoundError", extra=_path(exc.message))
     if name in ("PermissionError", "IsADirectoryError", "NotADirectoryError"):
-        return ErrorInfo("PYTHON_PERMISSION_DENIED" if name == "PermissionError" else "PYTHON_OS_ERROR",
-                         "Operating system refused a file operation", "authorization" if name == "PermissionError"
-                         else "validation", 403 if name == "PermissionError" else 422, False, False,
-                         "Check the path, its owner and mode; write to a folder you own.", DOCS + name,
-                         extra=_path(exc.message))
+        return _info("PYTHON_PERMISSION_DENIED" if name == "PermissionError" else "PYTHON_OS_ERROR",
+                     "Check the path, its owner and mode; write to a folder you own.", DOCS + name,
+                     extra=_path(exc.message))
     if name in _NETWORK:
-        return ErrorInfo("PYTHON_NETWORK_ERROR", "Network operation failed", "network", 503, True, False,
-                         "Check that the host is reachable and the service is up, then retry; the script may have "
-                         "done part of its work already.", None)
+        return _info("PYTHON_NETWORK_ERROR", "Check that the host is reachable and the service is up, then retry; "
+                     "the script may have done part of its work already.")
     if name == "KeyboardInterrupt":
-        return ErrorInfo("PYTHON_INTERRUPTED", "Python program interrupted", "partial_failure", 499, True, False,
-                         "The program was interrupted (SIGINT); check for partial effects before running it again.",
-                         DOCS + "KeyboardInterrupt")
+        return _info("PYTHON_INTERRUPTED", "The program was interrupted (SIGINT); check for partial effects before "
+                     "running it again.", DOCS + "KeyboardInterrupt")
     if name == "MemoryError":
-        return ErrorInfo("PYTHON_OUT_OF_MEMORY", "Python ran out of memory", "dependency", 507, False, False,
-                         "Reduce the input or process it in chunks.", DOCS + "MemoryError")
+        return _info("PYTHON_OUT_OF_MEMORY", "Reduce the input or process it in chunks.", DOCS + "MemoryError")
     if name == "AssertionError":
-        return ErrorInfo("PYTHON_ASSERTION_FAILED", "Assertion failed", "validation", 422, False, False,
-                         "An `assert` in the program failed: read the condition at the location.", None)
-    return ErrorInfo("PYTHON_EXCEPTION", "Uncaught Python exception", "internal", 500, False, False,
-                     f"The program raised {exc.type} and did not handle it: fix the code at the location "
-                     "(the exception and its chain are in this problem).", None)
+        return _info("PYTHON_ASSERTION_FAILED",
+                     "An `assert` in the program failed: read the condition at the location.")
+    return _info("PYTHON_EXCEPTION", f"The program raised {exc.type} and did not handle it: fix the code at the "
+                 "location (the exception and its chain are in this problem).")
 
 
 def _path(message: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
+from agentwrap.sdk import CapturedRun
 
 _LONG_KIND = {"new file": "added", "modified": "modified", "deleted": "deleted", "renamed": "renamed",
               "copied": "copied", "typechange": "typechange"}

@@ -9,7 +9,7 @@ import re
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 NODE_DOCS = "https://nodejs.org/api/errors.html"
 _FRAME = re.compile(r"^\s+at (?:(?P<func>.+?) \((?P<loc1>[^()]+)\)|(?P<loc2>[^()]+?))(?: \{)?\s*$")
@@ -28,39 +28,31 @@ _TAP_LOCATION = re.compile(r"^\s+location: '(?P<file>.+?):(?P<line>\d+):(?P<colu
 
 _NETWORK = {"ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"}
 #: code -> (title, category, status, retryable, safe_to_retry)
-FACTS: dict[str, tuple[str, str, int, bool, bool]] = {
-    "NODE_SYNTAX_ERROR": ("JavaScript syntax error", "validation", 422, False, True),
-    "NODE_PACKAGE_NOT_FOUND": ("Package not installed", "dependency", 424, True, True),
-    "NODE_MODULE_NOT_FOUND": ("Module file not found", "not_found", 404, False, True),
-    "NODE_UNCAUGHT_EXCEPTION": ("Uncaught exception", "internal", 500, False, False),
-    "NODE_UNHANDLED_REJECTION": ("Unhandled promise rejection", "internal", 500, False, False),
-    "NODE_ASSERTION_FAILED": ("Assertion failed", "validation", 422, False, False),
-    "NODE_ADDRESS_IN_USE": ("Address already in use", "conflict", 409, True, True),
-    "NODE_FILE_NOT_FOUND": ("File not found", "not_found", 404, False, False),
-    "NODE_PERMISSION_DENIED": ("Permission denied", "authorization", 403, False, False),
-    "NODE_NETWORK_ERROR": ("Network error", "network", 503, True, False),
-    "NODE_TEST_FAILED": ("Test failed", "validation", 422, False, True),
-}
-
-
-def make_problem(tool: str, code: str, detail: str, *, title: str, category: str, status: int, retryable: bool,
-                 safe_to_retry: bool, exit_code: int | None = None, location: dict[str, Any] | None = None,
-                 suggested_fix: str | None = None, docs_url: str | None = None,
-                 code_actions: tuple[CodeAction, ...] = (), severity: str = "error",
-                 extra: dict[str, Any] | None = None) -> Problem:
-    prefix = tool.upper() + "_"  # NPM_PEER_CONFLICT in npm -> urn:agentwrap:problem:npm:peer-conflict, as spec rules
-    slug = (code[len(prefix):] if code.startswith(prefix) else code).lower().replace("_", "-")
-    return Problem(type=f"{TYPE_PREFIX}{tool}:{slug}", title=title, status=status,
-                   detail=detail[:1000], code=code, category=category, retryable=retryable,
-                   safe_to_retry=safe_to_retry, exit_code=exit_code, suggested_fix=suggested_fix,
-                   docs_url=docs_url, code_actions=code_actions, location=location, severity=severity,
-                   extra={"tool": tool, **(extra or {})})
+FACTS: dict[str, ProblemCode] = {c.code: c for c in (
+    ProblemCode(code="NODE_SYNTAX_ERROR", title="JavaScript syntax error", category="validation", status=422),
+    ProblemCode(code="NODE_PACKAGE_NOT_FOUND", title="Package not installed", category="dependency", status=424,
+                retryable=True),
+    ProblemCode(code="NODE_MODULE_NOT_FOUND", title="Module file not found", category="not_found", status=404),
+    ProblemCode(code="NODE_UNCAUGHT_EXCEPTION", title="Uncaught exception", category="internal", status=500,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_UNHANDLED_REJECTION", title="Unhandled promise rejection", category="internal", status=500,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_ASSERTION_FAILED", title="Assertion failed", category="validation", status=422,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_ADDRESS_IN_USE", title="Address already in use", category="conflict", status=409,
+                retryable=True),
+    ProblemCode(code="NODE_FILE_NOT_FOUND", title="File not found", category="not_found", status=404,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_PERMISSION_DENIED", title="Permission denied", category="authorization", status=403,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_NETWORK_ERROR", title="Network error", category="network", status=503, retryable=True,
+                safe_to_retry=False),
+    ProblemCode(code="NODE_TEST_FAILED", title="Test failed", category="validation", status=422),
+)}
 
 
 def _problem(tool: str, code: str, detail: str, exit_code: int | None, **kw: Any) -> Problem:
-    title, category, status, retryable, safe = FACTS[code]
-    return make_problem(tool, code, detail, title=title, category=category, status=status, retryable=retryable,
-                        safe_to_retry=safe, exit_code=exit_code, **kw)
+    return problem(tool, FACTS[code], detail, exit_code=exit_code, **kw)
 
 
 def _path(file: str) -> str:
@@ -229,8 +221,9 @@ def _module_problem(tool: str, module: re.Match[str], message_lines: list[str], 
                         exit_code, location=location, extra=extra, docs_url=NODE_DOCS,
                         suggested_fix=f"Install it with `npm install {pkg}` in the project folder (check the name "
                                       "first: a typo would install a different package), or fix the import.",
-                        code_actions=(CodeAction(f"Install {pkg} from the npm registry", "command",
-                                                 ("npm", "install", pkg), "maybe_incorrect", True),))
+                        code_actions=(CodeAction(title=f"Install {pkg} from the npm registry",
+                                                 command=("npm", "install", pkg), applicability="maybe_incorrect",
+                                                 is_preferred=True),))
     main = not requirers and not importer
     detail = (f"the script {name} does not exist" if main else
               f"module '{name}' not found (imported from {importer or requirers[0]})")

@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapter import CapturedRun
-from agentwrap.adapters._git_log import diff_data
-from agentwrap.adapters._git_parse import args_after
-from agentwrap.problem import TYPE_PREFIX, CodeAction, Problem
+from agentwrap.adapters.git.log import diff_data
+from agentwrap.adapters.git.parse import args_after
+from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
 _COMMIT = re.compile(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)
 _TOTAL = re.compile(r"^ (?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
@@ -18,6 +17,11 @@ _PUSH_TO = re.compile(r"^To (?P<url>\S+)$", re.M)
 _PUSH_REF = re.compile(r"^ (?P<flag>[ *+=!-]) (?:\[(?P<what>[^\]]+)\]|(?P<old>[0-9a-f]+)\.\.\.?(?P<new>[0-9a-f]+))"
                        r"\s+(?P<src>\S+)(?: -> (?P<dst>\S+))?(?: \((?P<note>[^)]+)\))?\s*$", re.M)
 _TRACK = re.compile(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch )?'(?P<up>[^']+)'", re.M)
+
+
+MERGE_CONFLICT = ProblemCode(code="GIT_MERGE_CONFLICT", title="Merge conflict", category="conflict", status=409,
+                             docs_url="https://git-scm.com/docs/git-merge#_how_to_resolve_conflicts")
+CODES = (MERGE_CONFLICT,)
 
 
 def parse_commit(run: CapturedRun) -> dict[str, Any] | None:
@@ -129,25 +133,23 @@ def conflicts(run: CapturedRun) -> list[Problem]:
     matches = list(_CONFLICT.finditer(run.text()))
     for n, m in enumerate(matches, 1):
         path = (m.group("file") or m.group("first")).strip()
-        actions = [CodeAction(f"After removing the conflict markers from {path}, mark it resolved",
+        actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
                               command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
         if conclude:
             title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
                      else f"Conclude the {op} once every file is resolved")
-            actions.append(CodeAction(title, command=tuple(conclude), applicability="maybe_incorrect"))
+            actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
         if abort:
-            actions.append(CodeAction(f"Or abandon the {op} and restore the state before it", command=tuple(abort),
-                                      applicability="maybe_incorrect"))
+            actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
+                                      command=tuple(abort), applicability="maybe_incorrect"))
         fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
                + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
                                                                                 else "."))
-        found.append(Problem(
-            type=f"{TYPE_PREFIX}git:git-merge-conflict", title="Merge conflict", status=409,
-            detail=f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
-                   + (f": {m.group('rest')}" if m.group("rest") else ""),
-            code="GIT_MERGE_CONFLICT", category="conflict", retryable=False, safe_to_retry=True,
-            exit_code=run.exit_code, suggested_fix=fix, docs_url="https://git-scm.com/docs/git-merge#_how_to_resolve_conflicts",
-            code_actions=tuple(actions), location={"file": path}, extra={"tool": "git", "conflict": m.group("kind")}))
+        detail = (f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
+                  + (f": {m.group('rest')}" if m.group("rest") else ""))
+        found.append(problem("git", MERGE_CONFLICT, detail, exit_code=run.exit_code, suggested_fix=fix,
+                             code_actions=tuple(actions), location={"file": path},
+                             extra={"conflict": m.group("kind")}))
     return found
 
 

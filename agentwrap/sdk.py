@@ -1,0 +1,95 @@
+"""The adapter SDK: the one module a plugin author imports, and the built-in adapters use too.
+
+    from agentwrap import sdk
+
+    class MyToolAdapter(sdk.BaseAdapter):
+        spec = sdk.Spec.from_toml(PATH)            # rules, prompts, effects, descriptor: data
+        codes = (BROKEN,)                           # the codes the Python below emits, declared once
+        parsers = {"list": parse_list}              # subcommand -> data
+
+        def diagnostics(self, run: sdk.CapturedRun) -> list[sdk.Problem]:
+            return [sdk.problem("mytool", BROKEN, line) for line in run.stderr_text.splitlines() if ...]
+
+    ADAPTER = MyToolAdapter()
+
+- **Records** (kw-only frozen dataclasses): `CapturedRun` (what an adapter reads), `Interpretation`,
+  `Problem`, `CodeAction`, `Effects`, `Presentation`, and `ProblemCode` (a declared code).
+- **`BaseAdapter`**: every default and the declarative engine; a TOML adapter needs no Python at all.
+- **`Spec`**: the validated declarative form (TOML, or the same tables as a dict), see docs/adapters.md.
+  A rule has one form, the `[[rules]]` table (`rule(...)` below builds the same table in Python).
+- **`problem(tool, declared, detail, ...)`**: the one problem factory. It owns the type URI
+  (`urn:agentwrap:problem:TOOL:SLUG`, `problem_type`), so no adapter writes one by hand.
+
+Nothing else of agentwrap is public to adapters; names here keep their meaning across minor versions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentwrap.adapter import Adapter, BaseAdapter, Parser, merge_codes, program_name
+from agentwrap.problem import adapter_problem as problem
+from agentwrap.problem import problem_type, slug
+from agentwrap.records import (
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Presentation,
+    Problem,
+    ProblemCode,
+    Stream,
+)
+from agentwrap.spec import Spec, SpecError
+
+#: The entry-point group a plugin distribution registers its adapters in (one value shape: an adapter
+#: instance, e.g. `mytool = "mypkg.adapter:ADAPTER"`). Versioned: a new shape gets a new group.
+ENTRY_POINT_GROUP = "agentwrap.adapters.v1"
+
+
+def rule(
+    *,
+    code: str,
+    pattern: str,
+    title: str,
+    category: str,
+    status: int,
+    retryable: bool = False,
+    safe_to_retry: bool = True,
+    **more: Any,
+) -> dict[str, Any]:
+    """A `[[rules]]` table built in Python: keyword arguments, the same keys and defaults as TOML."""
+    return {
+        "code": code,
+        "pattern": pattern,
+        "title": title,
+        "category": category,
+        "status": status,
+        "retryable": retryable,
+        "safe_to_retry": safe_to_retry,
+        **more,
+    }
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Adapter",
+    "BaseAdapter",
+    "CapturedRun",
+    "CodeAction",
+    "Effects",
+    "Interpretation",
+    "Parser",
+    "Presentation",
+    "Problem",
+    "ProblemCode",
+    "Spec",
+    "SpecError",
+    "Stream",
+    "merge_codes",
+    "problem",
+    "problem_type",
+    "program_name",
+    "rule",
+    "slug",
+]
