@@ -220,3 +220,12 @@ def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None
 def test_listings_show_what_bash_shows_without_the_trace(tmp_path: Path, line: str) -> None:
     answer = aw("--cwd", str(tmp_path), "--shell", line)
     assert answer.text() == bash(line, tmp_path).stdout
+
+
+def test_a_prompt_inside_a_line_is_answered_by_rerunning_the_whole_line(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    line = "cd sub && python3 -c \"input('Project name: ')\""
+    a = aw("--cwd", str(tmp_path), "--", "bash", "-c", line)
+    assert a.error["code"] == "INPUT_REQUIRED" and a.error["prompt"] == "Project name:"
+    reruns = [act["command"] for act in a.error["code_actions"] if act.get("command", [""])[0] == "agentwrap"]
+    assert reruns and all(cmd[-3:] == ["bash", "-c", line] for cmd in reruns), reruns

@@ -50,7 +50,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)
-    error = decide(run_argv, run_result, interp, adapter)
+    error = decide(run_argv, run_result, interp, adapter, rerun=argv if reading is not None else None)
     left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
     if error is not None and left_half_done:
         error = partial.with_actions(error, left_half_done)

@@ -172,8 +172,33 @@ def exit_status(problem: Problem | None, *, program_exit: int | None = None, sig
     return program_exit or 1  # 1: the program exited 0 but its adapter found a failure
 
 
-def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Adapter) -> Problem | None:
-    """The deciding problem, its `exit_code` set from `exit_status` (so code, status and error agree)."""
+def _rerun_whole(problem: Problem, argv: list[str], rerun: list[str]) -> Problem:
+    """A prompt inside a shell line: agentwrap's own remedies (`--answer`, `--stdin`) rerun the whole line,
+    not the one command that asked, which alone would run out of its `cd` and without the rest."""
+    tail = ["--", *argv]
+    actions = tuple(
+        a._replace(command=(*a.command[:len(a.command) - len(tail)], "--", *rerun))
+        if a.command and a.command[0] == "agentwrap" and list(a.command[-len(tail):]) == tail else a
+        for a in problem.code_actions)
+    import shlex
+
+    fix = (problem.suggested_fix or "").replace(shlex.join(argv)[:200], shlex.join(rerun)[:200])
+    return problem._replace(code_actions=actions, suggested_fix=fix or problem.suggested_fix)
+
+
+def _asked(problem: Problem, adapter: Adapter, argv: list[str], rerun: list[str] | None) -> Problem:
+    helped = _with_tool_help(problem, adapter, argv)
+    if rerun is None or rerun == argv:
+        return helped
+    if helped is problem:  # nothing known of the command alone: the line's shell may be who asked (`read`)
+        helped = _with_tool_help(problem, adapter, rerun)
+    return _rerun_whole(helped, argv, rerun)
+
+
+def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Adapter,
+           rerun: list[str] | None = None) -> Problem | None:
+    """The deciding problem, its `exit_code` set from `exit_status` (so code, status and error agree).
+    `rerun`: the whole invocation when `argv` is one command of a shell line."""
     prog = argv[0].rsplit("/", 1)[-1]
     safe = adapter.effects(argv).read_only is True
     problem: Problem | None
@@ -185,11 +210,11 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
         problem = wrapper_problem("TIMEOUT", f"{prog} was still running after {run.duration_ms / 1000:.1f} s; "
                                   "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
-        problem = _with_tool_help(_from_prompt(argv, run.prompt), adapter, argv)
+        problem = _asked(_from_prompt(argv, run.prompt), adapter, argv, rerun)
     elif pending:
         # Whatever the program did next (CONTRACT 5.1): it never had the answer it asked for. The first
         # request is the cause: a password prompt after a refused passphrase is a symptom.
-        problem = _with_tool_help(_from_request(argv, pending[0]), adapter, argv)
+        problem = _asked(_from_request(argv, pending[0]), adapter, argv, rerun)
     elif interp.error is not None:
         problem = interp.error
     elif run.signal is not None:

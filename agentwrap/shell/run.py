@@ -127,7 +127,11 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        from agentwrap.outcome.partial import git_locks, new_locks
+
+        locks = git_locks(cwd)
         result = session.run(spec, sink, shims)
+        result.left = new_locks(cwd, locks)  # a lock a stopped command left (it may have run in a `cd`'s folder)
     finally:
         remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
