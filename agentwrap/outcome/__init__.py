@@ -55,6 +55,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
     if error is not None and left_half_done:
         error = partial.with_actions(error, left_half_done)
+    if reading is not None and error is not None and error.code == "INPUT_REQUIRED":
+        error = partial.whole_line(error, run_argv, argv)
     if reading is not None:  # a shell line's command ran where its `cd` took it
         error = bound.rebased_files(error, captured.cwd, cwd) if error is not None else None
         interp = interp._replace(problems=tuple(bound.rebased_files(p, captured.cwd, cwd) for p in interp.problems))

@@ -82,3 +82,19 @@ def git_locks(cwd: str) -> set[str]:
         if parent == path:
             return set()
         path = parent
+
+
+def whole_line(error: Problem, stage: list[str], line: list[str]) -> Problem:
+    """A shell line's prompt, decided by one of its commands (`read`, `sudo`): agentwrap's own templates
+    (`--answer`, `--stdin`, `--env`) run the whole line again, not that command alone (a builtin such as
+    `read` is no program to run)."""
+    tail = tuple(stage)
+    actions = []
+    for action in error.code_actions:
+        command = action.command
+        if command and command[0] == "agentwrap" and "--" in command:
+            cut = command.index("--") + 1
+            if command[cut:] == tail:
+                action = action._replace(command=(*command[:cut], *line))
+        actions.append(action)
+    return error._replace(code_actions=tuple(actions))

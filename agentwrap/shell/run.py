@@ -123,7 +123,11 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        from agentwrap.outcome.partial import git_locks, new_locks
+
+        locks = git_locks(cwd)
         result = session.run(spec, sink, shims)
+        result.left = new_locks(cwd, locks)  # a git index.lock the stopped line left (partial effects)
     finally:
         _remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
