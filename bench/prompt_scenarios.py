@@ -241,6 +241,8 @@ SCENARIOS = [
     S("apt-get install (asks)", ["apt-get", "install", "cowsay"], "confirmation", undone=_not_installed("cowsay")),
     S("dpkg conffile question", ["dpkg", "-i", "p2.deb"], "confirmation", _debs,
       lambda _d: "mine" in Path(CONF).read_text(), needs="dpkg-deb", root=True, teardown=_purge),
+    S("apt-get relaying dpkg's conffile question", ["apt-get", "install", "-y", "./p2.deb"], "confirmation", _debs,
+      lambda _d: "mine" in Path(CONF).read_text(), needs="dpkg-deb", root=True, teardown=_purge),
     # --- passwords and credentials -------------------------------------------------------------------------
     S("ssh-keygen new key", ["ssh-keygen", "-t", "ed25519", "-f", "k1"], "password", undone=_absent("k1")),
     S("ssh-keygen -p", ["ssh-keygen", "-p", "-f", "k"], "password", _key,

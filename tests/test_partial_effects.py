@@ -99,3 +99,27 @@ def test_dpkg_stopped_at_a_conffile_question_names_the_unpacked_package(tmp_path
     finally:
         subprocess.run(["dpkg", "--purge", "agentwrap-test-conf"], capture_output=True)
     assert subprocess.run(["dpkg", "--audit"], capture_output=True, text=True).stdout == ""
+
+
+@pytest.mark.slow
+@ROOT_ONLY
+@pytest.mark.skipif(not shutil.which("dpkg-deb") or not shutil.which("apt-get"), reason="needs apt and dpkg")
+def test_apt_relaying_dpkgs_conffile_question_is_refused_not_left_to_hang(tmp_path: Path):
+    """apt waits on our terminal and on the one it made for dpkg: that alone is no prompt (it does so while
+    dpkg unpacks), but dpkg blocked reading apt's terminal is, for certain."""
+    first, second = _deb(tmp_path, "1"), _deb(tmp_path, "2")
+    try:
+        subprocess.run(["dpkg", "-i", str(first)], check=True, capture_output=True)
+        with open("/etc/agentwrap-test-conf.conf", "a") as f:
+            f.write("mine\n")
+        a = aw("--cwd", str(tmp_path), "--timeout", "120", "apt-get", "install", "-y", f"./{second.name}",
+               timeout=180)
+        assert a.error["code"] == "INPUT_REQUIRED" and a.error["detection"] == "kernel"
+        assert a.error["process"] == "dpkg" and a.error["input_kind"] == "confirmation"
+        assert a.error["code_actions"][0]["command"] == ["apt-get", "-o", "Dpkg::Options::=--force-confold",
+                                                         "install", "-y", f"./{second.name}"]
+        assert a.env["effects"][0]["resource"] == "package:agentwrap-test-conf"
+        assert "mine" in Path("/etc/agentwrap-test-conf.conf").read_text()
+    finally:
+        subprocess.run(["dpkg", "--purge", "agentwrap-test-conf"], capture_output=True)
+    assert subprocess.run(["dpkg", "--audit"], capture_output=True, text=True).stdout == ""

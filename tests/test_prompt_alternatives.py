@@ -33,6 +33,8 @@ def test_getpass_says_standard_input_cannot_reach_it():
 def test_bash_read_and_bc_take_standard_input():
     read = aw("--", "bash", "-c", "read -p 'Project name: ' n")
     assert "read" in read.error["code_actions"][0]["title"] and _commands(read)[0][:2] == ["agentwrap", "--stdin"]
+    # the line decided by its `read` is run again whole: a builtin alone is no program to run
+    assert all(c[-3:] == ["bash", "-c", "read -p 'Project name: ' n"] for c in _commands(read) if c)
     if shutil.which("bc"):
         bc = aw("--", "bc", "-q")
         assert _commands(bc)[0] == ["agentwrap", "--stdin", "<EXPRESSIONS_FILE>", "--", "bc", "-q"]

@@ -82,3 +82,4 @@ def git_locks(cwd: str) -> set[str]:
         if parent == path:
             return set()
         path = parent
+

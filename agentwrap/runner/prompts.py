@@ -216,6 +216,32 @@ def _timed(number: int, args: list[int]) -> bool:
     return index is not None and args[index - 2] != 0
 
 
+def relayed_reader(pids: list[psutil.Process], relay: Waiter) -> Waiter | None:
+    """A process of the tree blocked reading a terminal whose master `relay` holds while it relays ours to
+    it (dpkg asking about a configuration file on the terminal apt made for it): a prompt for certain."""
+    inner = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{relay.pid}/fd"):
+            if (_fd_target(relay.pid, int(fd)) or "").endswith("ptmx"):
+                with open(f"/proc/{relay.pid}/fdinfo/{fd}") as info:
+                    index = next((line.split()[1] for line in info if line.startswith("tty-index:")), None)
+                if index is not None:
+                    inner.add(f"/dev/pts/{index}")
+    if not inner:
+        return None
+    reads = _READ_CALLS.get(_ARCH, set())
+    for proc in pids:
+        if proc.pid == relay.pid:
+            continue
+        for number, read_fd, *_ in _syscalls(proc.pid):
+            if number in reads and _fd_target(proc.pid, read_fd) in inner:
+                name = ""
+                with contextlib.suppress(Exception):
+                    name = proc.name()
+                return Waiter(proc.pid, name, "kernel", relay.source)
+    return None
+
+
 def _relays(pid: int, fds: list[int]) -> bool:
     """Whether one of the descriptors waited on is a pseudo-terminal's master (/dev/ptmx, /dev/pts/ptmx)."""
     return any((_fd_target(pid, fd) or "").endswith("ptmx") for fd in fds)

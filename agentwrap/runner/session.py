@@ -230,6 +230,9 @@ class _Session:
         procs = tree.descendants()
         waiter = prompts.find_waiter(procs, self.chans.wait_targets, raw_mode=self._raw_mode(),
                                      foreground=self._foreground())
+        if waiter is not None and waiter.detection == "kernel-relay":
+            # apt relays our terminal to dpkg's: dpkg blocked reading that one (a conffile question) asks us
+            waiter = prompts.relayed_reader(procs, waiter) or waiter
         if waiter is None and idle >= OUTSIDE_IDLE:
             # a tree at work (compiling, not waiting) asks nobody: no need to list every process
             rescan = now - self.outside_scan >= OUTSIDE_IDLE and prompts.all_sleeping(procs)
