@@ -111,6 +111,9 @@ class TerminalCleaner:
                 if plain:
                     self._write(plain)
                 return
+            if "\r" in plain and not self._graphics and _is_plain(plain.replace("\r", "")):
+                self._redraws(plain)  # progress bars: text, newlines and carriage returns only
+                return
         i, n = 0, len(text)
         screen = self._screen
         while i < n:
@@ -149,6 +152,21 @@ class TerminalCleaner:
                 stray = _STRAY.match(text, j)
                 i = stray.end() if stray else i
                 self.binary_bytes += i - j
+
+    def _redraws(self, text: str) -> None:
+        screen = self._screen
+        lines = text.split("\n")
+        for k, line in enumerate(lines):
+            if k:
+                screen.newline()
+            frames = line.split("\r")
+            if frames[0]:
+                screen.text(frames[0])
+            if len(frames) > 1 and not screen.redraw(frames[1:]):
+                for frame in frames[1:]:  # the frames need the whole screen model (wide cells, wrapping)
+                    screen.col, screen.wrapnext, screen.moved = 0, False, True
+                    if frame:
+                        screen.text(frame)
 
     def _skip_string(self, text: str, i: int) -> int:
         stop = min(len(text), i + _STRING_CAP - self._string_len)
@@ -250,8 +268,10 @@ class TerminalCleaner:
             screen.move_to(row, n - 1)
         elif final in "Hf":
             screen.move_to(n - 1, (args[1] if len(args) > 1 and args[1] else 1) - 1)
-        elif final == "d":
+        elif final == "d":  # VPA keeps a pending wrap (as tmux does)
+            pending = screen.wrapnext
             screen.move_to(n - 1, col)
+            screen.wrapnext = pending
         elif final == "K":
             screen.erase_line(a)
         elif final == "J":
