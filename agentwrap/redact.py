@@ -78,7 +78,7 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("A", r"A(?=KIA|SIA|BIA|CCA|Iza|BSK[A-Za-z0-9+/]{40})", False),
         (" -", r" -(?:[pa]|u[ \t]+[^\s:]{1,128}:\S)", True),  # mysql -pX, sshpass -p, redis-cli -a, curl -u u:p
         ("J", r"J(?<=eyJ)", False),
-        ("@", r"://[^\s/?#]{1,600}@", False),
+        ("@", r"://[^\s?#]{1,1200}@", False),
     )
 )  # fmt: skip
 # Lowercase substrings that every detector match contains: text holding none of them comes back unchanged.
@@ -107,7 +107,7 @@ _COOKIE_PAIR = lazy(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\
 _BEARER = lazy(r"(?i)\bbearer[ \t]+(?=[\w.~+/=-]{0,4096}[0-9._~+/-])([\w.~+/=-]{8,4096})", re.ASCII)
 _URL_CRED = lazy(
     r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)([^\s:/?#@\"'<>]{0,256})"
-    r"(?::([^\s/?#\"'<>]{1,256}))?@"
+    r"(?::([^\s?#\"'<>@]{1,1024}))?@"
 )
 _SLACK_HOOK = lazy(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
 _TOKENS = lazy(
@@ -136,7 +136,7 @@ _OPTION = lazy(
     r"(?:\b(?:mysql\w{0,10}|mariadb)\b[^\n]{0,300}?[ \t]-p(?P<a>[^\s'\"]{1,256})"
     r"|\bsshpass[ \t]+-p[ \t]*(?P<b>\S{1,256})|\bredis-cli\b[^\n]{0,300}?[ \t]-a[ \t]+(?P<c>\S{1,256})"
     r"|\blogin\b[^\n]{0,300}?[ \t]-p[ \t]+(?P<d>\S{1,256})"
-    r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,256})(?=\s|$)"
+    r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,4096})(?=\s|$)"
     r"|(?im:^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+)(?P<f>[^\s=:]\S{0,255}))"
 )
 _XML_BLOCK = lazy(r"<(?P<key>[\w:.-]{1,64})>[ \t]*\r?\n[ \t]*(?P<v>[^<\s]{1,4096})[ \t]*\r?\n[ \t]*</(?P=key)>")
@@ -359,7 +359,10 @@ class Redactor:
         return self._hide(m, 3) if m.group(2) or _TOKEN_LIKE.fullmatch(m.group(3)) else m.group(0)
 
     def _url_cred(self, m: re.Match[str]) -> str:
-        if m.group(3) is not None:
+        password = m.group(3)
+        if password is not None:
+            if "/" in password and password.split("/", 1)[0].isdigit():
+                return m.group(0)  # http://host:8080/path/@scope: a port and a path, not a password
             return self._hide(m, 3)  # https://user:[REDACTED]@host
         user = m.group(2)  # https://TOKEN@host, but not ssh://git@host
         return self._hide(m, 2) if _TOKEN_LIKE.fullmatch(user) or _TOKENS.fullmatch(user) else m.group(0)

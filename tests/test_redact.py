@@ -550,3 +550,13 @@ def test_issue_12_line_shapes(text: str, secret: str) -> None:
 ])
 def test_issue_12_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "keep"), [
+    ("postgres://app:abc/def+ghi=@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"),
+    ("http://localhost:4873/@scope/pkg", "http://localhost:4873/@scope/pkg"),
+    ("see https://host:8080/a/b@c.d", "see https://host:8080/a/b@c.d"),
+    ("curl -u ci:" + "ops_eyJ" + "a1B2c3/+" * 60 + " https://x", "curl -u ci:[REDACTED] https://x"),
+])
+def test_url_and_option_passwords_with_slashes_and_length(text: str, keep: str) -> None:
+    assert Redactor().redact(text) == keep
