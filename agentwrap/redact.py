@@ -287,7 +287,22 @@ class Redactor:
             if _PEM_OPEN.search(line):
                 pos, in_pem = self._pem_body(text, end, out)
         out.append(text[pos:])
-        return "".join(out), in_pem
+        return self._formats("".join(out)), in_pem
+
+    def _formats(self, text: str) -> str:
+        """Tokens recognisable without a label (gitleaks' format rules), in any line."""
+        from agentwrap import secret_formats  # its table loads on the first redaction, not at start-up
+
+        found = secret_formats.spans(text)
+        if not found:
+            return text
+        self.count += len(found)
+        pieces, last = [], 0
+        for start, end in found:
+            pieces += [text[last:start], REDACTED]
+            last = end
+        pieces.append(text[last:])
+        return "".join(pieces)
 
     def _pem_body(self, text: str, pos: int, out: list[str]) -> tuple[int, bool]:
         """Turn key lines from `pos` into one REDACTED line; return (position, still inside the key)."""
