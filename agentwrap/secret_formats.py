@@ -17,7 +17,7 @@ from agentwrap.lazyre import lazy
 from agentwrap.secret_formats_data import RULES
 
 _RUN = 20  # the shortest tokens (AWS key ids) have 20 characters
-_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+~.-")
+_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+~.-=")
 _TABLE = bytes(97 if i in _CHARS else 32 for i in range(256))
 _NEEDLE = b"a" * _RUN
 _LONGEST_KEY = 24
@@ -65,6 +65,11 @@ def spans(text: str) -> list[tuple[int, int]]:
         end = len(marks) if end < 0 else end
         start = pos + 2 if pos >= 1 and raw[pos - 1:pos] == b"%" else pos  # %3Dghp_...: after the escape
         rules = _rules_for(text[start:end], by_key) or (_rules_for(text[pos:end], by_key) if start != pos else [])
+        if not rules:  # key=ghp_..., host.atlasv1....: a token after a '=' or '.' inside the run
+            head = text[pos:min(end, pos + 32)]
+            for i, ch in enumerate(head):
+                if ch in "=." and (rules := _rules_for(text[pos + i + 1:end], by_key)):
+                    break
         if rules:
             lo = max(text.rfind("\n", 0, pos) + 1, pos - 64)
             hi = text.find("\n", end, end + 64)

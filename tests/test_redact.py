@@ -575,3 +575,10 @@ def test_provider_formats_are_redacted_without_a_label(token: str) -> None:
                  f"GET /cb?code=%3D{token} HTTP/1.1"):
         out = Redactor().redact(line)
         assert token not in out and "[REDACTED]" in out, out
+
+
+def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
+    token = "glpat-" + "Ab3dE6gH9jK2mN5pQ8sT"
+    for line in (f"url?x=1&private_token={token}", f"cfg.{token} loaded"):
+        out = Redactor().redact(line)
+        assert token not in out, out
