@@ -8,9 +8,8 @@ holds no zero-width character, a column is a string index; only lines with combi
 
 from __future__ import annotations
 
-import wcwidth
-
-from agentwrap.lazyre import lazy
+import re
+from functools import cache
 
 FILL = "\x00"  # never reaches a line otherwise: NUL input is removed as binary
 
@@ -19,45 +18,43 @@ def _char_class(ranges: list[tuple[int, int]]) -> str:
     return "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "]"
 
 
-def _tables() -> tuple[str, str]:
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(any character whose width is not 1, zero-width characters, wide characters as a group)."""
+    import wcwidth  # ~10 ms to import: only text beyond ASCII needs its tables
+
     version = wcwidth.list_versions()[-1]
-    wide = [(lo, hi) for lo, hi in wcwidth.table_wide.WIDE_EASTASIAN[version]]
-    zero = [(max(lo, 0xA0), hi) for lo, hi in wcwidth.table_zero.ZERO_WIDTH[version] if hi >= 0xA0]
-    return _char_class(wide), _char_class(zero)
-
-
-_WIDE_CLASS, _ZERO_CLASS = _tables()
-# Any character whose width is not 1: text without one is laid out by string length alone.
-_SPECIAL = lazy(f"{_WIDE_CLASS}|{_ZERO_CLASS}")
-_ZERO = lazy(_ZERO_CLASS)
-_CELL_FORM = lazy(f"({_WIDE_CLASS})")
+    wide = _char_class(list(wcwidth.table_wide.WIDE_EASTASIAN[version]))
+    zero = _char_class([(max(lo, 0xA0), hi) for lo, hi in wcwidth.table_zero.ZERO_WIDTH[version] if hi >= 0xA0])
+    return re.compile(f"{wide}|{zero}"), re.compile(zero), re.compile(f"({wide})")
 
 
 def to_cells(text: str) -> str:
     """`text` (printable, no tab) in the stored form: FILL after each wide character."""
-    if text.isascii() or _SPECIAL.search(text) is None:
+    if text.isascii():
         return text
-    return _CELL_FORM.sub("\\1" + FILL, text)
+    special, _, wide = _patterns()
+    return text if special.search(text) is None else wide.sub("\\1" + FILL, text)
 
 
 def has_zero_width(line: str) -> bool:
-    return not line.isascii() and _ZERO.search(line) is not None
+    return not line.isascii() and _patterns()[1].search(line) is not None
 
 
 def width(line: str) -> int:
     """Columns covered by a stored line."""
     if line.isascii():
         return len(line)
-    return len(line) - len(_ZERO.findall(line))
+    return len(line) - len(_patterns()[1].findall(line))
 
 
 def index(line: str, col: int) -> int:
     """Where cell `col` of a stored line starts (after the marks of the cell before); len past the end."""
     if not has_zero_width(line):
         return min(col, len(line))
-    cells = 0
+    cells, zero = 0, _patterns()[1]
     for i, ch in enumerate(line):
-        if _ZERO.match(ch):
+        if zero.match(ch):
             continue
         if cells == col:
             return i
@@ -83,8 +80,10 @@ def split(cells: str, avail: int) -> tuple[str, int, str]:
 
 def last_cell(cells: str) -> str:
     """The last cell group of stored text (its base character, filler and marks)."""
-    k = len(cells)
-    while k > 0 and (cells[k - 1] == FILL or _ZERO.match(cells[k - 1])):
+    if cells[-1:].isascii() and cells[-1:] != FILL:
+        return cells[-1:]
+    k, zero = len(cells), _patterns()[1]
+    while k > 0 and (cells[k - 1] == FILL or zero.match(cells[k - 1])):
         k -= 1
     return cells[max(k - 1, 0):]
 

@@ -34,6 +34,12 @@ _CAMEL = lazy(r"([a-z0-9])([A-Z])")
 _ACRONYM = lazy(r"([A-Z]+)([A-Z][a-z])")  # APIToken, DBPassword, NPMToken: API_Token
 _NON_ALNUM = lazy(r"[^A-Za-z0-9]+")
 # `password: str` in source code is a type, not a value.
+# A value that continues as an expression (`= prefix + str(x)`, `= '%s' % x`) or is a plain lowercase
+# name assigned with spaces (`token = nextchar`) is source code.
+_OPERATOR_AFTER = lazy(r"[ \t]+(?:[-+*/%|&](?:[ \t]|$)|if\b|or\b|and\b)|\.[A-Za-z_]")
+_WORDS = frozenset({"pass", "password", "passwd", "secret", "token", "user", "name"})
+_PROSE_AFTER = lazy(r" [a-z]{2,} [a-z]")
+_CODE_VALUE = lazy(r"[a-z_][a-z_.]*")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "bool", "string", "String", "Optional", "SecretStr", "Any", "None"})
 _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
 _PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
@@ -72,7 +78,7 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("A", r"A(?=KIA|SIA|BIA|CCA|Iza|BSK[A-Za-z0-9+/]{40})", False),
         (" -", r" -(?:[pa]|u[ \t]+[^\s:]{1,128}:\S)", True),  # mysql -pX, sshpass -p, redis-cli -a, curl -u u:p
         ("J", r"J(?<=eyJ)", False),
-        ("@", r"://[^\s/?#]{1,600}@", False),
+        ("@", r"://[^\s?#]{1,1200}@", False),
     )
 )  # fmt: skip
 # Lowercase substrings that every detector match contains: text holding none of them comes back unchanged.
@@ -101,7 +107,7 @@ _COOKIE_PAIR = lazy(r"(?i)(?<![^;,\s])(?!(?:path|domain|expires|max-age)=)[^=;,\
 _BEARER = lazy(r"(?i)\bbearer[ \t]+(?=[\w.~+/=-]{0,4096}[0-9._~+/-])([\w.~+/=-]{8,4096})", re.ASCII)
 _URL_CRED = lazy(
     r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)([^\s:/?#@\"'<>]{0,256})"
-    r"(?::([^\s/?#\"'<>]{1,256}))?@"
+    r"(?::([^\s?#\"'<>@]{1,1024}))?@"
 )
 _SLACK_HOOK = lazy(r"(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9/_+-]{8,512})")
 _TOKENS = lazy(
@@ -123,14 +129,14 @@ _VALUE = (
 _LABEL = lazy(
     r"(?<![\w.-])(?P<kq>\\?[\"']?)(?P<key>[\w.-]{1,128}+)(?P=kq)"
     r"(?:[ \t]+(?:string|String|str|\[\]byte))?"
-    r"(?P<sep>[ \t]*(?:=>|:::=|::=|:=|\?=|\+=|!=|\.=|=|:|(?<=[\"']),)[ \t]*)" + _VALUE,
+    r"(?P<sep>[ \t]*(?:=>|:::=|::=|:=|\?=|\.=|=(?!=)|:|(?<=[\"']),)[ \t]*)" + _VALUE,
     re.ASCII,
 )
 _OPTION = lazy(
     r"(?:\b(?:mysql\w{0,10}|mariadb)\b[^\n]{0,300}?[ \t]-p(?P<a>[^\s'\"]{1,256})"
     r"|\bsshpass[ \t]+-p[ \t]*(?P<b>\S{1,256})|\bredis-cli\b[^\n]{0,300}?[ \t]-a[ \t]+(?P<c>\S{1,256})"
     r"|\blogin\b[^\n]{0,300}?[ \t]-p[ \t]+(?P<d>\S{1,256})"
-    r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,256})(?=\s|$)"
+    r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,4096})(?=\s|$)"
     r"|(?im:^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+)(?P<f>[^\s=:]\S{0,255}))"
 )
 _XML_BLOCK = lazy(r"<(?P<key>[\w:.-]{1,64})>[ \t]*\r?\n[ \t]*(?P<v>[^<\s]{1,4096})[ \t]*\r?\n[ \t]*</(?P=key)>")
@@ -138,6 +144,27 @@ _XML = lazy(r"<(?P<key>[\w:.-]{1,64})>(?P<v>[^<\s]{1,4096})</(?P=key)>")
 _ENV_LIST = lazy(r"(?m)^([ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<key>[\w.-]{1,128})[\"']?[ \t]*\r?\n"
                  r"[ \t]*value:[ \t]*)[\"']?(?P<v>[^\s\"']{1,4096})")
 _FLAG = lazy(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=[^\s-])" + _VALUE)
+
+
+def _not_an_option_value(value: str) -> bool:
+    word = value.rstrip("),;.").lower() in _WORDS
+    odd_start = not value[0].isalnum() and value[0] not in "$@!#%^*_.~"
+    return len(value) < 4 or word or odd_start or bool(_PLACEHOLDER.fullmatch(value))
+
+
+def _is_code(m: re.Match[str], key: str, value: str, sep: str, *, bare: bool) -> bool:
+    """Source code in a traceback or a listing is not a secret: `token = token`, `api_key = os.getenv(...)`,
+    `token = nextchar`, `key = 'prefix' + str(x)`, `password: str`."""
+    if bare:
+        if m.string[m.end() : m.end() + 1] in ("(", "[") or value in key or key in value:
+            return True
+        if len(value) < 20 and " =" in sep and _CODE_VALUE.fullmatch(value):
+            return True
+    if value.startswith(("self.", "this.")) or value.rstrip(",)|") in _TYPE_NAMES:
+        return True
+    if len(value) < 4 and (value.isdigit() or value[0] == "%"):
+        return True
+    return bool(_OPERATOR_AFTER.match(m.string, m.end()))
 
 
 def is_secret_name(name: str) -> bool:
@@ -260,7 +287,22 @@ class Redactor:
             if _PEM_OPEN.search(line):
                 pos, in_pem = self._pem_body(text, end, out)
         out.append(text[pos:])
-        return "".join(out), in_pem
+        return self._formats("".join(out)), in_pem
+
+    def _formats(self, text: str) -> str:
+        """Tokens recognisable without a label (gitleaks' format rules), in any line."""
+        from agentwrap import secret_formats  # its table loads on the first redaction, not at start-up
+
+        found = secret_formats.spans(text)
+        if not found:
+            return text
+        self.count += len(found)
+        pieces, last = [], 0
+        for start, end in found:
+            pieces += [text[last:start], REDACTED]
+            last = end
+        pieces.append(text[last:])
+        return "".join(pieces)
 
     def _pem_body(self, text: str, pos: int, out: list[str]) -> tuple[int, bool]:
         """Turn key lines from `pos` into one REDACTED line; return (position, still inside the key)."""
@@ -307,8 +349,13 @@ class Redactor:
     def _option(self, m: re.Match[str]) -> str:
         group = next(g for g in "abcdef" if m.group(g) is not None)
         value = m.group(group)
-        if group == "e" and value.isdigit():  # -u 1000:1000 is a uid:gid
+        if group == "e" and value.isdigit() and len(value) < 8:  # -u 1000:1000 is a uid:gid
             return m.group(0)
+        if _not_an_option_value(value):
+            return m.group(0)  # `mysql -p,` in prose, `-u user:PASS` in a usage line
+        netrc = m.group(0).lstrip().startswith(("machine", "login", "default"))
+        if group == "f" and not netrc and not _TOKEN_LIKE.fullmatch(value):
+            return m.group(0)  # "password combination." in a docstring
         return self._hide(m, group)
 
     def _tagged(self, m: re.Match[str]) -> str:
@@ -327,7 +374,10 @@ class Redactor:
         return self._hide(m, 3) if m.group(2) or _TOKEN_LIKE.fullmatch(m.group(3)) else m.group(0)
 
     def _url_cred(self, m: re.Match[str]) -> str:
-        if m.group(3) is not None:
+        password = m.group(3)
+        if password is not None:
+            if "/" in password and password.split("/", 1)[0].isdigit():
+                return m.group(0)  # http://host:8080/path/@scope: a port and a path, not a password
             return self._hide(m, 3)  # https://user:[REDACTED]@host
         user = m.group(2)  # https://TOKEN@host, but not ssh://git@host
         return self._hide(m, 2) if _TOKEN_LIKE.fullmatch(user) or _TOKENS.fullmatch(user) else m.group(0)
@@ -338,16 +388,19 @@ class Redactor:
         found = m.groupdict()
         group = next(g for g in ("dq", "sq", "bq", "eq", "v") if found[g] is not None)
         value = found[group]
-        # Source code in a traceback is not a secret: `token = token`, `api_key = os.getenv(...)`.
-        code = group == "v" and (m.string[m.end() : m.end() + 1] in ("(", "[") or value in found["key"])
-        if code or value.startswith(("self.", "this.")) or value.rstrip(",)|") in _TYPE_NAMES:
+        sep = found.get("sep") or ""  # an option (--password X) has none
+        if _is_code(m, found["key"], value, sep, bare=group == "v"):
             return m.group(0)
+        if group == "v" and ":" in sep and "=" not in sep and _PROSE_AFTER.match(m.string, m.end()):
+            return m.group(0)  # "password: The password for the login." is a sentence
+        if "," in sep and m.string[m.start() - 1 : m.start()] != "(":
+            return m.group(0)  # `"X_TOKEN", "..."` is a call's pair; `'Token', 'copy_context'` a list
         if not any(word in found["key"].upper() for word in ("PASS", "PWD")):
             # `password: x` in YAML is a value but `unexpected token: '}'` is prose: unless the key is
             # password-like, quoted (JSON) or assigned with '=', the value must look like a token.
             strict = "=" not in (found.get("sep") or " ") and not found.get("kq")
             # max_tokens=9 is a count, not a secret; a long number under a secret's name is an id that is
-            numeric = value.replace(".", "", 1).isdigit() and len(value) < 12
+            numeric = value.replace(".", "").isdigit() and (len(value) < 12 or "." in value)
             if numeric or (strict and not _TOKEN_LIKE.fullmatch(value)):
                 return m.group(0)
         return self._hide(m, group)

@@ -197,6 +197,37 @@ class Screen:
         if self.on_transient is not None and line:
             self.on_transient(line.replace(FILL, ""))
 
+    def redraw(self, frames: list[str]) -> bool:
+        """Each frame after a carriage return, in one pass: what a progress bar's redraws leave on a
+        row whose cells and frames are all one column wide and shorter than the row. False: not such."""
+        row = self.row
+        if row >= len(self.lines):
+            return False
+        state = self.lines[row]
+        if not state.isascii() or FILL in state or "\t" in state:
+            return False
+        if any(not f.isascii() or "\t" in f or len(f) >= self.cols for f in frames):
+            return False
+        flags = self.flags[row]
+        for frame in frames:
+            if not frame:
+                continue
+            if state:
+                if self.on_transient is not None:
+                    self.on_transient(state)
+                new = frame + state[len(frame):]
+                flags |= DIRTY | (SPUN if _animates(state, new) else 0)
+                state = new
+            else:
+                state = frame
+        self.lines[row], self.flags[row] = state, flags
+        # the cursor is after the last frame (at column 0 after a final carriage return)
+        self.col, self.wrapnext, self.moved = len(frames[-1]), False, not frames[-1]
+        written = next((f for f in reversed(frames) if f), "")
+        if written:
+            self.last = written[-1]
+        return True
+
     def rep(self, n: int) -> None:
         if self.last:
             self.put(self.last * min(n, self.rows * self.cols))

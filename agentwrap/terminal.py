@@ -15,13 +15,13 @@ from agentwrap.cells import DEC_GRAPHICS
 from agentwrap.lazyre import lazy
 from agentwrap.screen import Screen
 
-# Text mixed with what never changes the screen (SGR colours, G1-G3 charset selection, the CR of CRLF),
-# dropped in bulk: the parser itself would read exactly these spans the same way. G0 selection
-# (ESC ( 0 / ESC ( B) is read by the parser: it switches line drawing on and off.
-_NOOP = lazy(r"\x1b(?:\[[0-9;:]{0,1024}m|[)*+\-./][0-~])")
+# Text mixed with what never changes the screen (SGR colours, G2/G3 charset selection, the CR of CRLF),
+# dropped in bulk: the parser itself would read exactly these spans the same way. G0 and G1 selection
+# (ESC ( 0, ESC ) 0, ESC ( B) is read by the parser: with SO/SI it switches line drawing on and off.
+_NOOP = lazy(r"\x1b(?:\[[0-9;:]{0,1024}m|[*+\-./][0-~])")
 _RUN = lazy(r"(?:[^\x00-\x08\x0b-\x1f\x7f-\x9f]++|\r(?=\n)|" + _NOOP.pattern + ")*+")
 # C0/C1 controls with no meaning here: removed and counted as binary.
-_STRAY = lazy(r"[\x00-\x06\x0b\x0c\x0e-\x1a\x1c-\x1f\x80-\x8f\x91-\x97\x99\x9a\x9c]+")
+_STRAY = lazy(r"[\x00-\x06\x0b\x0c\x10-\x1a\x1c-\x1f\x80-\x8f\x91-\x97\x99\x9a\x9c]+")
 # After the CSI introducer: parameters, private markers, intermediates, then the final byte. The
 # bound keeps a sequence that never ends from being buffered without limit; a longer one is dropped whole.
 _CSI_BODY = lazy(r"([\x20-\x3f]{0,1024})([\x40-\x7e])?")
@@ -63,7 +63,9 @@ class TerminalCleaner:
         self._pending = ""  # an escape sequence cut off by the end of the last chunk
         self._in_string, self._string_len = False, 0
         self._skip_csi = False  # inside a CSI longer than the bound: dropped up to its final byte
-        self._graphics = False  # G0 is DEC Special Graphics (ESC ( 0): letters draw lines
+        self._graphics = False  # the set in use draws lines: letters are DEC Special Graphics
+        self._sets = [False, False]  # G0 and G1 are DEC Special Graphics (ESC ( 0, ESC ) 0)
+        self._shift = 0  # SO (shift out) selects G1, SI G0
         self.invalid_utf8 = 0
         self.binary_bytes = 0
 
@@ -109,6 +111,9 @@ class TerminalCleaner:
                 if plain:
                     self._write(plain)
                 return
+            if "\r" in plain and not self._graphics and _is_plain(plain.replace("\r", "")):
+                self._redraws(plain)  # progress bars: text, newlines and carriage returns only
+                return
         i, n = 0, len(text)
         screen = self._screen
         while i < n:
@@ -135,6 +140,9 @@ class TerminalCleaner:
                 screen.col, screen.wrapnext, screen.moved = 0, False, True
             elif c == "\x08":
                 screen.col, screen.wrapnext, screen.moved = max(0, screen.col - 1), False, True
+            elif c == "\x0e" or c == "\x0f":
+                self._shift = int(c == "\x0e")
+                self._graphics = self._sets[self._shift]
             elif c == "\x1b" or c == "\x9b" or c in _STRING_C1:
                 i = self._escape(text, j)
                 if i < 0:
@@ -144,6 +152,21 @@ class TerminalCleaner:
                 stray = _STRAY.match(text, j)
                 i = stray.end() if stray else i
                 self.binary_bytes += i - j
+
+    def _redraws(self, text: str) -> None:
+        screen = self._screen
+        lines = text.split("\n")
+        for k, line in enumerate(lines):
+            if k:
+                screen.newline()
+            frames = line.split("\r")
+            if frames[0]:
+                screen.text(frames[0])
+            if len(frames) > 1 and not screen.redraw(frames[1:]):
+                for frame in frames[1:]:  # the frames need the whole screen model (wide cells, wrapping)
+                    screen.col, screen.wrapnext, screen.moved = 0, False, True
+                    if frame:
+                        screen.text(frame)
 
     def _skip_string(self, text: str, i: int) -> int:
         stop = min(len(text), i + _STRING_CAP - self._string_len)
@@ -167,8 +190,9 @@ class TerminalCleaner:
                 end = m.end() if m else k
                 if m and m.group(1) is None and end == len(text):
                     return -1
-                if c == "(" and m and m.group(1) is not None and end == j + 3:
-                    self._graphics = m.group(1) == "0"
+                if c in "()" and m and m.group(1) is not None and end == j + 3:
+                    self._sets[c == ")"] = m.group(1) == "0"
+                    self._graphics = self._sets[self._shift]
                 return end
             if c != "[" and c not in _STRING_ESC:
                 if not "\x30" <= c <= "\x7e":
@@ -206,7 +230,7 @@ class TerminalCleaner:
             screen.set_tab(None)
         elif c == "c":
             screen.reset()
-            self._graphics = False
+            self._graphics, self._sets, self._shift = False, [False, False], 0
 
     def _csi(self, params: str, final: str) -> None:
         screen = self._screen
@@ -244,8 +268,10 @@ class TerminalCleaner:
             screen.move_to(row, n - 1)
         elif final in "Hf":
             screen.move_to(n - 1, (args[1] if len(args) > 1 and args[1] else 1) - 1)
-        elif final == "d":
+        elif final == "d":  # VPA keeps a pending wrap (as tmux does)
+            pending = screen.wrapnext
             screen.move_to(n - 1, col)
+            screen.wrapnext = pending
         elif final == "K":
             screen.erase_line(a)
         elif final == "J":

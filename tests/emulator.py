@@ -42,7 +42,7 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
 
     def draw(self, data: str) -> None:
         """pyte 0.8 puts a wide character that reaches the right margin in the last column, its second
-        half off the screen; xterm and tmux leave that column blank and wrap the character."""
+        half off the screen; xterm and tmux leave that column as it is and wrap the character."""
         # (each case checked with tests/emulator.py's tmux_rows)
         if data.isascii() and not any(c.data == "" for c in self.buffer[self.cursor.y].values()):
             super().draw(data)
@@ -62,7 +62,7 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
             if x < self.columns - 1 and wcwidth(ch) == 1 and wcwidth((line[x].data or " ")[0]) == 2:
                 line[x + 1] = line[x + 1]._replace(data=" ")
             if wcwidth(ch) == 2 and self.cursor.x == self.columns - 1 and pyte.modes.DECAWM in self.mode:
-                super().draw(" ")
+                self.cursor.x = self.columns  # the last cell keeps what it shows, the character wraps
             super().draw(ch)
 
     def _unpend(self) -> None:

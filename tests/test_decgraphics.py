@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +26,6 @@ def test_escape_sequences_inside_line_drawing_keep_their_letters():
     assert _clean(b"\x1b(0\x1b[0mq\x1b[1mq\x1b(B\n") == "──\n"
 
 
-@pytest.mark.xfail(reason="SO/SI with a G1 set (ESC ) 0) is not in the screen model yet; xterm terminfo uses ESC ( 0")
 def test_shift_out_uses_the_g1_set():
     assert _clean(b"\x1b)0a\x0eqq\x0fq\n") == "a──q\n"
 

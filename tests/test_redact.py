@@ -550,3 +550,35 @@ def test_issue_12_line_shapes(text: str, secret: str) -> None:
 ])
 def test_issue_12_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "keep"), [
+    ("postgres://app:abc/def+ghi=@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"),
+    ("http://localhost:4873/@scope/pkg", "http://localhost:4873/@scope/pkg"),
+    ("see https://host:8080/a/b@c.d", "see https://host:8080/a/b@c.d"),
+    ("curl -u ci:" + "ops_eyJ" + "a1B2c3/+" * 60 + " https://x", "curl -u ci:[REDACTED] https://x"),
+])
+def test_url_and_option_passwords_with_slashes_and_length(text: str, keep: str) -> None:
+    assert Redactor().redact(text) == keep
+
+
+@pytest.mark.parametrize("token", [
+    "dop_v1_" + "a1b2c3d4e5f6a7b8" * 4,  # DigitalOcean
+    "lin_api_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9n",  # Linear
+    "pscale_tkn_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876",  # PlanetScale
+    "shpat_" + "0a1b2c3d4e5f60718293a4b5c6d7e8f9",  # Shopify
+    "sntryu_" + "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",  # Sentry
+])
+def test_provider_formats_are_redacted_without_a_label(token: str) -> None:
+    """gitleaks' format rules (agentwrap/secret_formats_data.py) apply to any line: a log, an argv."""
+    for line in (f"2026-01-01 INFO uploading with {token} now", f"deploy --region eu {token}",
+                 f"GET /cb?code=%3D{token} HTTP/1.1"):
+        out = Redactor().redact(line)
+        assert token not in out and "[REDACTED]" in out, out
+
+
+def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
+    token = "glpat-" + "Ab3dE6gH9jK2mN5pQ8sT"
+    for line in (f"url?x=1&private_token={token}", f"cfg.{token} loaded"):
+        out = Redactor().redact(line)
+        assert token not in out, out

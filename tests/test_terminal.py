@@ -307,6 +307,10 @@ def test_prompt_is_visible_in_screen_tail() -> None:
     (b"one\x1bEtwo\n", "one\ntwo\n"),
     (b"gone\x1bcfresh\n", "fresh\n"),
     (b"\x1b\x01x\n", "x\n"),
+    # DEC line drawing: in G0 (ESC ( 0), or in G1 (ESC ) 0) while shifted out (SO ... SI)
+    (b"\x1b(0lqqk\x1b(B lqk\n", "┌──┐ lqk\n"),
+    (b"\x1b)0a\x0eqq\x0fq\n", "a──q\n"),
+    (b"\x1b(0\x1b[0mq\x1b[1mq\x1b(B\n", "──\n"),
     # alternate screen vanishes on exit
     (b"before\n\x1b[?1049hFULL\nSCREEN\x1b[?1049lafter\n", "before\nafter\n"),
     # spinners
