@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
@@ -21,6 +21,10 @@ from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
 from agentwrap.runner import session
 from agentwrap.runner.shims import ShimDir
+
+if TYPE_CHECKING:
+    from agentwrap.adapter import Adapter
+    from agentwrap.outcome.record import RunRecord
 
 
 def working_dir(opts: Options) -> str:
@@ -113,26 +117,45 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
-        from agentwrap.outcome.partial import git_locks, new_locks
-
-        locks = git_locks(cwd)
-        result = session.run(spec, pipeline, shims)
-        result.left = new_locks(cwd, locks)
+        result = run_session(spec, pipeline, shims, cwd)
     finally:
         remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
     shown = shown_env(env_set, shim_root)
+    context = run_context(opts, cwd, stdin, result, shown)
+    record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
+                   pipeline=pipeline, context=context, warnings=adapter_warnings,
+                   env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
+    return finished(record, argv, adapter, cwd, opts, observation, events)
+
+
+def run_session(spec: session.RunSpec, sink: Any, shims: ShimDir, cwd: str) -> session.RunResult:
+    """The program's run, and the git lock it left if it was stopped part-way (partial effects)."""
+    from agentwrap.outcome.partial import git_locks, new_locks
+
+    locks = git_locks(cwd)
+    result = session.run(spec, sink, shims)
+    result.left = new_locks(cwd, locks)
+    return result
+
+
+def run_context(opts: Options, cwd: str, stdin: Any, result: session.RunResult,
+                shown: dict[str, str]) -> dict[str, Any]:
+    """The envelope's `context`: where and how the run happened."""
     context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
                "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
                "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
                "answered": result.answered}
     if opts.env:
         context["env"] = {k: shown[k] for k in sorted(opts.env)}
-    record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
-                   pipeline=pipeline, context=context, warnings=adapter_warnings,
-                   env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
+    return context
+
+
+def finished(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str, opts: Options,
+             observation: observe.Observation, events: EventStream | None) -> envelope.Outcome:
+    """After the record: what a stopped mutation may have left, the ledger and span, the last event."""
     if record.error is not None:
         from agentwrap.safety.stopped import annotate
 

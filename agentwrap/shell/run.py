@@ -17,7 +17,16 @@ from typing import Any
 
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.commands.run import persons_window, remove_dir, shown_env, stdin_source, working_dir  # one run's set-up
+from agentwrap.commands.run import (  # one run's set-up and ending, shared with PROGRAM ARGS runs
+    finished,
+    persons_window,
+    remove_dir,
+    run_context,
+    run_session,
+    shown_env,
+    stdin_source,
+    working_dir,
+)
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
 from agentwrap.ids import new_id
@@ -127,36 +136,20 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
-        from agentwrap.outcome.partial import git_locks, new_locks
-
-        locks = git_locks(cwd)
-        result = session.run(spec, sink, shims)
-        result.left = new_locks(cwd, locks)  # a lock a stopped command left (it may have run in a `cd`'s folder)
+        result = run_session(spec, sink, shims, cwd)
     finally:
         remove_dir(shim_root)
         if stdin is not None and stdin is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 stdin.close()
     shown = shown_env(env_set, shim_root)
-    context = {"cwd": cwd, "pty": not opts.no_pty, "started_at": result.started_at,
-               "timeout_ms": int(opts.timeout * 1000) if opts.timeout else None,
-               "stdin": "terminal" if stdin is None and not opts.no_pty else ("file" if stdin else "pipe"),
-               "answered": result.answered}
-    if opts.env:
-        context["env"] = {k: shown[k] for k in sorted(opts.env)}
+    context = run_context(opts, cwd, stdin, result, shown)
     reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings)
     adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
                    command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
-    if record.error is not None:
-        from agentwrap.safety.stopped import annotate
-
-        record = annotate(record, argv, adapter, cwd)  # a mutating line stopped part-way: what may remain
-    observe.end(observation, record, opts)
-    if events:
-        events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
-    return envelope.Outcome(None, record.exit_code, record=record)
+    return finished(record, argv, adapter, cwd, opts, observation, events)
 
 
 def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: session.RunResult, cwd: str,
