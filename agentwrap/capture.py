@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, ArtifactWriter
 from agentwrap.salient import SALIENT as SALIENT  # re-exported: the pattern is part of this module's API
 from agentwrap.salient import SalientScanner
-from agentwrap.salient_thread import ThreadedScanner
 
 MEDIA_TYPE = "text/plain; charset=utf-8"
 HEAD_SHARE = 0.45
@@ -102,7 +101,7 @@ class StreamCapture:
         self._tail: deque[str] = deque()
         self._tail_chars = 0
         self._tail_prev = "\n"  # the character just before the tail deque: is its first line whole?
-        self._scanner: SalientScanner | ThreadedScanner = SalientScanner(salient)
+        self._scanner = SalientScanner(salient)
         self._result: StreamResult | None = None
 
     def add_raw_bytes(self, n: int) -> None:
@@ -189,8 +188,6 @@ class StreamCapture:
             shown = _clip(whole[: min(budget + 1, line_end if line_end >= 0 else len(whole))], budget - 1)
             self._head, self._head_shown = [shown + "\n"], _shown(shown)
         self._scanner.after_line = len(self._head)
-        if isinstance(self._scanner, SalientScanner):  # a big output: scanned beside the cleaning
-            self._scanner = ThreadedScanner(self._scanner)
         try:
             if self._store is None:
                 raise ArtifactError("no artifact store is configured")

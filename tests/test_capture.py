@@ -310,27 +310,3 @@ def test_sixty_four_mebibytes_cost_well_under_a_second_of_cpu(store):
     assert result.artifact is not None
     assert result.artifact.bytes == 64 << 20
     assert spent < 1.5, spent
-
-
-def test_a_spilled_capture_finds_the_salient_lines_a_plain_scan_finds(store):
-    # past the inline budget the scanner runs on a thread of its own: the same lines, in order
-    lines = [f"{i} {'error: boom' if i % 89 == 0 else 'Traceback' if i % 1301 == 0 else 'fine'}" for i in range(60000)]
-    text = "\n".join(lines) + "\n"
-    result, _ = capture([text[i : i + 70001] for i in range(0, len(text), 70001)], budget=3000, store=store)
-    expected = [(n, line) for n, line in enumerate(lines, 1) if SALIENT.search(line)]
-    assert len(expected) > 100
-    assert result.salient == tuple(expected[:100])
-
-
-def test_a_scanner_failure_on_its_thread_reaches_the_caller(store):
-    class Broken:
-        def finditer(self, text: str) -> Iterator[re.Match[str]]:
-            raise RuntimeError("scanner broke")
-
-    cap = StreamCapture("stdout", max_inline_bytes=100, store=store, salient=Broken())  # type: ignore[arg-type]
-    for i in range(100):
-        cap.write(f"line {i}\n")
-    with pytest.raises(RuntimeError, match="scanner broke"):
-        cap.close()
-    with pytest.raises(RuntimeError, match="scanner broke"):  # again, rather than waiting forever
-        cap.close()
