@@ -3,7 +3,10 @@
 A token is a long run of token characters starting with its provider's prefix (`glpat-`, `dop_v1_`,
 `AKIA`...). Finding the runs is a C-speed pass (bytes.translate, then bytes.find for 20 token bytes in a
 row), so text without such runs costs about a millisecond per megabyte; only a run whose start is one of
-the rules' keywords costs a regular expression, on its own line.
+the rules' keywords (or its pattern's literal start: airtable's `pat…`), or that holds a keyword met only
+inside a token (azure's `…Q~…`, maxmind's `…_mmk`), costs a regular expression, on its own line. A run
+that starts after a '/' inside a token is looked up from the token's start (`glc_G1jL/QLqy…`), and the
+rule sees the whole token, so a 250-character `ops_eyJ…` with '/' and '+' in it matches too.
 """
 
 from __future__ import annotations
@@ -25,17 +28,47 @@ _LONGEST_KEY = 24
 Rule = tuple[str, re.Pattern[str], int, float, tuple[re.Pattern[str], ...], tuple[str, ...]]
 
 
+_MIN_KEY = 2  # jwt's "ey", twilio's "sk": a run must start with them, so short keys stay cheap
+_LEAD = re.compile(r"(?:\\b|\^|\(\?i\)|\(\?i:|\(\?:|\()*")  # what may precede a pattern's first literal
+_LITERAL = re.compile(r"(?:[A-Za-z0-9_~-]|\\[.-])+")
+
+
+def _plain(pattern: str) -> str:
+    """The pattern lowercased with its escapes and scoped flags dropped, for finding keywords in it."""
+    return re.sub(r"\(\?-?i:|\(\?i\)|\\b", "", pattern).replace("\\.", ".").replace("\\-", "-").lower()
+
+
+def _inner(key: str, plain: str) -> bool:
+    """A keyword met only inside the token (`…Q~…`, `…_mmk`), never where a match starts."""
+    starts = [i for i in range(len(plain)) if plain.startswith(key, i)]
+    return bool(starts) and all(i > 0 and plain[i - 1] not in "(|:^" for i in starts)
+
+
 @cache
-def _index() -> dict[str, list[Rule]]:
-    """Rules by keyword (lowercase), compiled on first use."""
+def _index() -> tuple[dict[str, list[tuple[str, list[Rule]]]], re.Pattern[str] | None, list[tuple[str, Rule]]]:
+    """Rules by the keyword a run starts with (lowercase), and the keywords met inside a token."""
     by_key: dict[str, list[Rule]] = {}
+    inner: list[tuple[str, Rule]] = []
     for rule_id, pattern, group, keywords, entropy, allow, stop in RULES:
         # compiled when a run first starts with one of its keywords (120 patterns would cost ~13 ms)
         rule = (rule_id, lazy(pattern), group, entropy, tuple(lazy(a) for a in allow), stop)
-        for key in keywords:
-            if 3 <= len(key) <= _LONGEST_KEY:
+        plain = _plain(pattern)
+        # The pattern's own literal start is a key too: airtable's `pat…` tokens name no "airtable".
+        lead = _LITERAL.match(pattern, _LEAD.match(pattern).end())  # type: ignore[union-attr]
+        prefix = lead.group(0).replace("\\", "").lower() if lead else ""
+        keys = set(keywords) | ({prefix} if len(prefix) >= 3 else set())
+        for key in keys:
+            if _MIN_KEY <= len(key) <= _LONGEST_KEY:
                 by_key.setdefault(key, []).append(rule)
-    return by_key
+            if _inner(key, plain):
+                inner.append((key, rule))
+    # One case-blind scan of a token for every inside keyword: a single C-speed search per run.
+    inside = re.compile("|".join(sorted({re.escape(k) for k, _ in inner}, key=len, reverse=True)),
+                        re.IGNORECASE) if inner else None
+    by_head: dict[str, list[tuple[str, list[Rule]]]] = {}
+    for key, rules in by_key.items():
+        by_head.setdefault(key[:_MIN_KEY], []).append((key, rules))
+    return by_head, inside, inner
 
 
 def _entropy(value: str) -> float:
@@ -43,12 +76,18 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-def _rules_for(run: str, by_key: dict[str, list[Rule]]) -> list[Rule]:
-    low = run[:_LONGEST_KEY].lower()
+def _rules_for(text: str, at: int, end: int, by_head: dict[str, list[tuple[str, list[Rule]]]]) -> list[Rule]:
+    """The rules whose keyword `text[at:end]` starts with: one lookup by its first two characters."""
+    low = text[at:min(end, at + _LONGEST_KEY)].lower()
     found: list[Rule] = []
-    for k in range(3, len(low) + 1):
-        found.extend(by_key.get(low[:k], ()))
+    for key, rules in by_head.get(low[:_MIN_KEY], ()):
+        if low.startswith(key):
+            found.extend(rules)
     return found
+
+
+_BLANK = re.compile(r"[\s\"'`<>()\[\]{},;|]")  # what ends a token around a run
+_TOKEN_REACH = 4096  # how far a token may reach past its run (`ops_eyJ…` has 250+ characters, some '/')
 
 
 def spans(text: str) -> list[tuple[int, int]]:
@@ -58,26 +97,37 @@ def spans(text: str) -> list[tuple[int, int]]:
     pos = marks.find(_NEEDLE)
     if pos < 0:
         return []
-    by_key = _index()
+    by_head, inside, inner = _index()
     found: list[tuple[int, int]] = []
     while pos >= 0:
         end = marks.find(b" ", pos + _RUN)
         end = len(marks) if end < 0 else end
         start = pos + 2 if pos >= 1 and raw[pos - 1:pos] == b"%" else pos  # %3Dghp_...: after the escape
-        rules = _rules_for(text[start:end], by_key) or (_rules_for(text[pos:end], by_key) if start != pos else [])
+        first = start  # where the token the rules look at starts
+        rules = _rules_for(text, start, end, by_head) or (_rules_for(text, pos, end, by_head) if start != pos else [])
         if not rules:  # key=ghp_..., host.atlasv1....: a token after a '=' or '.' inside the run
             head = text[pos:min(end, pos + 32)]
             for i, ch in enumerate(head):
-                if ch in "=." and (rules := _rules_for(text[pos + i + 1:end], by_key)):
+                if ch in "=." and (rules := _rules_for(text, pos + i + 1, end, by_head)):
                     break
+        if not rules and start == pos and pos and not _BLANK.match(text, pos - 1):
+            # glc_G1jL/QLqy…: the run began after a '/' or '%' inside a token; its start is the token's
+            blank = max(text.rfind(c, max(0, pos - 64), pos) for c in " \t\n\"'=:")
+            if pos - 64 < blank < pos - 1:
+                rules, first = _rules_for(text, blank + 1, end, by_head), blank + 1
+        if inside is not None and (m := inside.search(text, first, end)):  # …Q~…, …_mmk: a keyword inside
+            keys = {k.lower() for k in inside.findall(text, m.start(), end)}
+            rules = rules + [rule for key, rule in inner if key in keys and rule not in rules]
         if rules:
-            lo = max(text.rfind("\n", 0, pos) + 1, pos - 64)
-            hi = text.find("\n", end, end + 64)
-            hi = min(len(text), end + 64) if hi < 0 else hi
+            lo = max(text.rfind("\n", 0, first) + 1, first - 64)
+            stop = _BLANK.search(text, end, end + _TOKEN_REACH)  # the whole token, past a '/' or a '+'
+            tail = stop.start() if stop else min(len(text), end + _TOKEN_REACH)
+            hi = text.find("\n", tail, tail + 64)
+            hi = min(len(text), tail + 64) if hi < 0 else hi
             window = text[lo:hi]
             if start != pos:  # the escape reads as a blank, so the rule's word boundary holds
                 window = window[:pos - 1 - lo] + "   " + window[pos + 2 - lo:]
-            found.extend((a + lo, b + lo) for a, b in _matches(window, pos - lo, end - lo, rules))
+            found.extend((a + lo, b + lo) for a, b in _matches(window, first - lo, end - lo, rules))
         pos = marks.find(_NEEDLE, end)
     found.sort()
     merged: list[tuple[int, int]] = []

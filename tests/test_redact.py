@@ -577,6 +577,30 @@ def test_provider_formats_are_redacted_without_a_label(token: str) -> None:
         assert token not in out and "[REDACTED]" in out, out
 
 
+@pytest.mark.parametrize("token", [
+    "glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEi/LCJrIjoiWjlhQjhjNyJ9+Qk0=",  # Grafana Cloud: '/' early
+    "ops_eyJ" + "aB3/dE6+gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nR2" * 6,  # 1Password: 250+ characters, '/' and '+'
+    "patJ1OY3h6Q79h0Xy." + "0e0d12b8d9fb73a9" * 4,  # Airtable: its pattern's start, no "airtable" near
+    "vPX0Q~e3LobTmTNHgLDRM1lZJSmGk~nkaR7ei.5a",  # Azure AD client secret: its keyword inside the token
+    "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",  # MaxMind: its keyword at the end
+    "SK021Df3254A2198b6E42cF8966515F94C",  # Twilio: a two-letter keyword
+])
+def test_formats_keyed_inside_or_after_a_slash_are_redacted_without_a_label(token: str) -> None:
+    for line in (f"2026-01-01 INFO uploading with {token} now", f"deploy --region eu {token}"):
+        out = Redactor().redact(line)
+        assert "[REDACTED]" in out and not any(token[i:i + 12] in out for i in range(len(token) - 11)), out
+
+
+@pytest.mark.parametrize("line", [
+    "SKIPPED_TESTS_FOR_MODULE_parser_and_lexer_v2 ok",
+    "patch_release_notes_for_version_1.2.3_final.txt",
+    "see /usr/lib/python3.11/site-packages/skimage_filters_rank_generic/core.py",
+    "keyboard_layout_eyeball_tracking_module_v12 loaded",
+])
+def test_words_that_start_like_a_short_keyword_stay(line: str) -> None:
+    assert Redactor().redact(line) == line
+
+
 def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
     token = "glpat-" + "Ab3dE6gH9jK2mN5pQ8sT"
     for line in (f"url?x=1&private_token={token}", f"cfg.{token} loaded"):
