@@ -92,6 +92,61 @@ _TOKEN_REACH = 4096  # how far a token may reach past its run (`ops_eyJ…` has 
 
 def spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the secrets in `text`, sorted and disjoint."""
+    found = _plain_spans(text)
+    if "%" in text:  # a token in a URL: `code=fm1r_Xi%2Bz…%3D%3D`
+        found += _percent_spans(text)
+    found.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in found:
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_URL_STOP = r"\s\"'`<>()\[\]{},;|&?=#"  # what ends a token inside a URL: a raw '=' or '&' is its query
+_URL_TOKEN_END = re.compile(f"[{_URL_STOP}]")
+_URL_TOKEN_START = re.compile(f"(?s:.*)[{_URL_STOP}]")  # greedy, so it scans back from the escape
+
+
+def _percent_spans(text: str) -> list[tuple[int, int]]:
+    """Secrets percent-encoded in a URL: each token holding an escape is decoded and scanned again."""
+    found: list[tuple[int, int]] = []
+    pos = text.find("%")
+    while pos >= 0:
+        if not _PERCENT.match(text, pos):
+            pos = text.find("%", pos + 1)
+            continue
+        back = _URL_TOKEN_START.match(text, max(0, pos - _TOKEN_REACH), pos)
+        first = back.end() if back else max(0, pos - _TOKEN_REACH)
+        stop = _URL_TOKEN_END.search(text, pos, pos + _TOKEN_REACH)
+        last = stop.start() if stop else min(len(text), pos + _TOKEN_REACH)
+        decoded, where = _unquote(text, first, last)
+        if len(decoded) >= _RUN:
+            # where[i]: the offset in `text` of decoded character i; where[len]: the token's end
+            found.extend((where[a], where[b]) for a, b in _plain_spans(decoded))
+        pos = text.find("%", last)
+    return found
+
+
+def _unquote(text: str, first: int, last: int) -> tuple[str, list[int]]:
+    """text[first:last] with its %XX escapes decoded, and where each decoded character came from."""
+    parts: list[str] = []
+    where: list[int] = []
+    i = first
+    for m in _PERCENT.finditer(text, first, last):
+        parts += [text[i:m.start()], chr(int(text[m.start() + 1:m.end()], 16))]
+        where += [*range(i, m.start()), m.start()]
+        i = m.end()
+    parts.append(text[i:last])
+    where += [*range(i, last), last]
+    return "".join(parts), where
+
+
+def _plain_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the secrets written out in `text`, in order found (maybe overlapping)."""
     raw = text.encode("ascii", "replace")  # one byte per character: offsets are the string's
     marks = raw.translate(_TABLE)
     pos = marks.find(_NEEDLE)
@@ -129,14 +184,7 @@ def spans(text: str) -> list[tuple[int, int]]:
                 window = window[:pos - 1 - lo] + "   " + window[pos + 2 - lo:]
             found.extend((a + lo, b + lo) for a, b in _matches(window, first - lo, end - lo, rules))
         pos = marks.find(_NEEDLE, end)
-    found.sort()
-    merged: list[tuple[int, int]] = []
-    for a, b in found:
-        if merged and a < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
-        else:
-            merged.append((a, b))
-    return merged
+    return found
 
 
 def _matches(window: str, run_start: int, run_end: int, rules: list[Rule]) -> list[tuple[int, int]]:

@@ -591,6 +591,19 @@ def test_formats_keyed_inside_or_after_a_slash_are_redacted_without_a_label(toke
         assert "[REDACTED]" in out and not any(token[i:i + 12] in out for i in range(len(token) - 11)), out
 
 
+@pytest.mark.parametrize("token", [
+    "glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEi/LCJrIjoiWjlhQjhjNyJ9+Qk0=",  # '/', '+' and '=' escaped
+    "pscale_tkn_" + "Zx9Yw8Vu7Ts6=Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876",
+    "fm2_lJPECAAAAAAAAAAAAAAAAAAQJx3aGVGc/2Lz+wZkn0yWJ0Q6N8dQ4tqzZsDQXk9/aB3+cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5yZ7==",
+])
+def test_percent_encoded_tokens_in_a_url_are_redacted(token: str) -> None:
+    from urllib.parse import quote
+
+    line = f"GET /callback?state=abc&code={quote(token, safe='')}&next=%2Fhome HTTP/1.1"
+    out = Redactor().redact(line)
+    assert out == "GET /callback?state=abc&code=[REDACTED]&next=%2Fhome HTTP/1.1", out
+
+
 @pytest.mark.parametrize("line", [
     "SKIPPED_TESTS_FOR_MODULE_parser_and_lexer_v2 ok",
     "patch_release_notes_for_version_1.2.3_final.txt",
