@@ -604,6 +604,19 @@ def test_percent_encoded_tokens_in_a_url_are_redacted(token: str) -> None:
     assert out == "GET /callback?state=abc&code=[REDACTED]&next=%2Fhome HTTP/1.1", out
 
 
+def test_base64_of_a_token_is_redacted_and_base64_of_anything_else_stays() -> None:
+    import base64
+    import os
+
+    token = "dop_v1_" + "a1b2c3d4e5f6a7b8" * 4
+    for plain in (token, f"DO_TOKEN={token}\n", f'{{"auth": "{token}"}}'):
+        encoded = base64.b64encode(plain.encode()).decode()
+        assert Redactor().redact(f"payload {encoded} sent") == "payload [REDACTED] sent"
+    for plain in (os.urandom(300), b"just a sentence about tokens and keys, nothing secret in it at all"):
+        line = f"data: {base64.b64encode(plain).decode()}\n"
+        assert Redactor().redact(line) == line
+
+
 @pytest.mark.parametrize("line", [
     "SKIPPED_TESTS_FOR_MODULE_parser_and_lexer_v2 ok",
     "patch_release_notes_for_version_1.2.3_final.txt",
