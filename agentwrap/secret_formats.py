@@ -57,7 +57,8 @@ def _index() -> tuple[dict[str, list[tuple[str, list[Rule]]]], dict[bytes, list[
         plain = _plain(pattern)
         # The pattern's own literal start is a key too: airtable's `pat…` tokens name no "airtable".
         lead = _LITERAL.match(pattern, _LEAD.match(pattern).end())  # type: ignore[union-attr]
-        prefix = lead.group(0).replace("\\", "").lower() if lead else ""
+        optional = lead is not None and pattern.startswith(("?", "*", "{0", ")?", ")*", "){0"), lead.end())
+        prefix = lead.group(0).replace("\\", "").lower() if lead and not optional else ""
         keys = set(keywords) | ({prefix} if len(prefix) >= 3 else set())
         for key in keys:
             if _MIN_KEY <= len(key) <= _LONGEST_KEY:
