@@ -161,6 +161,12 @@ def _percent_spans(text: str) -> list[tuple[int, int]]:
         first = back.end() if back else max(0, pos - _TOKEN_REACH)
         stop = _URL_TOKEN_END.search(text, pos, pos + _TOKEN_REACH)
         last = stop.start() if stop else min(len(text), pos + _TOKEN_REACH)
+        # Only a token that starts like one is decoded (`fm1r_Xi%2B…`): text dense with escapes stays cheap.
+        by_head = _index()[0]
+        start = first + 3 if _PERCENT.match(text, first) else first  # `%3Dghp_…`: after a leading escape
+        if not _rules_for(text, start, last, by_head):
+            pos = text.find("%", last)
+            continue
         decoded, where = _unquote(text, first, last)
         if len(decoded) >= _RUN:
             # where[i]: the offset in `text` of decoded character i; where[len]: the token's end
@@ -202,6 +208,7 @@ def _plain_spans(text: str, raw: bytes | None = None, marks: bytes | None = None
             at = low.find(key, at + 1)
     hits.sort()
     found: list[tuple[int, int]] = []
+    reached = 0  # how far a token's tail has been scanned already
     while pos >= 0:
         end = marks.find(b" ", pos + _RUN)
         end = len(marks) if end < 0 else end
@@ -225,8 +232,10 @@ def _plain_spans(text: str, raw: bytes | None = None, marks: bytes | None = None
                 i += 1
         if rules:
             lo = max(text.rfind("\n", 0, first) + 1, first - 64)
-            stop = _BLANK.search(text, end, end + _TOKEN_REACH)  # the whole token, past a '/' or a '+'
-            tail = stop.start() if stop else min(len(text), end + _TOKEN_REACH)
+            tail = end
+            if text[end:end + 1] == "/" and end >= reached:  # the whole token, past its '/': once per token
+                stop = _BLANK.search(text, end, end + _TOKEN_REACH)
+                tail = reached = stop.start() if stop else min(len(text), end + _TOKEN_REACH)
             hi = text.find("\n", tail, tail + 64)
             hi = min(len(text), tail + 64) if hi < 0 else hi
             window = text[lo:hi]
