@@ -7,6 +7,9 @@ the rules' keywords (or its pattern's literal start: airtable's `pat…`), or th
 inside a token (azure's `…Q~…`, maxmind's `…_mmk`), costs a regular expression, on its own line. A run
 that starts after a '/' inside a token is looked up from the token's start (`glc_G1jL/QLqy…`), and the
 rule sees the whole token, so a 250-character `ops_eyJ…` with '/' and '+' in it matches too.
+Encoded forms: a URL token holding `%XX` escapes that starts like a token is decoded and scanned again, and
+a base64 run of 28+ characters that decodes to text (binary is ruled out by one C check) is scanned
+decoded and hidden whole.
 """
 
 from __future__ import annotations
