@@ -279,6 +279,13 @@ def redacted_all(lines: list[tuple[str, str]]) -> bool:
     return all(not leaked(secret, Redactor().redact(line)) for line, secret in lines)
 
 
+def shown(template: str, secret: str) -> str:
+    """The secret as the line writes it: a piece of its base64 left in the output is a leak too."""
+    if "{b}" in template:
+        return base64.b64encode(secret.encode()).decode()
+    return quote(secret, safe="") if "{q}" in template else secret
+
+
 def fill(template: str, rule_id: str, secret: str) -> str:
     ident = re.sub(r"[^A-Za-z0-9]", "", rule_id.split("-")[0]) or "x"
     return template.format(i=ident, I=ident.upper(), s=secret, q=quote(secret, safe=""),
@@ -357,7 +364,8 @@ def main() -> int:
     for name, (templates, format_only) in contexts.items():
         chosen = [r for r in rules if r["format"]] if format_only else rules
         misses = [r["id"] for r in chosen
-                  if not redacted_all([(fill(t, r["id"], r["secret"]), r["secret"]) for t in templates])]
+                  if not redacted_all([(fill(t, r["id"], r["secret"]), s) for t in templates
+                                       for s in {r["secret"], shown(t, r["secret"])}])]
         scope = "format-recognisable" if format_only else "all"
         hit = len(chosen) - len(misses)
         print(f"{name:<26} {hit:4d}/{len(chosen):<4d} {scope} rules = {100 * hit / max(len(chosen), 1):5.1f}%"

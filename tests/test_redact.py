@@ -577,6 +577,56 @@ def test_provider_formats_are_redacted_without_a_label(token: str) -> None:
         assert token not in out and "[REDACTED]" in out, out
 
 
+@pytest.mark.parametrize("token", [
+    "glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEi/LCJrIjoiWjlhQjhjNyJ9+Qk0=",  # Grafana Cloud: '/' early
+    "ops_eyJ" + "aB3/dE6+gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nR2" * 6,  # 1Password: 250+ characters, '/' and '+'
+    "patJ1OY3h6Q79h0Xy." + "0e0d12b8d9fb73a9" * 4,  # Airtable: its pattern's start, no "airtable" near
+    "vPX0Q~e3LobTmTNHgLDRM1lZJSmGk~nkaR7ei.5a",  # Azure AD client secret: its keyword inside the token
+    "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",  # MaxMind: its keyword at the end
+    "SK021Df3254A2198b6E42cF8966515F94C",  # Twilio: a two-letter keyword
+])
+def test_formats_keyed_inside_or_after_a_slash_are_redacted_without_a_label(token: str) -> None:
+    for line in (f"2026-01-01 INFO uploading with {token} now", f"deploy --region eu {token}"):
+        out = Redactor().redact(line)
+        assert "[REDACTED]" in out and not any(token[i:i + 12] in out for i in range(len(token) - 11)), out
+
+
+@pytest.mark.parametrize("token", [
+    "glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEi/LCJrIjoiWjlhQjhjNyJ9+Qk0=",  # '/', '+' and '=' escaped
+    "pscale_tkn_" + "Zx9Yw8Vu7Ts6=Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9876",
+    "fm2_lJPECAAAAAAAAAAAAAAAAAAQJx3aGVGc/2Lz+wZkn0yWJ0Q6N8dQ4tqzZsDQXk9/aB3+cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5yZ7==",
+])
+def test_percent_encoded_tokens_in_a_url_are_redacted(token: str) -> None:
+    from urllib.parse import quote
+
+    line = f"GET /callback?state=abc&code={quote(token, safe='')}&next=%2Fhome HTTP/1.1"
+    out = Redactor().redact(line)
+    assert out == "GET /callback?state=abc&code=[REDACTED]&next=%2Fhome HTTP/1.1", out
+
+
+def test_base64_of_a_token_is_redacted_and_base64_of_anything_else_stays() -> None:
+    import base64
+    import os
+
+    token = "dop_v1_" + "a1b2c3d4e5f6a7b8" * 4
+    for plain in (token, f"DO_TOKEN={token}\n", f'{{"auth": "{token}"}}'):
+        encoded = base64.b64encode(plain.encode()).decode()
+        assert Redactor().redact(f"payload {encoded} sent") == "payload [REDACTED] sent"
+    for plain in (os.urandom(300), b"just a sentence about tokens and keys, nothing secret in it at all"):
+        line = f"data: {base64.b64encode(plain).decode()}\n"
+        assert Redactor().redact(line) == line
+
+
+@pytest.mark.parametrize("line", [
+    "SKIPPED_TESTS_FOR_MODULE_parser_and_lexer_v2 ok",
+    "patch_release_notes_for_version_1.2.3_final.txt",
+    "see /usr/lib/python3.11/site-packages/skimage_filters_rank_generic/core.py",
+    "keyboard_layout_eyeball_tracking_module_v12 loaded",
+])
+def test_words_that_start_like_a_short_keyword_stay(line: str) -> None:
+    assert Redactor().redact(line) == line
+
+
 def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
     token = "glpat-" + "Ab3dE6gH9jK2mN5pQ8sT"
     for line in (f"url?x=1&private_token={token}", f"cfg.{token} loaded"):
