@@ -388,7 +388,8 @@ def format_adapter(program: str) -> Adapter | None:
 
         def descriptor(self) -> dict[str, Any]:
             described = super().descriptor()
-            described.update(purpose=first.purpose or described["purpose"], source=first.source,
+            described.update(name=first.name, matches=list(first.matches),
+                             purpose=first.purpose or described["purpose"], source=first.source,
                              use_when=f"Running {', '.join(first.matches)}.",
                              do_not_use_when="The tool can print a machine format (JSON, SARIF, checkstyle) you "
                              "can read instead.", returns="Each diagnostic the tool prints as a located problem "

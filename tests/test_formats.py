@@ -59,3 +59,10 @@ def test_no_format_reads_another_tools_captured_output(monkeypatch):
             if p.code.endswith("_DIAGNOSTIC") and tool not in own | {path.parent.name}:
                 wrong.append((str(path), tool, p.detail))
     assert read > 300 and wrong == []
+
+
+def test_describe_names_a_tool_read_by_its_format():
+    from tests.conftest import aw
+
+    data = aw("describe", "go").env["data"]
+    assert data["name"] == "go" and "go" in data["matches"] and "GO_DIAGNOSTIC" in data["problem_codes"]
