@@ -32,6 +32,7 @@ class Pipeline:
         self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
         self.progress = ProgressTracker() if events is not None else None
+        self.window = window
         cols, rows = window or (250, 50)  # the program's terminal (runner.spawn's default window)
         self.cleaners = {s: TerminalCleaner(rows=rows, cols=cols, on_transient=self._transient_handler(s))
                          for s in STREAMS}

@@ -96,17 +96,12 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     shim_root.mkdir(mode=0o700)
     try:
         shims = ShimDir(shim_root, opts.answers)
-        env_set = prevention.environment(shims.paths, adapter.environment(argv))
-        env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
-        if shims.answers_file:
-            env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
-        env_set.update(opts.env)
-        child_env = {**os.environ, **env_set}
+        env_set, child_env = child_environment(shims, adapter.environment(argv), opts)
         from agentwrap.runner.spawn import resolve_program
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
-        secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
+        secrets = run_secrets(child_env, opts)
         window = persons_window(opts)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
                             tee=tee, window=window)
@@ -114,21 +109,45 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window,
             mutating=adapter.effects(argv).read_only is False,
-            answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
+            answers=authorised_answers(opts))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, pipeline, shims, cwd)
     finally:
         remove_dir(shim_root)
-        if stdin is not None and stdin is not sys.stdin.buffer:
-            with contextlib.suppress(OSError):
-                stdin.close()
+        close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
                    env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
     return finished(record, argv, adapter, cwd, opts, observation, events)
+
+
+def child_environment(shims: ShimDir, adapter_env: dict[str, str],
+                      opts: Options) -> tuple[dict[str, str], dict[str, str]]:
+    """What agentwrap sets for the program (prevention, shims, the caller's --env), and its whole environment."""
+    env_set = prevention.environment(shims.paths, adapter_env)
+    env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
+    if shims.answers_file:
+        env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
+    env_set.update(opts.env)
+    return env_set, {**os.environ, **env_set}
+
+
+def run_secrets(child_env: dict[str, str], opts: Options) -> list[str]:
+    """Values the output must never show: secret-named variables and the replies the caller authorised."""
+    return secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
+
+
+def authorised_answers(opts: Options) -> tuple[session.Answer, ...]:
+    return tuple(session.Answer(re.compile(p), r) for p, r in opts.answers)
+
+
+def close_input(stdin: IO[bytes] | None) -> None:
+    if stdin is not None and stdin is not sys.stdin.buffer:
+        with contextlib.suppress(OSError):
+            stdin.close()
 
 
 def run_session(spec: session.RunSpec, sink: Any, shims: ShimDir, cwd: str) -> session.RunResult:

@@ -7,21 +7,22 @@ was read.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentwrap import envelope, observe, prevention, registry
+from agentwrap import envelope, observe, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.commands.run import (  # one run's set-up and ending, shared with PROGRAM ARGS runs
+    authorised_answers,
+    child_environment,
+    close_input,
     finished,
     persons_window,
     remove_dir,
     run_context,
+    run_secrets,
     run_session,
     shown_env,
     stdin_source,
@@ -33,7 +34,6 @@ from agentwrap.ids import new_id
 from agentwrap.options import Options
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
-from agentwrap.redact import secret_values
 from agentwrap.runner import session
 from agentwrap.runner.shims import ShimDir
 from agentwrap.runner.spawn import resolve_program
@@ -110,12 +110,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     try:
         shims = ShimDir(shim_root, opts.answers)
         extra_env, mutating = _prevention(plan)
-        env_set = prevention.environment(shims.paths, extra_env)
-        env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
-        if shims.answers_file:
-            env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
-        env_set.update(opts.env)
-        child_env = {**os.environ, **env_set}
+        env_set, child_env = child_environment(shims, extra_env, opts)
         run_argv = argv
         nonce = ""
         if instrumented and plan is not None:
@@ -127,21 +122,21 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             child_env["BASH_ENV"] = str(startup)
             run_argv = [shell, "-c", built.command, *extra]
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
-        secrets = secret_values(child_env) + [reply for _, reply in opts.answers if len(reply) >= 4]
-        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events)
+        secrets = run_secrets(child_env, opts)
+        window = persons_window(opts)  # the cleaner's screen is the program's window, as for PROGRAM ARGS
+        pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
+                            window=window)
         sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
         spec = session.RunSpec(
             argv=run_argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
-            timeout=opts.timeout, grace=opts.grace, window=persons_window(opts), mutating=mutating,
-            answers=tuple(session.Answer(re.compile(p), r) for p, r in opts.answers))
+            timeout=opts.timeout, grace=opts.grace, window=window, mutating=mutating,
+            answers=authorised_answers(opts))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, sink, shims, cwd)
     finally:
         remove_dir(shim_root)
-        if stdin is not None and stdin is not sys.stdin.buffer:
-            with contextlib.suppress(OSError):
-                stdin.close()
+        close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)
     reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings)

@@ -75,7 +75,8 @@ class TraceSink:
         run = split.runs.get(split.unit, 0)
         seg = self.segments.get(split.unit)
         if seg is None or seg[0] < run:  # made on the first output: a loop of silent commands costs nothing
-            seg = (run, Pipeline(max_inline_bytes=self.pipeline.max_inline_bytes, store=None, secrets=self.secrets))
+            seg = (run, Pipeline(max_inline_bytes=self.pipeline.max_inline_bytes, store=None, secrets=self.secrets,
+                                 window=self.pipeline.window))
             self.segments[split.unit] = seg
         if seg[0] == run:  # else the other stream already moved on to a later run of the unit: stale
             seg[1].output(stream, data)
