@@ -9,13 +9,12 @@ from typing import Any
 
 from agentwrap import envelope
 from agentwrap.options import Options
+from agentwrap.shell import shell_line
 
 
 def attached(args: list[str], opts: Options, request_id: str,
              emit: Callable[[dict[str, Any]], None] | None) -> envelope.Outcome:
-    from agentwrap.shell.run import shell_line
-
-    line = shell_line(args)
+    line = shell_line(args)  # the engine itself is imported only for a line: a plain run pays nothing for it
     if line is not None:  # read by the adapter of the command that decided it
         if opts.read_only:
             from agentwrap import registry

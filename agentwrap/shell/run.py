@@ -41,15 +41,6 @@ from agentwrap.shell import grammar, model, script, verdict
 from agentwrap.shell.segments import TraceSink
 from agentwrap.shell.trace import Execution
 
-SHELLS = ("bash", "sh")
-
-
-def shell_line(argv: list[str]) -> tuple[str, list[str]] | None:
-    """(line, the arguments after it) when `argv` is `bash -c LINE ...` or `sh -c LINE ...`."""
-    if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] == "-c":
-        return argv[2], argv[3:]
-    return None
-
 
 def _is_bash(path: str) -> bool:
     return os.path.basename(os.path.realpath(path)) == "bash"
