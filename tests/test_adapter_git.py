@@ -105,6 +105,20 @@ def test_editor_fixes_keep_global_options(tmp_path, genv):
     assert answer.error["code_actions"][0]["command"] == ["git", "-C", str(work), "tag", "-m", "<MESSAGE>", "-a", "v1"]
 
 
+@pytest.mark.parametrize("flag", ["--dry-run", "-n"])
+def test_a_dry_run_push_claims_no_push_and_no_effect(tmp_path, genv, flag):
+    work = repo(genv, tmp_path / "work")
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", str(bare))
+    answer = run(genv, work, "git", "push", flag, str(bare), "HEAD:main")
+    assert answer.code == 0, answer.env
+    assert answer.env["status"] == "success"
+    assert answer.env["summary"].startswith("dry run, nothing pushed")
+    assert answer.env["data"]["dry_run"] is True and answer.env["data"]["refs"][0]["status"] == "created"
+    assert not answer.env.get("effects")
+    assert git(genv, bare, "for-each-ref") == ""  # and indeed nothing was pushed
+
+
 def test_push_without_upstream_offers_gits_own_command(tmp_path, genv):
     bare = tmp_path / "remote.git"
     git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))

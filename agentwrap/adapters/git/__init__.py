@@ -185,6 +185,11 @@ class GitAdapter(BaseAdapter):
         interp = super().interpret(run)
         problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
+        if word == "push" and {"-n", "--dry-run"} & set(rest) and isinstance(interp.data, dict):
+            # git prints a dry run's refs as if pushed: say it was not, and claim no change
+            data = {**interp.data, "dry_run": True}
+            summary = self.summarize(run, data) if interp.error is None else interp.summary
+            return interp._replace(problems=problems, error=error, data=data, summary=summary or interp.summary)
         effects = write.effects(word, interp.data) if interp.error is None else ()
         return interp._replace(problems=problems, error=error, effects=interp.effects + effects)
 
@@ -270,7 +275,8 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
         if data.get("up_to_date") and not data["refs"]:
             return "push: everything up-to-date"
         moved = ", ".join(f"{r['src']} -> {r['dst']} ({r['status']})" for r in data["refs"])
-        return f"pushed to {data['remote']}: {moved}"[:300]
+        verb = "dry run, nothing pushed: would push" if data.get("dry_run") else "pushed"
+        return f"{verb} to {data['remote']}: {moved}"[:300]
     if sub in ("merge", "pull") and "up_to_date" in data:
         if data["up_to_date"]:
             return "already up to date"
