@@ -279,6 +279,8 @@ class Screen:
             self.flags.extend([0] * n)
             self.row = row
             return
+        if self.top:  # the row above the region no longer continues into the row that scrolled away
+            self.flags[self.top - 1] &= ~WRAP
         for _ in range(n):
             self._emit_row(self.lines.pop(self.top), self.flags.pop(self.top))
             self.lines.insert(self.bottom, "")
@@ -289,6 +291,8 @@ class Screen:
         self._materialise(self.bottom)
         del self.lines[self.bottom - n + 1:self.bottom + 1]
         del self.flags[self.bottom - n + 1:self.bottom + 1]
+        if self.top:  # blank rows now follow the row above the region: it no longer continues
+            self.flags[self.top - 1] &= ~WRAP
         self.lines[self.top:self.top] = [""] * n
         self.flags[self.top:self.top] = [DIRTY] * n
 
@@ -296,6 +300,9 @@ class Screen:
         """Rows moved under a wrapped row no longer continue its line."""
         if 0 < self.row <= len(self.flags):
             self.flags[self.row - 1] &= ~WRAP
+        elif self.row == 0 and self._cont:  # the row above is already emitted: end its line there
+            self._emit("\n")
+            self._cont = False
 
     def insert_lines(self, n: int) -> None:
         if self.top <= self.row <= self.bottom:
