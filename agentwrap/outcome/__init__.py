@@ -66,15 +66,18 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         interp.error.code, interp.error.detail)
     summary = (interp.summary if error is None or own else error.detail)[:300]
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary),
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary,
+                                                           shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     whole = shown.parsed_whole and interp.data is not None and captured.complete and not cut
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
                                     parsed_whole=whole)
     if whole and lean_data is not None:
         # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
+        # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
         as_text, _, _ = bound.stream(results["stdout"], pipeline.analysis_text("stdout"),
-                                     budget=pipeline.max_inline_bytes, store=pipeline.store, explained=False,
+                                     budget=pipeline.max_inline_bytes * bound.DATA_SHARE, store=pipeline.store,
+                                     explained=False,
                                      parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
                                      layout=shown.layout)
         if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
@@ -120,10 +123,11 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
     fired: set[str] = set()
     refs: list[ArtifactRef] = []
     for name, result in results.items():
+        patch = shown.patch and name == "stdout"  # a diff is the change itself: data only counts it
         streams[name], hits, ref = bound.stream(
             result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
-            explained=explained, parsed_whole=parsed_whole and name == "stdout", noise=shown.noise_for(name),
-            said=said, layout=shown.layout)
+            explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
+            noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch)
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

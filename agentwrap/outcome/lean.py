@@ -9,6 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
+from agentwrap.outcome.patch import DROP, HUNK, OTHER
+from agentwrap.outcome.patch import RULE as PATCH_RULE
+from agentwrap.outcome.patch import kinds as patch_kinds
 from agentwrap.problem import Problem
 
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
@@ -75,14 +78,24 @@ def tidy(line: str) -> str:
 
 
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool) -> tuple[str, int, int, set[str]]:
+              layout: bool, patch: bool = False) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
-    (never for a file's own text, which an agent edits by its exact lines)."""
+    (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
+    unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`)."""
     out: list[str] = []
     noisy = restated = 0
     fired: set[str] = set()
-    for line in text.splitlines():
+    lines = text.splitlines()
+    kinds = patch_kinds(lines) if patch else [OTHER] * len(lines)
+    for line, kind in zip(lines, kinds, strict=True):
+        if kind == HUNK:
+            out.append(line)
+            continue
+        if kind == DROP:
+            noisy += 1
+            fired.add(PATCH_RULE)
+            continue
         if layout:
             line = tidy(line)
         if line.startswith(MARKER):
