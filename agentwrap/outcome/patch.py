@@ -48,6 +48,7 @@ def kinds(lines: list[str]) -> list[str]:
             diff_line = line
         elif _INDEX.match(line):
             out[i] = DROP
-        elif line.startswith("+++ ") and i > 0 and diff_line == f"diff --git {lines[i - 1][4:]} {line[4:]}":
+        elif line.startswith("+++ ") and i > 0 and lines[i - 1].startswith("--- ") and diff_line == (
+                f"diff --git {lines[i - 1][4:]} {line[4:]}"):
             out[i - 1] = out[i] = DROP  # `--- a/P` and `+++ b/P` say what `diff --git a/P b/P` said
     return out
