@@ -79,7 +79,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                                      budget=pipeline.max_inline_bytes * bound.DATA_SHARE, store=pipeline.store,
                                      explained=False,
                                      parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
-                                     layout=shown.layout)
+                                     layout=shown.layout, columns=shown.columns)
         if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
             streams["stdout"] = dataclasses.replace(streams["stdout"], lean=as_text.lean, restated_lines=0,
                                                     noise_lines=as_text.noise_lines)
@@ -127,7 +127,8 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
         streams[name], hits, ref = bound.stream(
             result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
             explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
-            noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch)
+            noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
+            columns=shown.columns and name == "stdout")
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

@@ -79,7 +79,8 @@ def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> St
 
 def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
            explained: bool, parsed_whole: bool, noise: Sequence[Any], said: Said | None,
-           layout: bool = False, patch: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
+           layout: bool = False, patch: bool = False,
+           columns: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
     """The stream of the record: its standard text and its lean text, each within its budget. The lean
     text is filtered from `analysed` (what the adapter read: the whole output, or its head and tail, and
     whether it was whole), so what survives the noise rules and the facts already given is what the budget
@@ -88,12 +89,12 @@ def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, sto
     standard = shrink(result, max(256, budget // EXPLAINED_SHARE), store) if explained else result
     noisy = restated = 0
     fired: set[str] = set()
-    filtered = parsed_whole or bool(noise) or layout or explained or patch
+    filtered = parsed_whole or bool(noise) or layout or explained or patch or columns
     if parsed_whole:
         lean, restated = "", result.lines  # the data holds every fact of this text
     elif filtered:
         lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout,
-                                                patch)
+                                                patch, columns)
     else:
         lean = result.text  # the capture's own bound: head, salient lines, tail
     ref = standard.artifact
@@ -206,7 +207,8 @@ def _counted(key: str, value: Any, summary: str) -> bool:
     if key == "count":  # `count: 3` beside "3 commits"
         return re.match(rf"{value} \w", summary) is not None
     word = key.replace("_", " ")
-    forms = (f"{value} {word}", f"{value} {word.removesuffix('s')}", f"{word} {value}")
+    singular = " ".join(w.removesuffix("s") for w in word.split())  # `1 file changed`
+    forms = (f"{value} {word}", f"{value} {word.removesuffix('s')}", f"{value} {singular}", f"{word} {value}")
     return any(re.search(rf"(?<![\w.]){re.escape(form)}\b", summary) for form in forms)
 
 

@@ -16,6 +16,7 @@ from agentwrap.problem import Problem
 
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
 _RULE_RUN = lazy(r"([=_~*#!-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
+_CELL_GAP = lazy(r"(?<=\S) {2,}(?=\S)")  # the spaces that align a table's columns (pip list)
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
@@ -77,12 +78,18 @@ def tidy(line: str) -> str:
     return _PAD.sub("  ", line)
 
 
+def one_space_cells(line: str) -> str:
+    """A table row with its cells one space apart: alignment is many bytes, and tokens, of no fact."""
+    return _CELL_GAP.sub(" ", line)
+
+
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool, patch: bool = False) -> tuple[str, int, int, set[str]]:
+              layout: bool, patch: bool = False, columns: bool = False) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
     (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
-    unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`)."""
+    unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`). `columns`: the text is
+    a table aligned with spaces (`pip list`), whose cells are then one space apart."""
     out: list[str] = []
     noisy = restated = 0
     fired: set[str] = set()
@@ -98,6 +105,8 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             continue
         if layout:
             line = tidy(line)
+        if columns:
+            line = one_space_cells(line)
         if line.startswith(MARKER):
             out.append(line)
             continue

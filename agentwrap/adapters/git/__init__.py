@@ -256,8 +256,8 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
     if sub == "log":
         # The commits themselves (data or text) name the newest one: the summary only counts them.
         return _plural(len(data["commits"]), "commit") if data["commits"] else "no commits"
-    if sub == "show" and "commit" in data and "files_changed" not in data:
-        return f"commit {data['commit']['sha'][:12]}"  # its subject is in the data or the text
+    if sub == "show" and "commit" in data:
+        return f"commit {data['commit']['sha'][:12]}"  # its subject and changes are in the data or the text
     if sub in ("diff", "show") and "files_changed" in data:
         head = f"commit {data['commit']['sha'][:12]}: " if "commit" in data else ""
         return f"{head}{_plural(data['files_changed'], 'file')} changed, +{data['insertions']} -{data['deletions']}"
@@ -265,7 +265,13 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
         current = f"; current {data['current']}" if data["current"] else ""
         return f"{_plural(len(data['branches']), 'branch')}{current}"
     if sub == "commit" and data.get("sha"):
-        return f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}: {data['subject']}"[:300]
+        # git's own line less its brackets, and its counts in words (then the data has nothing more to say)
+        said = f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}: {data['subject']}"
+        if "files_changed" in data:  # as git writes it: a count of zero is left out
+            counts = [f"{_plural(data['files_changed'], 'file')} changed"]
+            counts += [_plural(data[k], k[:-1]) for k in ("insertions", "deletions") if data[k]]
+            said += f" ({', '.join(counts)})"
+        return said[:300]
     if sub == "push":
         if data.get("up_to_date") and not data["refs"]:
             return "push: everything up-to-date"
