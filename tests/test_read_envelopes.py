@@ -67,6 +67,9 @@ def test_patch_kinds_follow_the_hunk_header_counts():
              " one", "--- a/x", " two", "diff --git a/r b/r", "old mode 100644", "new mode 100755"]
     kinds = patch.kinds(lines)
     assert kinds == [patch.OTHER, patch.DROP, patch.DROP, patch.DROP, *[patch.HUNK] * 4, *[patch.OTHER] * 3]
+    merge = ["diff --cc f", "index 1234567,89abcde..0123456", "@@@ -1,1 -1,1 +1,1 @@@", "- one", " -two", "++both",
+             "diff --cc g"]
+    assert patch.kinds(merge) == [patch.OTHER, patch.DROP, *[patch.HUNK] * 4, patch.OTHER]
 
 
 def test_a_log_says_the_shared_author_once_and_keeps_every_commit(repo):

@@ -25,8 +25,13 @@ def kinds(lines: list[str]) -> list[str]:
     """Each line's kind: HUNK (inside a hunk, counted by its `@@` header), DROP or OTHER."""
     out = [OTHER] * len(lines)
     old = new = 0
+    combined = False  # a merge's combined diff (`@@@`): one mark column per parent, kept to the next file
     diff_line = ""
     for i, line in enumerate(lines):
+        if combined and not line.startswith("diff "):
+            out[i] = HUNK
+            continue
+        combined = False
         if old > 0 or new > 0:
             out[i] = HUNK
             mark = line[:1]
@@ -40,7 +45,9 @@ def kinds(lines: list[str]) -> list[str]:
                 out[i] = OTHER  # a hunk shorter than its header said (a cut text): stop counting
                 old = new = 0
             continue
-        if m := _HUNK_HEAD.match(line):
+        if line.startswith("@@@"):
+            out[i], combined = HUNK, True
+        elif m := _HUNK_HEAD.match(line):
             out[i] = HUNK
             old = int(m.group("old")) if m.group("old") is not None else 1
             new = int(m.group("new")) if m.group("new") is not None else 1
