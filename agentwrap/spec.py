@@ -201,7 +201,8 @@ class Spec:
         noise = tuple((pattern, stream) for pattern, stream, subs in self.noise if subs is None or first in subs)
         whole = subcommand in self.parsed_whole or first in self.parsed_whole or "*" in self.parsed_whole
         return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit,
-                            concise_shared=self.concise_shared, columns=first in self.columns)
+                            concise_shared=self.concise_shared,
+                            columns=first in self.columns or "*" in self.columns)
 
     # --- outcome ------------------------------------------------------------------------------
     def declarations(self) -> list[ProblemCode]:

@@ -9,9 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import aw
+from conftest import ROOT, aw
 
+from agentwrap import fixtures, registry
+from agentwrap.artifacts import ArtifactStore
 from agentwrap.outcome import bound, patch
+from agentwrap.render import views
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/git"), reason="git not installed")
 GENV = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada",
@@ -115,3 +118,27 @@ def test_the_token_estimate_ranks_padding_as_cheap():
     as_data = {"packages": [{"name": n, "version": f"1.0.{i}"} for i, n in enumerate(("alpha", "beta", "gamma"))]}
     assert len(json.dumps(table)) > len(json.dumps(as_data)), "in bytes the table looks dearer"
     assert bound.cheaper_as_text(table, as_data), "in tokens it is cheaper"
+
+
+def replayed(adapter: str, name: str, tmp_path: Path) -> dict:
+    case = fixtures.Case(adapter, name, ROOT / "fixtures" / adapter / name)
+    record = fixtures.replay_record(registry.builtin(adapter), case, store=ArtifactStore(tmp_path))
+    return views.concise(record)
+
+
+def test_ls_sends_its_columns_one_space_apart_and_never_changes_a_name(tmp_path):
+    text = replayed("ls", "long-listing", tmp_path)["output"]["stdout"]["text"]
+    assert "-rwxr-xr-x 1 root root 10 Sep 1 2024  run.sh" in text.splitlines()
+    assert "'two  spaces.txt'" in text, "a quoted name keeps its blanks"
+    assert len(text.splitlines()) == 7, "every entry, and the total, is there"
+    columns = replayed("ls", "columns", tmp_path)["output"]["stdout"]["text"]
+    assert columns == " README.md docs run.sh 'two  spaces.txt'\n"
+
+
+def test_ls_off_a_terminal_keeps_blanks_that_may_be_a_names(tmp_path):
+    (tmp_path / "a  b").write_text("")
+    (tmp_path / "c").write_text("")
+    env = aw("--no-pty", "--cwd", str(tmp_path), "--", "ls", detail="concise").env
+    assert env["output"]["stdout"]["text"] == "a  b\nc\n"
+    env = aw("--no-pty", "--cwd", str(tmp_path), "--", "ls", "-l", detail="concise").env
+    assert env["output"]["stdout"]["text"].splitlines()[1].endswith(" a  b")

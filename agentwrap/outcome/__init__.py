@@ -61,6 +61,10 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         error = bound.relative_files(error, cwd)
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
     shown = presentation_of(adapter, run_argv)
+    if shown.columns and not (context or {}).get("pty", True):
+        # Off a terminal ls neither lays names out in columns nor quotes a name with blanks in it
+        # ('a  b'): a run of blanks may then be part of a name.
+        shown = dataclasses.replace(shown, columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
     own = interp.error is not None and error is not None and (error.code, error.detail) == (
         interp.error.code, interp.error.detail)

@@ -16,7 +16,12 @@ from agentwrap.problem import Problem
 
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
 _RULE_RUN = lazy(r"([=_~*#!-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
-_CELL_GAP = lazy(r"(?<=\S) {2,}(?=\S)")  # the spaces that align a table's columns (pip list)
+# What aligns a table's columns (pip list, ls): a run of blanks between cells, or a tab. A quoted name
+# ('a  b', as ls writes it on a terminal) is matched first and kept as it is.
+_CELL_GAP = lazy(r"""('[^']*'|"[^"]*")|(?<=\S)(?: {2,}|[ \t]*\t[ \t]*)(?=\S)""")
+# A long listing's fields before the name (ls -l: mode, links, owner, group, size, date): the name after
+# them may hold runs of blanks of its own (ls on a pipe does not quote it).
+_LONG_FIELDS = lazy(r"^[-bcdlps][-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s+)?\d+\s+\S+\s+\d+\s+[\d:]+ ")
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
@@ -80,7 +85,13 @@ def tidy(line: str) -> str:
 
 def one_space_cells(line: str) -> str:
     """A table row with its cells one space apart: alignment is many bytes, and tokens, of no fact."""
-    return _CELL_GAP.sub(" ", line)
+    if m := _LONG_FIELDS.match(line):
+        return _gaps(m.group(0)) + line[m.end():]
+    return _gaps(line)
+
+
+def _gaps(text: str) -> str:
+    return _CELL_GAP.sub(lambda m: m.group(1) or " ", text)
 
 
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
