@@ -142,3 +142,9 @@ def test_ls_off_a_terminal_keeps_blanks_that_may_be_a_names(tmp_path):
     assert env["output"]["stdout"]["text"] == "a  b\nc\n"
     env = aw("--no-pty", "--cwd", str(tmp_path), "--", "ls", "-l", detail="concise").env
     assert env["output"]["stdout"]["text"].splitlines()[1].endswith(" a  b")
+
+
+def test_data_said_by_the_summary_in_words_is_left_out_and_nothing_else():
+    data = {"clean": True, "detached": True, "files_changed": 1, "insertions": 2, "count": 3}
+    lean = bound.lean_data(data, (), "3 commits: not detached, 1 file changed, 2 insertions; working tree clean")
+    assert lean == {"detached": True}, "a flag the summary denies, or does not name, stays"

@@ -196,8 +196,9 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
 
 
 def _flagged(key: str, value: Any, summary: str) -> bool:
-    """A true flag the summary names: `clean: true` beside "working tree clean"."""
-    return value is True and re.search(rf"\b{re.escape(key.replace('_', ' '))}\b", summary) is not None
+    """A true flag the summary names: `clean: true` beside "working tree clean" (not "not clean", "0 clean")."""
+    word = re.escape(key.replace("_", " "))
+    return value is True and re.search(rf"(?<!\bno )(?<!\bnot )(?<!\d )\b{word}\b", summary) is not None
 
 
 def _counted(key: str, value: Any, summary: str) -> bool:
