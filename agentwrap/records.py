@@ -162,6 +162,9 @@ class Presentation(_Record):
     layout: bool = False  # the tool draws for the terminal: rules and padding are not content
     concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
     text_says: tuple[str, ...] = ()  # data keys that stdout says too: left out while stdout is shown whole
+    concise_shared: tuple[str, ...] = ()  # top-level data keys that every item of a list has alike
+    columns: bool = False  # stdout is a table aligned with spaces: its cells are sent one space apart
+    patch: bool = False  # stdout holds unified diffs: hunks are kept whole, repeated file headers left out
 
     def noise_for(self, stream: str) -> list[re.Pattern[str]]:
         return [pattern for pattern, where in self.noise if where in ("any", stream)]

@@ -126,6 +126,8 @@ class Spec:
         self.parsed_whole = frozenset(data.get("parsed_whole", []))
         self.layout = bool(data.get("layout", False))
         self.concise_omit = tuple(data.get("concise_omit", []))
+        self.concise_shared = tuple(data.get("concise_shared", []))
+        self.columns = frozenset(data.get("columns", []))
         self.rules = tuple(Rule(**{**r, "pattern": lazy(r["pattern"], re.M),
                                    "subcommands": frozenset(r["subcommands"]) if "subcommands" in r else None,
                                    "exit_codes": frozenset(r["exit_codes"]) if "exit_codes" in r else None,
@@ -198,7 +200,9 @@ class Spec:
         first = (subcommand or "").split(" ")[0]
         noise = tuple((pattern, stream) for pattern, stream, subs in self.noise if subs is None or first in subs)
         whole = subcommand in self.parsed_whole or first in self.parsed_whole or "*" in self.parsed_whole
-        return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit)
+        return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit,
+                            concise_shared=self.concise_shared,
+                            columns=first in self.columns or "*" in self.columns)
 
     # --- outcome ------------------------------------------------------------------------------
     def declarations(self) -> list[ProblemCode]:

@@ -26,5 +26,6 @@ INDEX: dict[str, str] = {
     "eslint": "eslint",
     "grep": "grep", "egrep": "grep", "fgrep": "grep",
     "tar": "tar",
+    "ls": "ls",
     "gpg": "gpg", "gpg2": "gpg",
 }

@@ -151,7 +151,7 @@ class PipAdapter(BaseAdapter):
         if "uninstalled" in data:
             return f"uninstalled {', '.join(p['name'] for p in data['uninstalled']) or 'nothing'}"
         if "packages" in data:
-            return f"{len(data['packages'])} packages"
+            return f"{len(data['packages'])} package" + ("" if len(data["packages"]) == 1 else "s")
         if "ok" in data:
             return "pip check: no broken requirements" if data["ok"] else f"{len(data['broken'])} broken requirements"
         if "version" in data:

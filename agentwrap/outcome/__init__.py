@@ -61,22 +61,29 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         error = bound.relative_files(error, cwd)
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
     shown = presentation_of(adapter, run_argv)
+    if shown.columns and not (context or {}).get("pty", True):
+        # Off a terminal ls neither lays names out in columns nor quotes a name with blanks in it
+        # ('a  b'): a run of blanks may then be part of a name.
+        shown = dataclasses.replace(shown, columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
     own = interp.error is not None and error is not None and (error.code, error.detail) == (
         interp.error.code, interp.error.detail)
     summary = (interp.summary if error is None or own else error.detail)[:300]
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary),
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary,
+                                                           shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     whole = shown.parsed_whole and interp.data is not None and captured.complete and not cut
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
                                     parsed_whole=whole)
     if whole and lean_data is not None:
         # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
+        # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
         as_text, _, _ = bound.stream(results["stdout"], pipeline.analysis_text("stdout"),
-                                     budget=pipeline.max_inline_bytes, store=pipeline.store, explained=False,
+                                     budget=pipeline.max_inline_bytes * bound.DATA_SHARE, store=pipeline.store,
+                                     explained=False,
                                      parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
-                                     layout=shown.layout)
+                                     layout=shown.layout, columns=shown.columns)
         if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
             streams["stdout"] = dataclasses.replace(streams["stdout"], lean=as_text.lean, restated_lines=0,
                                                     noise_lines=as_text.noise_lines)
@@ -120,10 +127,12 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
     fired: set[str] = set()
     refs: list[ArtifactRef] = []
     for name, result in results.items():
+        patch = shown.patch and name == "stdout"  # a diff is the change itself: data only counts it
         streams[name], hits, ref = bound.stream(
             result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
-            explained=explained, parsed_whole=parsed_whole and name == "stdout", noise=shown.noise_for(name),
-            said=said, layout=shown.layout)
+            explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
+            noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
+            columns=shown.columns and name == "stdout")
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

@@ -79,7 +79,8 @@ def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> St
 
 def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
            explained: bool, parsed_whole: bool, noise: Sequence[Any], said: Said | None,
-           layout: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
+           layout: bool = False, patch: bool = False,
+           columns: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
     """The stream of the record: its standard text and its lean text, each within its budget. The lean
     text is filtered from `analysed` (what the adapter read: the whole output, or its head and tail, and
     whether it was whole), so what survives the noise rules and the facts already given is what the budget
@@ -88,11 +89,12 @@ def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, sto
     standard = shrink(result, max(256, budget // EXPLAINED_SHARE), store) if explained else result
     noisy = restated = 0
     fired: set[str] = set()
-    filtered = parsed_whole or bool(noise) or layout or explained
+    filtered = parsed_whole or bool(noise) or layout or explained or patch or columns
     if parsed_whole:
         lean, restated = "", result.lines  # the data holds every fact of this text
     elif filtered:
-        lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout)
+        lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout,
+                                                patch, columns)
     else:
         lean = result.text  # the capture's own bound: head, salient lines, tail
     ref = standard.artifact
@@ -144,17 +146,29 @@ def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Prob
 
 
 # --- data ---------------------------------------------------------------------------------------
+# The pieces a BPE tokenizer (o200k, cl100k) mostly makes of JSON: an escape (`\n`), a word with its leading
+# space, up to three digits, a run of blanks, one or two marks. Bytes are no stand-in: padding is many bytes
+# and few tokens.
+_PIECE = re.compile(r"\\[nt\"\\/]| ?[A-Za-z]+| ?\d{1,3}|\s+(?!\S)|\s|[^\sA-Za-z\d]{1,2}")
+
+
+def token_estimate(text: str) -> int:
+    """About how many tokens `text` costs a model (within a few tens of percent; used to compare forms)."""
+    return len(_PIECE.findall(text))
+
+
 def cheaper_as_text(text: str, data: Any) -> bool:
-    """Whether `text` costs a model less than `data` (JSON bytes stand in for tokens: both grow alike)."""
-    return len(json.dumps(text, ensure_ascii=False)) < len(json.dumps(data, ensure_ascii=False,
-                                                                      separators=(",", ":")))
+    """Whether `text` costs a model fewer tokens than `data`, each as the envelope writes it (JSON)."""
+    return token_estimate(json.dumps(text, ensure_ascii=False)) < token_estimate(
+        json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
-def lean_data(data: Any, omit: Sequence[str], summary: str = "") -> Any:
+def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = ()) -> Any:
     """`data` for a model: without the members the adapter leaves to problems (`omit`), the top-level
     words the summary already says (a commit's sha and subject), and empty, null, false or zero members,
-    which say nothing a status or a count elsewhere does not."""
-    def prune(node: Any, top: bool) -> Any:
+    which say nothing a status or a count elsewhere does not. `shared`: members the data states once at
+    its top when every item of its lists has them alike (git log's one author); the items leave them out."""
+    def prune(node: Any, top: bool, alike: dict[str, Any]) -> Any:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
@@ -162,29 +176,41 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "") -> Any:
                     continue
                 if top and isinstance(value, str) and len(value) >= 3 and value in summary:
                     continue
-                if top and _counted(key, value, summary):
+                if top and (_counted(key, value, summary) or _flagged(key, value, summary)):
                     continue
-                value = prune(value, False)
+                if key in alike and alike[key] == value:
+                    continue
+                value = prune(value, False, said_once if top and isinstance(value, list) else {})
                 if value in (None, [], {}, False, "", 0) and value is not True:
                     continue
                 out[key] = value
             return out
         if isinstance(node, list):
-            return [prune(item, False) for item in node]
+            return [prune(item, False, alike) for item in node]
         return node
 
     if data is None:
         return None
-    pruned = prune(data, True)
+    said_once = {k: data[k] for k in shared if k in data} if isinstance(data, dict) else {}
+    pruned = prune(data, True, {})
     return pruned if pruned not in ({}, []) else None
+
+
+def _flagged(key: str, value: Any, summary: str) -> bool:
+    """A true flag the summary names: `clean: true` beside "working tree clean" (not "not clean", "0 clean")."""
+    word = re.escape(key.replace("_", " "))
+    return value is True and re.search(rf"(?<!\bno )(?<!\bnot )(?<!\d )\b{word}\b", summary) is not None
 
 
 def _counted(key: str, value: Any, summary: str) -> bool:
     """A count the summary gives in words: `errors: 2` beside "2 errors", `checked: 4` beside "checked 4"."""
     if not isinstance(value, int) or isinstance(value, bool) or not summary:
         return False
+    if key == "count":  # `count: 3` beside "3 commits"
+        return re.match(rf"{value} \w", summary) is not None
     word = key.replace("_", " ")
-    forms = (f"{value} {word}", f"{value} {word.removesuffix('s')}", f"{word} {value}")
+    singular = " ".join(w.removesuffix("s") for w in word.split())  # `1 file changed`
+    forms = (f"{value} {word}", f"{value} {word.removesuffix('s')}", f"{value} {singular}", f"{word} {value}")
     return any(re.search(rf"(?<![\w.]){re.escape(form)}\b", summary) for form in forms)
 
 

@@ -9,10 +9,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
+from agentwrap.outcome.patch import DROP, HUNK, OTHER
+from agentwrap.outcome.patch import RULE as PATCH_RULE
+from agentwrap.outcome.patch import kinds as patch_kinds
 from agentwrap.problem import Problem
 
 MARKER = ("… ", "[agentwrap")  # lines agentwrap wrote (elisions): never noise, never restated
 _RULE_RUN = lazy(r"([=_~*#!-])\1{7,}")  # a drawn rule (pytest's ===== and _____ headers)
+# What aligns a table's columns (pip list, ls): a run of blanks between cells, or a tab. A quoted name
+# ('a  b', as ls writes it on a terminal) is matched first and kept as it is.
+_CELL_GAP = lazy(r"""('[^']*'|"[^"]*")|(?<=\S)(?: {2,}|[ \t]*\t[ \t]*)(?=\S)""")
+# A long listing's fields before the name (ls -l: mode, links, owner, group, size, date): the name after
+# them may hold runs of blanks of its own (ls on a pipe does not quote it).
+_LONG_FIELDS = lazy(r"^[-bcdlps][-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s+)?\d+\s+\S+\s+\d+\s+[\d:]+ ")
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
@@ -74,17 +83,41 @@ def tidy(line: str) -> str:
     return _PAD.sub("  ", line)
 
 
+def one_space_cells(line: str) -> str:
+    """A table row with its cells one space apart: alignment is many bytes, and tokens, of no fact."""
+    if m := _LONG_FIELDS.match(line):
+        return _gaps(m.group(0)) + line[m.end():]
+    return _gaps(line)
+
+
+def _gaps(text: str) -> str:
+    return _CELL_GAP.sub(lambda m: m.group(1) or " ", text)
+
+
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool) -> tuple[str, int, int, set[str]]:
+              layout: bool, patch: bool = False, columns: bool = False) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
-    (never for a file's own text, which an agent edits by its exact lines)."""
+    (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
+    unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`). `columns`: the text is
+    a table aligned with spaces (`pip list`), whose cells are then one space apart."""
     out: list[str] = []
     noisy = restated = 0
     fired: set[str] = set()
-    for line in text.splitlines():
+    lines = text.splitlines()
+    kinds = patch_kinds(lines) if patch else [OTHER] * len(lines)
+    for line, kind in zip(lines, kinds, strict=True):
+        if kind == HUNK:
+            out.append(line)
+            continue
+        if kind == DROP:
+            noisy += 1
+            fired.add(PATCH_RULE)
+            continue
         if layout:
             line = tidy(line)
+        if columns:
+            line = one_space_cells(line)
         if line.startswith(MARKER):
             out.append(line)
             continue

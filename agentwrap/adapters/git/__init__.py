@@ -147,12 +147,15 @@ class GitAdapter(BaseAdapter):
         shown = super().presentation(argv)
         _, word, args = split(argv)
         flags = {a.split("=")[0] for a in args if a.startswith("-")}
+        patch = bool(flags & {"-p", "-u", "--patch"})
         if word == "log" and any(f in _LOG_TEXT_FLAGS or f.startswith("-p") for f in flags):
-            return dataclasses.replace(shown, parsed_whole=False)
-        if word in ("diff", "show") and flags & _STAT_FLAGS and not flags & {"-p", "--patch", "-u"}:
+            return dataclasses.replace(shown, parsed_whole=False, patch=patch)
+        if word in ("diff", "show") and flags & _STAT_FLAGS and not patch:
             return dataclasses.replace(shown, parsed_whole=True)
         if word in ("diff", "show"):
-            return dataclasses.replace(shown, text_says=("files", "files_changed", "insertions", "deletions"))
+            # the patch shows its files and counts, and `show` prints the commit it parsed
+            return dataclasses.replace(shown, text_says=("commit", "files", "files_changed", "insertions",
+                                                         "deletions"), patch=True)
         return shown
 
     def parse(self, run: CapturedRun) -> Any:
@@ -256,13 +259,10 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
         counts = [f"{len(data[k])} {k}" for k in ("conflicted", "staged", "unstaged", "untracked") if data[k]]
         return f"{where}: {', '.join(counts)}"
     if sub == "log":
-        commits = data["commits"]
-        if not commits:
-            return "no commits"
-        newest = commits[0]
-        return f"{_plural(len(commits), 'commit')}; newest {newest['sha'][:12]} {newest.get('subject', '')}".strip()
-    if sub == "show" and "commit" in data and "files_changed" not in data:
-        return f"commit {data['commit']['sha'][:12]} {data['commit'].get('subject', '')}"[:300]
+        # The commits themselves (data or text) name the newest one: the summary only counts them.
+        return _plural(len(data["commits"]), "commit") if data["commits"] else "no commits"
+    if sub == "show" and "commit" in data:
+        return f"commit {data['commit']['sha'][:12]}"  # its subject and changes are in the data or the text
     if sub in ("diff", "show") and "files_changed" in data:
         head = f"commit {data['commit']['sha'][:12]}: " if "commit" in data else ""
         return f"{head}{_plural(data['files_changed'], 'file')} changed, +{data['insertions']} -{data['deletions']}"
@@ -270,7 +270,13 @@ def _summary(sub: str, data: dict[str, Any]) -> str | None:
         current = f"; current {data['current']}" if data["current"] else ""
         return f"{_plural(len(data['branches']), 'branch')}{current}"
     if sub == "commit" and data.get("sha"):
-        return f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}: {data['subject']}"[:300]
+        # git's own line less its brackets, and its counts in words (then the data has nothing more to say)
+        said = f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}: {data['subject']}"
+        if "files_changed" in data:  # as git writes it: a count of zero is left out
+            counts = [f"{_plural(data['files_changed'], 'file')} changed"]
+            counts += [_plural(data[k], k[:-1]) for k in ("insertions", "deletions") if data[k]]
+            said += f" ({', '.join(counts)})"
+        return said[:300]
     if sub == "push":
         if data.get("up_to_date") and not data["refs"]:
             return "push: everything up-to-date"

@@ -113,7 +113,19 @@ def parse_log(run: CapturedRun) -> dict[str, Any] | None:
             if not m:
                 return None  # a custom --format: not guessed at
             commits.append({"sha": m.group("sha"), "refs": _refs(m.group("refs")), "subject": m.group("subject") or ""})
-    return {"commits": commits, "count": len(commits)}
+    return {"commits": commits, "count": len(commits), **shared(commits)}
+
+
+SHARED = ("author", "author_email", "committer", "committer_email", "date", "commit_date")
+
+
+def shared(commits: list[dict[str, Any]]) -> dict[str, Any]:
+    """The members every commit of several has alike (one author, one date), said once beside the list:
+    the concise view then leaves them out of each commit (`agentwrap.outcome.bound.lean_data`)."""
+    if len(commits) < 2:
+        return {}
+    first = commits[0]
+    return {k: first[k] for k in SHARED if k in first and all(c.get(k) == first[k] for c in commits)}
 
 
 # --- diff ----------------------------------------------------------------------------------------

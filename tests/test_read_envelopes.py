@@ -1,0 +1,153 @@
+"""Read commands under `--agent` (issue 7): each fact once, in the form that costs fewer tokens, and no
+line of a change, a commit or a package lost. Real git and pip runs; the standard envelope keeps all."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, aw
+
+from agentwrap import fixtures, registry
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.outcome import bound, patch
+from agentwrap.render import views
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/git"), reason="git not installed")
+GENV = {**os.environ, "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-09-01T12:00:00+00:00",
+        "GIT_COMMITTER_DATE": "2024-09-01T12:00:00+00:00"}
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, env=GENV, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """Three files committed, then changed: one line that reads like a diff header (`-- a/x`, an SQL
+    comment) is removed, one file is new and staged."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "q.sql").write_text("select 1;\n-- a/x\nselect 2;\n")
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("".join(f"line_{i} = {i}  # a line of {name}\n" for i in range(40)))
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "Import the files")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "Second commit", "-m", "Its body.")
+    (tmp_path / "q.sql").write_text("select 1;\nselect 2;\n")
+    for name in ("a.py", "b.py"):
+        text = (tmp_path / name).read_text().replace("line_5 = 5", "line_5 = 50").replace("line_30", "line_thirty")
+        (tmp_path / name).write_text(text)
+    (tmp_path / "new.txt").write_text("new\n")
+    git(tmp_path, "add", "new.txt")
+    return tmp_path
+
+
+def concise(repo: Path, *argv: str) -> dict:
+    return aw("--cwd", str(repo), "--", *argv, detail="concise").env
+
+
+def test_a_diff_shows_every_changed_line_once_without_its_repeated_headers(repo):
+    raw = subprocess.run(["git", "-C", str(repo), "diff", "HEAD"], capture_output=True, text=True, env=GENV).stdout
+    env = concise(repo, "git", "diff", "HEAD")
+    text = env["output"]["stdout"]["text"]
+    assert "truncated" not in env["output"]["stdout"], "a diff of 2 KB is not cut to a quarter of the budget"
+    changed = [line for line in raw.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all(line in text.splitlines() for line in changed)
+    assert "--- a/x" in text.splitlines(), "a hunk's removed line `-- a/x` is content, not a header"
+    assert "data" not in env, "the patch shows the files and counts the data holds"
+    assert "index " not in text and "--- a/a.py" not in text and "+++ b/a.py" not in text
+    assert "diff --git a/a.py b/a.py" in text and "--- /dev/null\n+++ b/new.txt" in text, "a new file says so"
+    standard = aw("--cwd", str(repo), "--", "git", "diff", "HEAD").env
+    assert standard["data"]["files_changed"] == 4 and "--- a/a.py" in standard["output"]["stdout"]["text"]
+
+
+def test_patch_kinds_follow_the_hunk_header_counts():
+    lines = ["diff --git a/q b/q", "index 1234567..89abcde 100644", "--- a/q", "+++ b/q", "@@ -1,3 +1,2 @@",
+             " one", "--- a/x", " two", "diff --git a/r b/r", "old mode 100644", "new mode 100755"]
+    kinds = patch.kinds(lines)
+    assert kinds == [patch.OTHER, patch.DROP, patch.DROP, patch.DROP, *[patch.HUNK] * 4, *[patch.OTHER] * 3]
+    merge = ["diff --cc f", "index 1234567,89abcde..0123456", "@@@ -1,1 -1,1 +1,1 @@@", "- one", " -two", "++both",
+             "diff --cc g"]
+    assert patch.kinds(merge) == [patch.OTHER, patch.DROP, *[patch.HUNK] * 4, patch.OTHER]
+
+
+def test_a_log_says_the_shared_author_once_and_keeps_every_commit(repo):
+    env = concise(repo, "git", "log", "-n", "20")
+    assert env["summary"] == "2 commits"
+    data = env["data"]
+    assert (data["author"], data["author_email"], data["date"]) == ("Ada", "ada@example.com", "2024-09-01T12:00:00Z")
+    assert [c["subject"] for c in data["commits"]] == ["Second commit", "Import the files"]
+    assert all(len(c["sha"]) == 40 and "author" not in c and "date" not in c for c in data["commits"])
+    assert data["commits"][0]["body"] == "Its body." and "count" not in data, "the summary counts them"
+    standard = aw("--cwd", str(repo), "--", "git", "log", "-n", "20").env["data"]
+    assert all(c["author"] == "Ada" and c["date"] for c in standard["commits"]), "the record keeps each one's"
+
+
+def test_a_clean_status_is_its_summary(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
+    env = concise(tmp_path, "git", "status")
+    assert env == {"schema_version": "1.0", "status": "success", "summary": "on main: working tree clean"}
+
+
+def test_pip_list_is_sent_as_text_or_data_whichever_costs_fewer_tokens():
+    env = aw("--", "pip", "list", detail="concise").env
+    standard = aw("--", "pip", "list").env
+    names = [p["name"] for p in standard["data"]["packages"]]
+    text = env.get("output", {}).get("stdout", {}).get("text")
+    assert ("data" in env) != (text is not None), "text or data, not both"
+    sent = text if text is not None else json.dumps(env["data"])
+    assert all(name in sent for name in names)
+    as_data = json.dumps(bound.lean_data(standard["data"], ()), separators=(",", ":"))
+    assert bound.token_estimate(json.dumps(sent)) <= bound.token_estimate(as_data)
+    if text is not None:  # the table's cells one space apart: its alignment is no fact
+        rows = [line for line in text.splitlines()[2:] if not line.startswith("…")]
+        assert rows and not any("  " in row for row in rows)
+
+
+def test_pip_show_leaves_out_empty_fields_only():
+    env = aw("--", "pip", "show", "pytest", detail="concise").env
+    assert env["summary"] == "1 package"
+    blob = json.dumps(env)
+    assert '"name":"pytest"' in blob.replace(" ", "") and "Home-page: \\n" not in blob
+
+
+def test_the_token_estimate_ranks_padding_as_cheap():
+    table = "".join(f"{name:<40} 1.0.{i}\n" for i, name in enumerate(("alpha", "beta", "gamma")))
+    as_data = {"packages": [{"name": n, "version": f"1.0.{i}"} for i, n in enumerate(("alpha", "beta", "gamma"))]}
+    assert len(json.dumps(table)) > len(json.dumps(as_data)), "in bytes the table looks dearer"
+    assert bound.cheaper_as_text(table, as_data), "in tokens it is cheaper"
+
+
+def replayed(adapter: str, name: str, tmp_path: Path) -> dict:
+    case = fixtures.Case(adapter, name, ROOT / "fixtures" / adapter / name)
+    record = fixtures.replay_record(registry.builtin(adapter), case, store=ArtifactStore(tmp_path))
+    return views.concise(record)
+
+
+def test_ls_sends_its_columns_one_space_apart_and_never_changes_a_name(tmp_path):
+    text = replayed("ls", "long-listing", tmp_path)["output"]["stdout"]["text"]
+    assert "-rwxr-xr-x 1 root root 10 Sep 1 2024  run.sh" in text.splitlines()
+    assert "'two  spaces.txt'" in text, "a quoted name keeps its blanks"
+    assert len(text.splitlines()) == 7, "every entry, and the total, is there"
+    columns = replayed("ls", "columns", tmp_path)["output"]["stdout"]["text"]
+    assert columns == " README.md docs run.sh 'two  spaces.txt'\n"
+
+
+def test_ls_off_a_terminal_keeps_blanks_that_may_be_a_names(tmp_path):
+    (tmp_path / "a  b").write_text("")
+    (tmp_path / "c").write_text("")
+    env = aw("--no-pty", "--cwd", str(tmp_path), "--", "ls", detail="concise").env
+    assert env["output"]["stdout"]["text"] == "a  b\nc\n"
+    env = aw("--no-pty", "--cwd", str(tmp_path), "--", "ls", "-l", detail="concise").env
+    assert env["output"]["stdout"]["text"].splitlines()[1].endswith(" a  b")
+
+
+def test_data_said_by_the_summary_in_words_is_left_out_and_nothing_else():
+    data = {"clean": True, "detached": True, "files_changed": 1, "insertions": 2, "count": 3}
+    lean = bound.lean_data(data, (), "3 commits: not detached, 1 file changed, 2 insertions; working tree clean")
+    assert lean == {"detached": True}, "a flag the summary denies, or does not name, stays"
