@@ -8,6 +8,7 @@ has no more than its standard form, and whose concise form only loses what is em
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
@@ -25,6 +26,10 @@ _EMPTY: tuple[Any, ...] = (None, [], {}, "")
 _ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
+# The members CONTRACT section 3 defines: the deciding problem keeps each that is not null or empty.
+_SECTION_3 = {"type", "title", "status", "detail", "instance", "code", "category", "severity", "exit_code",
+              "retryable", "safe_to_retry", "retry_after", "suggested_fix", "docs_url", "code_actions",
+              "remediation", "location"}
 
 
 def dumps(obj: Any) -> bytes:
@@ -120,7 +125,25 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
         problem.pop("exit_code", None)
     if problem.get("severity") == "error":
         problem.pop("severity")
+    if rec.error.code_actions:  # rule 2 inside an action too: no default kind, applicability or preference
+        problem["code_actions"] = [_concise_action(a) for a in rec.error.code_actions]
+    # Rule 1: an adapter's own member that only repeats the detail or the code (pytest's `nodeid`, gcc's
+    # `message`, ruff's `rule`, rustc's code) is said once, in the detail. Section 3's members all stay.
+    said = f"{rec.error.detail}\n{rec.error.code}"
+    for key in [k for k in problem if k not in _SECTION_3 and k not in _ALWAYS_KEPT]:
+        if _restated(key, problem[key], said):
+            del problem[key]
     return problem
+
+
+def _restated(key: str, value: Any, said: str) -> bool:
+    """A string member found word for word in `said`, or a count it gives (`recipe_status: 1` beside
+    "status 1")."""
+    if isinstance(value, str):
+        return len(value) >= 2 and value in said
+    if isinstance(value, int) and not isinstance(value, bool):
+        return any(re.search(rf"\b{re.escape(w)} {value}\b", said) for w in key.split("_") if len(w) > 2)
+    return False
 
 
 def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | None = None) -> dict[str, Any]:
@@ -152,7 +175,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     for key, value in (p.extra or {}).items():
         if key in _NOT_DECISIVE or value in _EMPTY or value is False or key in out:
             continue
-        if isinstance(value, str) and key not in _ALWAYS_KEPT and value in said:
+        if key not in _ALWAYS_KEPT and _restated(key, value, said):
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
@@ -165,7 +188,9 @@ def _without_location(detail: str, location: dict[str, Any] | None) -> str:
     place = ":".join(str(location[k]) for k in ("file", "line", "column") if k in location)
     for prefix in (f"{place}: ", f"{place}:"):
         if detail.startswith(prefix) and len(detail) > len(prefix):
-            return detail[len(prefix):]
+            rest = detail[len(prefix):]
+            # `error: ` after the place is the severity, which the problem says (or leaves at its default)
+            return rest.removeprefix("error: ") if len(rest) > 7 else rest
     return detail
 
 
