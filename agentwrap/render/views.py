@@ -59,7 +59,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         out["exit"] = exit_info
     decided_by = rec.command.get("decided_by") if rec.command else None
     if decided_by and rec.status == "error":  # a shell line: which of its commands failed, and where
-        out["command"] = {"decided_by": {k: v for k, v in decided_by.items() if v not in _EMPTY}}
+        out["command"] = {"decided_by": _decided_by(rec, decided_by)}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
@@ -82,6 +82,26 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
+    return out
+
+
+def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
+    """The shell line's deciding command, less what the caller wrote or the envelope says elsewhere (rules
+    1 and 3): its words beside its text, stage 1 of 1 (no pipeline), the exit code `exit` gives, the cwd
+    the caller ran in, and its index when it is the line's only command."""
+    out = {k: v for k, v in decided.items() if v not in _EMPTY}
+    if " ".join(out.get("argv") or ()) == out.get("command"):
+        out.pop("argv")
+    if out.get("stages") == 1:
+        out.pop("stages")
+        out.pop("stage", None)
+    if out.get("exit_code") == rec.exit.get("code"):
+        out.pop("exit_code")
+    if out.get("cwd") is not None and out["cwd"] == (rec.context or {}).get("cwd"):
+        out.pop("cwd")
+    line = str(((rec.command or {}).get("argv") or [""])[-1]).strip()
+    if out.get("index") == 1 and out.get("command") == line:
+        out.pop("index")
     return out
 
 
@@ -140,7 +160,8 @@ def _restated(key: str, value: Any, said: str) -> bool:
     """A string member found word for word in `said`, or a count it gives (`recipe_status: 1` beside
     "status 1")."""
     if isinstance(value, str):
-        return len(value) >= 2 and value in said
+        # word for word: not inside a longer word (`call` is not said by "recall")
+        return len(value) >= 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", said) is not None
     if isinstance(value, int) and not isinstance(value, bool):
         return any(re.search(rf"\b{re.escape(w)} {value}\b", said) for w in key.split("_") if len(w) > 2)
     return False
