@@ -159,7 +159,8 @@ def _fix_actions(diag: gp.Diag, sources: _Sources) -> list[CodeAction]:
     for owner, from_note in ((diag, False), *((n, True) for n in diag.notes)):
         for fix in owner.fixes:
             fix = sources.in_characters(fix)
-            actions.append(CodeAction(title=_describe(fix) + (f" ({owner.message})" if from_note else ""),
+            title = _describe(fix, _replaced(fix, owner, sources))
+            actions.append(CodeAction(title=title + (f" ({owner.message})" if from_note else ""),
                                       kind="edit", edit=fix.edit(), is_preferred=not actions,
                                       applicability=gp.applicability(owner, fix, from_note=from_note)))
     return actions
@@ -215,7 +216,24 @@ class _Sources:
                                    unit="character")
 
 
-def _describe(fix: gp.Fix) -> str:
+def _replaced(fix: gp.Fix, owner: gp.Diag, sources: _Sources) -> str | None:
+    """The text a replacement or deletion takes out, when the source line is known in the fix's columns: read
+    from the file (character columns), or the line the compiler printed when every column is one character."""
+    if fix.end_column is None:
+        return None
+    text = sources.line(fix.file, fix.line) if fix.unit == "character" else None
+    if text is None and fix.unit == "display" and owner.line == fix.line and owner.source is not None:
+        printed = owner.source
+        text = printed if "\t" not in printed and gp.display_width(printed) == len(printed) else None
+    old = text[fix.column - 1:fix.end_column - 1] if text is not None else ""
+    return old if old.strip() and "`" not in old else None
+
+
+def _describe(fix: gp.Fix, old: str | None = None) -> str:
+    """An edit's title: what it changes (`Replace `widht` with `width``: the edit gives the place), or, when the
+    text it takes out is not known, the place and the new text."""
+    if old is not None:
+        return f"Replace `{old}` with `{fix.text}`" if fix.text else f"Delete `{old}`"
     at = f"{fix.file}:{fix.line}:{fix.column}"
     if fix.end_column is None:
         if fix.text.endswith("\n") and fix.column == 1:
