@@ -90,19 +90,13 @@ def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
     1 and 3): its words beside its text, stage 1 of 1 (no pipeline), the exit code `exit` gives, the cwd
     the caller ran in, and its index when it is the line's only command."""
     out = {k: v for k, v in decided.items() if v not in _EMPTY}
-    if " ".join(out.get("argv") or ()) == out.get("command"):
-        out.pop("argv")
-    if out.get("stages") == 1:
-        out.pop("stages")
-        out.pop("stage", None)
-    if out.get("exit_code") == rec.exit.get("code"):
-        out.pop("exit_code")
-    if out.get("cwd") is not None and out["cwd"] == (rec.context or {}).get("cwd"):
-        out.pop("cwd")
     line = str(((rec.command or {}).get("argv") or [""])[-1]).strip()
-    if out.get("index") == 1 and out.get("command") == line:
-        out.pop("index")
-    return out
+    said = {"argv": " ".join(out.get("argv") or ()) == out.get("command"),
+            "stage": out.get("stages") == 1, "stages": out.get("stages") == 1,
+            "exit_code": "exit_code" in out and out["exit_code"] == rec.exit.get("code"),
+            "cwd": "cwd" in out and out["cwd"] == (rec.context or {}).get("cwd"),
+            "index": out.get("index") == 1 and out.get("command") == line}
+    return {k: v for k, v in out.items() if not said.get(k)}
 
 
 def _concise_exit(rec: RunRecord) -> dict[str, Any]:
