@@ -105,8 +105,8 @@ class BaseAdapter:
     spec: Spec | None = None
     codes: tuple[ProblemCode, ...] = ()  # the problem codes the Python of this adapter emits (not its rules')
     parsers: dict[str, Parser] = {}  # noqa: RUF012 - class-level table, never mutated
-    # The summary of a run that failed with several located errors is `summarize`'s counts ("mypy: 2 errors
-    # in 2 files"), not the deciding problem's detail again: the error says which one decides.
+    # The summary of a run that failed with located errors is `summarize`'s counts ("mypy: 2 errors in 2
+    # files"), not the deciding problem's detail again: the error says which one decides.
     summarize_failures = False
 
     def __init__(self, spec: Spec | None = None) -> None:
@@ -205,8 +205,10 @@ class BaseAdapter:
                                   data=data)
         if errors:
             error = (fatal_on_success or errors)[0]
-            several = sum(1 for p in errors if p.location) >= 2  # one error is its own best summary
-            counted = self.summarize(run, data) if self.summarize_failures and several and data is not None else None
+            # Counts, in our words, when the errors are the tool's located diagnostics: the error's detail
+            # is the tool's own line, so a summary that repeated it would say the same fact twice.
+            located = any(p.location for p in errors)
+            counted = self.summarize(run, data) if self.summarize_failures and located and data is not None else None
             return Interpretation(summary=(counted or error.detail)[:300], error=error, problems=tuple(problems),
                                   data=data, success=False)
         reason = last_error_line(run)

@@ -47,8 +47,14 @@ def test_recipe_failure_is_decided_by_the_compilers_first_error(tmp_path):
     assert answer.error["location"] == {"file": "main.c", "line": 3, "column": 17}
     assert answer.error["code_actions"][0]["edit"] == {"file": "main.c", "line": 3, "column": 17, "insert": ";",
                                                        "column_unit": "character"}
-    assert answer.env["summary"].startswith("main.c:3:17: error: expected")
-    assert [p["code"] for p in answer.env["problems"]][-1] == "MAKE_RECIPE_FAILED"
+    # the summary is ours (which recipe failed, the counts); the error's detail is the compiler's own line
+    assert answer.env["summary"] == ("make: the recipe for target 'main.o' failed with status 1 "
+                                     "(1 compiler error, 2 warnings)")
+    assert answer.error["detail"].startswith("main.c:3:17: error: expected")
+    assert answer.error["detail"] not in answer.env["summary"]
+    recipe = answer.env["problems"][-1]
+    assert recipe["code"] == "MAKE_RECIPE_FAILED"
+    assert "suggested_fix" not in recipe, "its fix would only point at the compiler's error, which is listed"
     assert answer.env["data"]["failed_targets"][0]["target"] == "main.o"
     assert answer.env["data"]["compiler"] == {"errors": 1, "warnings": 2}
 

@@ -146,9 +146,11 @@ def test_missing_shfmt_falls_back_to_generic(tmp_path: Path) -> None:
 def test_concise_names_the_deciding_command(tmp_path: Path) -> None:
     answer = aw("--cwd", str(tmp_path), "--shell", "echo a && ls /nonexistent-aw", detail="concise")
     assert answer.code == 2
-    assert answer.env["command"] == {"decided_by": {
-        "command": "ls /nonexistent-aw", "argv": ["ls", "/nonexistent-aw"], "index": 2, "stage": 1, "stages": 1,
-        "exit_code": 2, "cwd": str(tmp_path)}}
+    # which command, once: its words, stage 1 of 1, the exit code `exit` gives and the caller's cwd say nothing more
+    assert answer.env["command"] == {"decided_by": {"command": "ls /nonexistent-aw", "index": 2}}
+    elsewhere = aw("--cwd", str(tmp_path), "--shell", "cd / && ls /nonexistent-aw | cat", detail="concise")
+    assert elsewhere.env["command"]["decided_by"]["cwd"] == "/", "a command that ran elsewhere says where"
+    assert elsewhere.env["command"]["decided_by"]["stages"] == 2
 
 
 def test_shell_with_program_is_a_usage_error() -> None:

@@ -225,8 +225,9 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
         declared, name = RUSTC_CODE, code
     else:
         declared, name = RUSTC_ERROR, None
-    fix = helps[0] if helps and declared is not MANIFEST_INVALID else (
-        f"Run `rustc --explain {code}` for the rule and examples." if name else declared.suggested_fix)
+    # rustc's `help:` is the fix; a coded error without one has its explanation as `docs_url` (the text
+    # `rustc --explain CODE` prints), so it carries no fix that would point at the same page again
+    fix = helps[0] if helps and declared is not MANIFEST_INVALID else (None if name else declared.suggested_fix)
     docs = (RUSTC_DOCS.format(code=code) if code and code.startswith("E") else LINT_DOCS if lint else None)
     return problem(tool, declared, detail, code=name, exit_code=exit_code, location=location, suggested_fix=fix,
                    docs_url=docs, code_actions=actions, severity="warning" if level == "warning" else "error",

@@ -44,8 +44,18 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
 
 class CargoAdapter(BaseAdapter):
     codes = (*cp.CODES, cr.CARGO_TEST_FAILED, cr.RUST_PANIC)
+    summarize_failures = True  # "could not compile `x` (lib), 1 error": the error quotes rustc's own line
+
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         return _diagnostics(run)
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        found = super().find_problems(run)
+        if not any(p.location and p.severity == "error" for p in found):
+            return found
+        # "could not compile": its fix ("fix the compiler errors listed as problems") points at problems that
+        # are listed beside it, so it carries none
+        return [p._replace(suggested_fix=None) if p.code == "CARGO_COMPILE_FAILED" else p for p in found]
 
     def subcommand(self, argv: list[str]) -> str | None:
         if _is_rustc(argv):
@@ -75,9 +85,15 @@ class CargoAdapter(BaseAdapter):
         if not isinstance(data, dict):
             return None
         tests = data.get("tests")
+        if data.get("failed") and not tests:
+            failed = "; ".join(f"could not compile `{f['crate']}` ({f['target']}), {f['errors']} "
+                               f"error{'s' * (f['errors'] != 1)}" for f in data["failed"])
+            return f"cargo {run.subcommand}: {failed}"
         if tests:
             return (f"cargo {run.subcommand}: {tests['passed']} passed, {tests['failed']} failed, "
                     f"{tests['ignored']} ignored")
+        if run.failed:
+            return None  # a run that failed otherwise (a panic): its error says what happened
         warnings = sum(w["warnings"] for w in data.get("warnings", []))
         if "profile" in data:
             crates = ", ".join(c["name"] for c in data.get("compiled", [])) or "nothing to compile"

@@ -73,6 +73,7 @@ class Diag:
     fixes: list[Fix] = field(default_factory=list)
     notes: list[Diag] = field(default_factory=list)
     context: list[str] = field(default_factory=list)  # "In function", "required from here", include chain
+    end: int | None = None  # where its caret block (source, caret, labels, fix-it rows) ends in the text
 
     @property
     def location(self) -> dict[str, Any] | None:
@@ -128,6 +129,7 @@ def parse(text: str) -> list[Diag]:
             diag = _diag(m, starts[i])
             diag.context, context = context, []
             i = _block(lines, i + 1, diag)
+            diag.end = starts[i] if i < len(starts) else len(text)
             if diag.severity in ("note", "remark") and top:
                 top[-1].notes.append(diag)
             else:

@@ -82,6 +82,12 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
     return found
 
 
+def counted(errors: int, warnings: int, what: str = "error") -> str:
+    """`1 error`, `2 errors, 1 warning`: a failed build's summary in our words (the error has the tool's)."""
+    out = f"{errors} {what}{'s' * (errors != 1)}"
+    return out + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
+
+
 def make_problem(code: str, detail: str, run: CapturedRun, **fields: Any) -> Problem:
     """A compiler problem (gcc and clang, alone or under make, are one tool: `gcc`)."""
     return problem("gcc", CODES[code], detail, exit_code=run.exit_code, **fields)
@@ -116,15 +122,36 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
         extra["context"] = diag.context
     if diag.source:
         extra["evidence"] = [diag.source.rstrip()]  # the source line the caret points into
-    if diag.notes:
-        extra["related"] = [{"severity": n.severity, "message": n.message, **({"location": n.location}
-                             if n.location else {}), **({"context": n.context} if n.context else {})}
-                            for n in diag.notes]
+    related = [_related(n, loc) for n in diag.notes if n.message not in _BOILERPLATE_NOTES]
+    if related:
+        extra["related"] = related
     fix = _suggestion(diag, code, where, actions)
     if code == "GCC_MISSING_HEADER":
         actions.extend(_header_actions(diag, argv))
     return make_problem(code, detail, run, severity=severity, location=loc, suggested_fix=fix,
-                        docs_url=_docs(diag, code, tool), code_actions=tuple(actions), extra=extra)
+                        docs_url=_docs(diag, code, tool), code_actions=tuple(actions), extra=extra,
+                        matched=_printed(run.text(), diag))
+
+
+# gcc explaining how it reports, not what is wrong with the code: no next step changes for it.
+_BOILERPLATE_NOTES = frozenset({"each undeclared identifier is reported only once for each function it appears in"})
+
+
+def _related(note: gp.Diag, where: dict[str, Any] | None) -> dict[str, Any]:
+    """A note of a diagnostic; its location only when it points elsewhere (said once otherwise)."""
+    out: dict[str, Any] = {"severity": note.severity, "message": note.message}
+    if note.location and note.location != where:
+        out["location"] = note.location
+    if note.context:
+        out["context"] = note.context
+    return out
+
+
+def _printed(text: str, diag: gp.Diag) -> str:
+    """The lines the diagnostic was read from (its caret block and its notes'): the problem stands for them,
+    so its fix-it row (`|   width`) is not shown again as text."""
+    ends = [d.end for d in (diag, *diag.notes) if d.end is not None]
+    return text[diag.offset:max(ends)] if ends else ""
 
 
 def _fix_actions(diag: gp.Diag, sources: _Sources) -> list[CodeAction]:
@@ -132,7 +159,8 @@ def _fix_actions(diag: gp.Diag, sources: _Sources) -> list[CodeAction]:
     for owner, from_note in ((diag, False), *((n, True) for n in diag.notes)):
         for fix in owner.fixes:
             fix = sources.in_characters(fix)
-            actions.append(CodeAction(title=_describe(fix) + (f" ({owner.message})" if from_note else ""),
+            title = _describe(fix, _replaced(fix, owner, sources))
+            actions.append(CodeAction(title=title + (f" ({owner.message})" if from_note else ""),
                                       kind="edit", edit=fix.edit(), is_preferred=not actions,
                                       applicability=gp.applicability(owner, fix, from_note=from_note)))
     return actions
@@ -188,7 +216,24 @@ class _Sources:
                                    unit="character")
 
 
-def _describe(fix: gp.Fix) -> str:
+def _replaced(fix: gp.Fix, owner: gp.Diag, sources: _Sources) -> str | None:
+    """The text a replacement or deletion takes out, when the source line is known in the fix's columns: read
+    from the file (character columns), or the line the compiler printed when every column is one character."""
+    if fix.end_column is None:
+        return None
+    text = sources.line(fix.file, fix.line) if fix.unit == "character" else None
+    if text is None and fix.unit == "display" and owner.line == fix.line and owner.source is not None:
+        printed = owner.source
+        text = printed if "\t" not in printed and gp.display_width(printed) == len(printed) else None
+    old = text[fix.column - 1:fix.end_column - 1] if text is not None else ""
+    return old if old.strip() and "`" not in old else None
+
+
+def _describe(fix: gp.Fix, old: str | None = None) -> str:
+    """An edit's title: what it changes (`Replace `widht` with `width``: the edit gives the place), or, when the
+    text it takes out is not known, the place and the new text."""
+    if old is not None:
+        return f"Replace `{old}` with `{fix.text}`" if fix.text else f"Delete `{old}`"
     at = f"{fix.file}:{fix.line}:{fix.column}"
     if fix.end_column is None:
         if fix.text.endswith("\n") and fix.column == 1:
@@ -199,7 +244,7 @@ def _describe(fix: gp.Fix) -> str:
     return f"Replace {at}-{fix.end_column} with `{fix.text}`"
 
 
-def _suggestion(diag: gp.Diag, code: str, where: str, actions: list[CodeAction]) -> str:
+def _suggestion(diag: gp.Diag, code: str, where: str, actions: list[CodeAction]) -> str | None:
     if code == "GCC_MISSING_HEADER":
         header = diag.header or ""
         if diag.source and f'"{header}"' in diag.source:
@@ -211,7 +256,7 @@ def _suggestion(diag: gp.Diag, code: str, where: str, actions: list[CodeAction])
         return (f"A compiler bug at {where}: retry with another optimisation level (-O0/-O1) or compiler version, "
                 "or rewrite the construct there.")
     if actions:
-        return f"{actions[0].title} (the compiler's fix-it hint; see code_actions), then rebuild."
+        return None  # the fix-it: the preferred edit's title says it (`Replace a.c:3:5-9 with ...`)
     if diag.option and diag.option.startswith("-Werror"):
         return f"Fix the code at {where}: {diag.option} turns this warning into an error."
     if code == "GCC_WARNING":

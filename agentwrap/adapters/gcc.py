@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentwrap.adapters.compiler_problems import CODES, compiler_problems
+from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -93,9 +93,12 @@ class GccAdapter(BaseAdapter):
         if info["mode"] == "info" and "--version" in run.argv:
             lines = (run.stdout_text or run.stderr_text).strip().splitlines()
             data["version"] = lines[0] if lines else None
+        prog = os.path.basename(run.argv[0])
+        if base.error is not None and base.error.location and base.error in problems:
+            # a diagnostic decides: the summary counts, the error quotes the compiler's line
+            return base._replace(data=data, summary=f"{prog}: {counted(data['errors'], data['warnings'])}")
         if base.error is not None or base.success is False or run.failed:
             return base._replace(data=data)
-        prog = os.path.basename(run.argv[0])
         warned = f" ({data['warnings']} warning{'s' * (data['warnings'] != 1)})" if data["warnings"] else ""
         summary = base.summary
         if info["outputs"]:

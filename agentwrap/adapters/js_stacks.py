@@ -6,6 +6,7 @@ Shared by the node and npm adapters (npm scripts print node's errors). Pure func
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
@@ -281,7 +282,10 @@ def runner_failures(text: str, tool: str, exit_code: int | None) -> list[Problem
 
 def _test_problem(tool: str, name: str, reason: str, loc: dict[str, str] | None, exit_code: int | None) -> Problem:
     location = {"file": _path(loc["file"]), "line": int(loc["line"]), "column": int(loc["column"])} if loc else None
+    # the one command that re-runs this test, spelt out (the test name is a pattern: escaped, then quoted)
+    pattern = re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", name)
+    rerun = (f"node --test --test-name-pattern {shlex.quote(pattern)} "
+             f"{shlex.quote(str(location['file']))}" if location else "node --test --test-name-pattern NAME FILE")
     return _problem(tool, "NODE_TEST_FAILED", f"test '{name}' failed" + (f": {reason}" if reason else ""),
                     exit_code, location=location, extra={"test": name},
-                    suggested_fix="Read the assertion in the detail and fix the code or the test; re-run just this "
-                                  "test with `node --test --test-name-pattern NAME FILE`.")
+                    suggested_fix=f"Fix the code or the test; re-run just this test with `{rerun}`.")

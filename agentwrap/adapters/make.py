@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters.compiler_problems import located_problems
+from agentwrap.adapters.compiler_problems import counted, located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.sdk import (
@@ -132,6 +132,18 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
     return found
 
 
+def _explained(problems: list[Problem]) -> list[Problem]:
+    """A failed recipe after its tool's own error: its fix ("read the failing command's error above") points
+    at that error, which the envelope lists, so it carries none."""
+    out, tool_error = [], False
+    for p in problems:
+        if p.code == "MAKE_RECIPE_FAILED" and tool_error:
+            p = p._replace(suggested_fix=None)
+        tool_error = tool_error or (p.severity == "error" and not p.code.startswith("MAKE_"))
+        out.append(p)
+    return out
+
+
 class MakeAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
 
@@ -175,7 +187,7 @@ class MakeAdapter(BaseAdapter):
                 found.append((m.start(), problem._replace(extra={**(problem.extra or {}), **facts})))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
-        return [_separator_fix(_directory_fix(p, run.argv)) for _, p in found
+        return [_separator_fix(_directory_fix(p, run.argv)) for p in _explained([p for _, p in found])
                 if not (p.code == "MAKE_COMMAND_NOT_FOUND" and (p.extra or {}).get("command") in missing)]
 
     def _relocated(self, run: CapturedRun, problems: tuple[Problem, ...]) -> dict[int, Problem]:
@@ -217,6 +229,12 @@ class MakeAdapter(BaseAdapter):
             return Interpretation(summary="make -q: the targets are NOT up to date (a build would run recipes)",
                                   problems=tuple(p for p in base.problems if p.code != "COMMAND_FAILED"),
                                   data=data, success=True)
+        if base.error is not None and base.error in compiled:
+            # the compiler's error decides: the summary says which recipe failed and counts, once each
+            recipe = next((p.detail for p in base.problems if p.code == "MAKE_RECIPE_FAILED"), None)
+            errors = counted(data["compiler"]["errors"], data["compiler"]["warnings"], "compiler error")
+            summary = f"make: {recipe} ({errors})" if recipe else f"make: {errors}"
+            return base._replace(data=data, summary=summary)
         if base.error is not None or run.failed:
             return base._replace(data=data)
         named = ", ".join(data["targets"]) or "the default target"

@@ -43,6 +43,7 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
                 suggested_fix="Read the note; it is information, not a failure."),
 )}
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
+_TEMPLATED_FIX = frozenset({"MYPY_TYPE_ERROR", "MYPY_NOTE"})
 _HINT = re.compile(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
 
 
@@ -80,8 +81,13 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
         extra["notes"] = d.notes
     if d.context:
         extra["context"] = d.context
-    return problem("mypy", _DIAG[code], d.text, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
-                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
+    declared = _DIAG[code]
+    # A type error's declared fix ("fix the code at the location") says nothing the reader does not know: an
+    # occurrence carries none (`agentwrap explain MYPY_TYPE_ERROR` still gives it); mypy's notes are its fixes.
+    fix = None if code in _TEMPLATED_FIX else declared.suggested_fix
+    return problem("mypy", declared, d.text, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
+                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra,
+                   suggested_fix=fix)
 
 
 def _n(count: int, word: str) -> str:

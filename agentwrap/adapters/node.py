@@ -41,11 +41,17 @@ class NodeAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         return _data(run)  # test counts matter most when tests failed
 
+    # "node --test: 2 passed, 1 failed": the counts in our words; the error quotes the failed test's message
+    summarize_failures = True
+
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         tests = (data or {}).get("tests")
-        if tests:
-            return f"node --test: {tests.get('passed', 0)} passed, {tests.get('failed', 0)} failed"
-        return None
+        if not tests:
+            return None
+        counts = [f"{tests.get('passed', 0)} passed", f"{tests.get('failed', 0)} failed"]
+        # every other count that is not zero, so that the summary says all of `tests` (concise leaves it out)
+        counts += [f"{tests[k]} {k}" for k in ("cancelled", "skipped", "todo") if tests.get(k)]
+        return "node --test: " + ", ".join(counts)
 
 
 ADAPTER: Adapter = NodeAdapter(Spec.from_toml(SPEC_FILE))

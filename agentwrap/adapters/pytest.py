@@ -65,7 +65,13 @@ _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--f
                "--fixtures-per-test"}
 
 
-def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, location: dict[str, Any] | None = None,
+def _ran_alone(argv: tuple[str, ...], nodeid: str) -> bool:
+    """The command line selected this one test and no other test path."""
+    paths = [a for a in argv[1:] if not a.startswith("-") and ("::" in a or a.endswith(".py") or "/" in a)]
+    return paths == [nodeid]
+
+
+def _problem(code: str, detail: str, run: CapturedRun, *, fix: str | None, location: dict[str, Any] | None = None,
              actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
              docs: str | None = None) -> Problem:
     return problem("pytest", _FACTS[code], detail, exit_code=run.exit_code, suggested_fix=fix, docs_url=docs,
@@ -99,13 +105,16 @@ def _from_report(r: Report, run: CapturedRun) -> Problem:
                                ("crash", r.crash), ("evidence", _evidence(r))) if v}
     rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
                         applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
+    if r.nodeid and _ran_alone(run.argv, r.nodeid):
+        rerun = ()  # the caller just ran only this test: running it again is their own command
     where = f" at {r.file}:{r.line}" if r.file and r.line else ""
     if r.outcome == "failed":
+        # Where the exception was raised is a fact the location does not give; "fix the code or the test at
+        # the location" is none, so a failure raised in the test itself carries no fix.
+        fix = (f"Fix the code under test or the test; the exception was raised at {r.crash['file']}:"
+               f"{r.crash['line']}." if r.crash else None)
         return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed: {r.message}", run, location=location,
-                        fix=f"Fix the code under test or the test{where}" + (
-                            f"; the exception was raised at {r.crash['file']}:{r.crash['line']}." if r.crash
-                            else "; `evidence` shows the failing line."),
-                        actions=rerun, extra=extra)
+                        fix=fix, actions=rerun, extra=extra)
     if r.fixture:
         plugin = PLUGIN_FIXTURES.get(r.fixture)
         actions = (CodeAction(title=f"Install {plugin} (provides fixture '{r.fixture}')",

@@ -56,7 +56,10 @@ def _code(rule: str) -> str:
 def _make(code: str, detail: str, location: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
           actions: tuple[CodeAction, ...] = (), fix: str | None = None) -> Problem:
     declared = _DIAG[code]
-    return problem("ruff", declared, detail, suggested_fix=fix or declared.suggested_fix, docs_url=DOCS + "rules/",
+    # A link only where it is specific: ruff's full output does not name a rule's page, and the index of all
+    # rules says nothing `ruff rule CODE` does not.
+    docs = DOCS + "settings/" if code == "RUFF_CONFIG_INVALID" else None
+    return problem("ruff", declared, detail, suggested_fix=fix or declared.suggested_fix, docs_url=docs,
                    code_actions=actions, location=location, extra=extra)
 
 
@@ -65,11 +68,11 @@ def _actions(d: rp.Diagnostic, ruff: str) -> tuple[CodeAction, ...]:
         return (CodeAction(title=f"Reformat {d.file}", command=(ruff, "format", d.file),
                            applicability="machine_applicable", is_preferred=True),)
     if d.fixable:  # ruff's [*]: a safe fix; --select limits the run to this rule
-        return (CodeAction(title=f"Apply ruff's safe fix for {d.rule} in {d.file}",
+        return (CodeAction(title=f"Apply ruff's safe fix for {d.rule}",  # the command names the file
                            command=(ruff, "check", "--fix", "--select", d.rule, d.file),
                            applicability="machine_applicable", is_preferred=True),)
     if d.unsafe_fix:
-        return (CodeAction(title=f"Apply ruff's unsafe fix for {d.rule} in {d.file} (may change behaviour)",
+        return (CodeAction(title=f"Apply ruff's unsafe fix for {d.rule} (may change behaviour)",
                            command=(ruff, "check", "--fix", "--unsafe-fixes", "--select", d.rule, d.file),
                            applicability="maybe_incorrect"),)
     return ()
@@ -83,7 +86,7 @@ def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
     extra: dict[str, Any] = {"rule": d.rule, "fixable": d.fixable}
     if d.cell is not None:
         extra["cell"] = d.cell
-    fix = f"{d.help} (`ruff rule {d.rule}` explains the rule)" if d.help and code == "RUFF_VIOLATION" else None
+    fix = d.help if d.help and code == "RUFF_VIOLATION" else None  # ruff's own `help:` line, else the declared fix
     if evidence := d.evidence():
         extra["evidence"] = evidence
     # the problem stands for the snippet it was read from

@@ -8,6 +8,7 @@ has no more than its standard form, and whose concise form only loses what is em
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
@@ -25,6 +26,10 @@ _EMPTY: tuple[Any, ...] = (None, [], {}, "")
 _ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
+# The members CONTRACT section 3 defines: the deciding problem keeps each that is not null or empty.
+_SECTION_3 = {"type", "title", "status", "detail", "instance", "code", "category", "severity", "exit_code",
+              "retryable", "safe_to_retry", "retry_after", "suggested_fix", "docs_url", "code_actions",
+              "remediation", "location"}
 
 
 def dumps(obj: Any) -> bytes:
@@ -54,7 +59,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         out["exit"] = exit_info
     decided_by = rec.command.get("decided_by") if rec.command else None
     if decided_by and rec.status == "error":  # a shell line: which of its commands failed, and where
-        out["command"] = {"decided_by": {k: v for k, v in decided_by.items() if v not in _EMPTY}}
+        out["command"] = {"decided_by": _decided_by(rec, decided_by)}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
@@ -78,6 +83,20 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         if omitted:
             out["problems_omitted"] = omitted
     return out
+
+
+def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
+    """The shell line's deciding command, less what the caller wrote or the envelope says elsewhere (rules
+    1 and 3): its words beside its text, stage 1 of 1 (no pipeline), the exit code `exit` gives, the cwd
+    the caller ran in, and its index when it is the line's only command."""
+    out = {k: v for k, v in decided.items() if v not in _EMPTY}
+    line = str(((rec.command or {}).get("argv") or [""])[-1]).strip()
+    said = {"argv": " ".join(out.get("argv") or ()) == out.get("command"),
+            "stage": out.get("stages") == 1, "stages": out.get("stages") == 1,
+            "exit_code": "exit_code" in out and out["exit_code"] == rec.exit.get("code"),
+            "cwd": "cwd" in out and out["cwd"] == (rec.context or {}).get("cwd"),
+            "index": out.get("index") == 1 and out.get("command") == line}
+    return {k: v for k, v in out.items() if not said.get(k)}
 
 
 def _concise_exit(rec: RunRecord) -> dict[str, Any]:
@@ -120,7 +139,26 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
         problem.pop("exit_code", None)
     if problem.get("severity") == "error":
         problem.pop("severity")
+    if rec.error.code_actions:  # rule 2 inside an action too: no default kind, applicability or preference
+        problem["code_actions"] = [_concise_action(a) for a in rec.error.code_actions]
+    # Rule 1: an adapter's own member that only repeats the detail or the code (pytest's `nodeid`, gcc's
+    # `message`, ruff's `rule`, rustc's code) is said once, in the detail. Section 3's members all stay.
+    said = f"{rec.error.detail}\n{rec.error.code}"
+    for key in [k for k in problem if k not in _SECTION_3 and k not in _ALWAYS_KEPT]:
+        if _restated(key, problem[key], said):
+            del problem[key]
     return problem
+
+
+def _restated(key: str, value: Any, said: str) -> bool:
+    """A string member found word for word in `said`, or a count it gives (`recipe_status: 1` beside
+    "status 1")."""
+    if isinstance(value, str):
+        # word for word: not inside a longer word (`call` is not said by "recall")
+        return len(value) >= 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", said) is not None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return any(re.search(rf"\b{re.escape(w)} {value}\b", said) for w in key.split("_") if len(w) > 2)
+    return False
 
 
 def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | None = None) -> dict[str, Any]:
@@ -152,7 +190,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     for key, value in (p.extra or {}).items():
         if key in _NOT_DECISIVE or value in _EMPTY or value is False or key in out:
             continue
-        if isinstance(value, str) and key not in _ALWAYS_KEPT and value in said:
+        if key not in _ALWAYS_KEPT and _restated(key, value, said):
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
@@ -165,7 +203,9 @@ def _without_location(detail: str, location: dict[str, Any] | None) -> str:
     place = ":".join(str(location[k]) for k in ("file", "line", "column") if k in location)
     for prefix in (f"{place}: ", f"{place}:"):
         if detail.startswith(prefix) and len(detail) > len(prefix):
-            return detail[len(prefix):]
+            rest = detail[len(prefix):]
+            # `error: ` after the place is the severity, which the problem says (or leaves at its default)
+            return rest.removeprefix("error: ") if len(rest) > 7 else rest
     return detail
 
 
