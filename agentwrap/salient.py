@@ -61,8 +61,31 @@ def _finders(core_only: bool, ascii_only: bool) -> list[Any]:
     return _FINDERS[key]
 
 
+_AUTOMATA: dict[bool, Any] = {}
+
+
+def _ascii_hits(probe: bytes, core_only: bool) -> list[int] | None:
+    # One Aho-Corasick pass (GIL released too) for all the literals, not one search each: ~3x less work.
+    if core_only not in _AUTOMATA:
+        import ahocorasick_rs
+
+        needles = [n.encode() for n in _NEEDLES if n.isascii() and (not core_only or n in _CORE)]
+        dfa = ahocorasick_rs.Implementation.DFA
+        _AUTOMATA[core_only] = ahocorasick_rs.BytesAhoCorasick(needles, implementation=dfa)
+    found = _AUTOMATA[core_only].find_matches_as_indexes(probe, overlapping=True)
+    if len(found) > _MAX_HITS:
+        return None
+    return sorted([start for _, start, _ in found])
+
+
 def _hits(probe: str, *, core_only: bool = False) -> list[int] | None:
     """Sorted start positions of every literal in `probe`, or None when there are too many to be worth it."""
+    if probe.isascii():
+        return _ascii_hits(probe.encode("ascii"), core_only)
+    return _finder_hits(probe, core_only)
+
+
+def _finder_hits(probe: str, core_only: bool) -> list[int] | None:
     hits: list[int] = []
     for finder in _finders(core_only, probe.isascii()):
         match = finder.search(probe, concurrent=True)
