@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, ArtifactWriter
 from agentwrap.salient import SALIENT as SALIENT  # re-exported: the pattern is part of this module's API
 from agentwrap.salient import SalientScanner
-from agentwrap.stage import Stage
 
 MEDIA_TYPE = "text/plain; charset=utf-8"
 HEAD_SHARE = 0.45
@@ -103,7 +102,6 @@ class StreamCapture:
         self._tail_chars = 0
         self._tail_prev = "\n"  # the character just before the tail deque: is its first line whole?
         self._scanner = SalientScanner(salient)
-        self._stage: Stage[str] | None = None  # once spilled: _keep runs there
         self._result: StreamResult | None = None
 
     def add_raw_bytes(self, n: int) -> None:
@@ -119,8 +117,10 @@ class StreamCapture:
         self._newlines += text.count("\n")
         self._push_tail(text)
         if self._spilled:
-            assert self._stage is not None
-            self._stage.put(text)  # the artifact and the salient scan, beside the cleaning of what follows
+            data = _enc(text)
+            self._bytes += len(data)
+            self._to_artifact(data)
+            self._scanner.feed(text)
             return
         self._bytes += _blen(text)
         self._pending.append(text)
@@ -138,8 +138,6 @@ class StreamCapture:
             tail = _fit(lines[::-1], int((1 - HEAD_SHARE - SALIENT_SHARE) * self.max_inline_bytes))[::-1]
             self._result = self._result_of(text, False, 0, None, _fit(lines, self._head_budget()), tail)
             return self._result
-        if self._stage is not None:
-            self._stage.join()
         self._scanner.feed("", final=True)
         ref = None
         try:
@@ -198,14 +196,6 @@ class StreamCapture:
             self._fail(str(exc))
         self._to_artifact(_enc(whole))
         self._scanner.feed(whole)
-        self._stage = Stage(self._keep)
-
-    def _keep(self, text: str) -> None:
-        """The spilled text's part that needs no order with the rest of the run (on the stage's thread)."""
-        data = _enc(text)
-        self._bytes += len(data)
-        self._to_artifact(data)
-        self._scanner.feed(text)
 
     def _to_artifact(self, data: bytes) -> None:
         try:
