@@ -216,7 +216,10 @@ def _trigger_automaton() -> Any:
     if _AUTOMATON is None:
         import ahocorasick_rs  # ~0.6 ms to import: loaded on the first redaction, not at start-up
 
+        # Leftmost-first, not the standard semantics: only then does the crate use its SIMD prefilter
+        # (~4x faster here), and a line holding a literal still gets a match, as matches never span lines.
         _AUTOMATON = ahocorasick_rs.BytesAhoCorasick([t.encode() for t in _LINE_LITERALS],
+                                                     matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST,
                                                      implementation=ahocorasick_rs.Implementation.DFA)
     return _AUTOMATON
 
@@ -227,8 +230,8 @@ _AUTOMATON: Any = None
 def _trigger_lines(low: bytes) -> list[tuple[int, int]] | None:
     """Sorted spans of the lines of `low` that hold a trigger, or None when there are too many to list.
 
-    One Aho-Corasick pass finds all the literals at once, at ~600 MB/s and without the GIL (the
-    runner's reading thread runs meanwhile); the detectors are eight sre passes over the whole text
+    One Aho-Corasick pass finds all the literals at once, at ~3 GB/s on text holding none, and without
+    the GIL (the runner's reading thread runs meanwhile); the detectors are eight sre passes over the whole text
     that hold it. Build output holds few triggers, so the detectors then read a few lines only.
     """
     hits = _trigger_automaton().find_matches_as_indexes(low)

@@ -30,3 +30,16 @@ def test_salient_lines_of_a_long_ascii_output() -> None:
     scanner = salient.SalientScanner()
     scanner.feed("compiling\n" * 50000 + "src/a.c:3: error: expected ';'\n" + "ok\n" * 10, final=True)
     assert scanner.first == [(50001, "src/a.c:3: error: expected ';'")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(text, min_size=20, max_size=90).map("\n".join), st.booleans())
+def test_many_lines_with_literals_give_the_same_positions(probe: str, core_only: bool) -> None:
+    # past _FEW_LINES lines holding a literal the whole text is searched at once: both ways agree
+    assert salient._hits(probe, core_only=core_only) == salient._finder_hits(probe, core_only)
+
+
+def test_overlapping_literals_are_all_found() -> None:
+    probe = "x cannot found\nrefusedenied\n"
+    assert salient._hits(probe) == salient._finder_hits(probe, False)
+    assert probe.index("not found") in salient._hits(probe)  # type: ignore[operator]
