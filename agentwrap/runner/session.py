@@ -153,7 +153,7 @@ class _Session:
         stream = self.streams[fd]
         batch: list[bytes] = []
         size, eof = 0, False
-        until = 0.0
+        until, waiter = 0.0, None
         while size < BATCH_SIZE:
             try:
                 data = os.read(fd, READ_SIZE)
@@ -162,7 +162,10 @@ class _Session:
                     break
                 now = time.monotonic()
                 until = until or now + LINGER
-                if now >= until or not select.select([fd], [], [], until - now)[0]:
+                if waiter is None:  # poll, not select: a descriptor may be numbered past FD_SETSIZE
+                    waiter = select.poll()
+                    waiter.register(fd, select.POLLIN)
+                if now >= until or not waiter.poll((until - now) * 1000):
                     break
                 continue
             except OSError as exc:  # EIO: every holder of the terminal closed it
