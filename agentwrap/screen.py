@@ -144,6 +144,7 @@ class Screen:
                     line = self.lines[self.row]
                     i = cells.index(line, self.cols)
                     self.lines[self.row] = line[:i] + marks + line[i:]
+                    self.last += marks if self.last else ""  # REP repeats the cell with its marks
                     s = rest
                     continue
                 self.wrapnext = False
@@ -165,6 +166,8 @@ class Screen:
                 self.col += w
                 if self.col >= self.cols:
                     self.col, self.wrapnext = self.cols - 1, True
+            elif self.last:
+                self.last += head  # marks for the cell written before (fed apart from it): as if fed with it
 
     def _overwrite(self, s: str, w: int) -> None:
         row, col = self.row, self.col

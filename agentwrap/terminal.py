@@ -36,6 +36,40 @@ _C0 = bytes([*range(9), *range(11, 32), 127])
 _LITERAL_FFFD = "\ufffd".encode()
 
 
+_MAX_DISTINCT = 8  # distinct colour codes removed by str.replace before the rest goes to one split
+_MAX_SKIPPED = 64  # other escapes stepped over on the way (cursor moves: the parser's work anyway)
+
+
+def _drop_noops(text: str) -> str:
+    """`"".join(_NOOP.split(text))`, about twice as fast on coloured text.
+
+    A coloured output repeats a handful of distinct codes millions of times: each is replaced at
+    C speed by as many NULs (a replacement of the same length is a copy, not a rebuild), and the
+    NULs are deleted at the end in one pass. A code is always replaced where split would drop it
+    (a match starts at its ESC and holds no other), and a NUL, unlike the empty string, cannot
+    join what surrounds it into a new code. Text holding a NUL itself takes the split.
+    """
+    if "\x00" in text:
+        return "".join(_NOOP.split(text))
+    i, distinct, skipped = text.find("\x1b"), 0, 0
+    while i >= 0:
+        m = _NOOP.match(text, i)
+        if m is None:
+            skipped += 1
+            i = text.find("\x1b", i + 1)
+        else:
+            code = m.group()
+            text = text.replace(code, "\x00" * len(code))
+            distinct += 1
+            i = text.find("\x1b", i)
+        if distinct > _MAX_DISTINCT or skipped > _MAX_SKIPPED:
+            text = "".join(_NOOP.split(text))  # the NULs stand where codes were: the same result
+            break
+    if not distinct:
+        return text
+    return text.encode("utf-8", "surrogatepass").translate(None, b"\x00").decode("utf-8", "surrogatepass")
+
+
 def _is_plain(text: str) -> bool:
     """Whether `text` holds no control character but '\\t' and '\\n' (a C-speed check)."""
     enc = text.encode()
@@ -103,9 +137,8 @@ class TerminalCleaner:
         if self._pending:
             text, self._pending = self._pending + text, ""
         if not self._in_string and not self._skip_csi:
-            # Coloured text, the common case after plain text: colours dropped in one C-speed pass
-            # (split and join: the same text as sub, a quarter faster with millions of colour codes)
-            plain = "".join(_NOOP.split(text)) if "\x1b" in text else text
+            # Coloured text, the common case after plain text: colours dropped in C-speed passes
+            plain = _drop_noops(text) if "\x1b" in text else text
             if "\r" in plain:
                 plain = plain.replace("\r\n", "\n")
             # Whole lines and the unfinished last one apart: a chunk's end often cuts a colour code, and

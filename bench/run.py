@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """agentwrap benchmarks, printed as ratios against reference runs made in the same process.
 
-    python3 bench/run.py [startup] [throughput] [memory] [--quick] [--no-install]
+    python3 bench/run.py [startup] [throughput] [memory] [--quick] [--no-install] [--runs=N]
 
 startup     `agentwrap --agent true` against a bare `python -c pass` of the same interpreter (median of
             interleaved pairs), in each way a newcomer gets agentwrap: a fresh clone of this checkout's
@@ -11,8 +11,8 @@ startup     `agentwrap --agent true` against a bare `python -c pass` of the same
             is compiled at each start) and once its bytecode is written. --no-install skips the venvs.
 throughput  `agentwrap --agent cat FILE` (64 MiB of text, then of coloured text) against
             `script -qc 'cat FILE' /dev/null` and `unbuffer cat FILE` (Debian package expect), all writing
-            to the same pipe; then the terminal cleaner alone, in process, on text, coloured text and
-            carriage-return progress redraws
+            to the same pipe, in interleaved rounds (--runs=N, default 3; the minimum is kept); then the
+            terminal cleaner alone, in process, on text, coloured text and carriage-return progress redraws
 memory      agentwrap's peak RSS (its own process) for 10 MB, 100 MB and 1 GB of output
 
 Start-up runs use the default cache and configuration folders (XDG_CACHE_HOME and XDG_CONFIG_HOME point
@@ -43,6 +43,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_CACHE_DIR": str(SCRATCH
 # run (some environments export PYTHONDONTWRITEBYTECODE=1).
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 _compiled = False
+RUNS = 3  # rounds of the throughput comparison (--runs=N)
 
 
 def _compile_checkout() -> None:
@@ -185,12 +186,18 @@ def throughput(quick: bool) -> None:
 
 
 def _pty_throughput(size: int, path: Path, kind: str, quick: bool) -> None:
-    runs = 1 if quick else 3
+    runs = 1 if quick else RUNS
     rows = {"agentwrap": [*AGENTWRAP, "--agent", "cat", str(path)],
             "script": ["script", "-qc", f"cat {path}", "/dev/null"]}
     if shutil.which("unbuffer"):
         rows["unbuffer"] = ["unbuffer", "cat", str(path)]
-    times = {name: min(_time(argv, stdout=subprocess.PIPE) for _ in range(runs)) for name, argv in rows.items()}
+    # Interleaved (one run of each per round), so a burst of load on this shared machine weighs on every
+    # row alike; the minimum of the rounds is kept.
+    samples: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(runs):
+        for name, argv in rows.items():
+            samples[name].append(_time(argv, stdout=subprocess.PIPE))
+    times = {name: min(values) for name, values in samples.items()}
     mb = size / 1e6
     parts = [f"{name} {t:5.2f} s ({mb / t:6.1f} MB/s)" for name, t in times.items()]
     ratio = times["agentwrap"] / times["script"]
@@ -235,6 +242,7 @@ def memory(quick: bool) -> None:
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
+    RUNS = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--runs=")), 3)
     for name in args or ["startup", "throughput", "memory"]:
         if name == "startup":
             startup(quick, install="--no-install" not in sys.argv)

