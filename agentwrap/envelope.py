@@ -97,9 +97,10 @@ def build(
 
 
 def _failure_summary(summary: str, error: Problem, command: dict[str, Any] | None) -> str:
-    from agentwrap.failure_summary import failure_summary, restates
+    from agentwrap.failure_summary import failure_summary, restates, subcommand_of
 
     if not restates(summary, error.detail):
         return summary
-    argv = (command or {}).get("argv") or []
-    return failure_summary(error, program=str(argv[0]) if argv else None, subcommand=(command or {}).get("subcommand"))
+    argv = [str(a) for a in (command or {}).get("argv") or []]
+    subcommand = (command or {}).get("subcommand") or (subcommand_of(argv) if argv else None)
+    return failure_summary(error, program=argv[0] if argv else None, subcommand=subcommand)

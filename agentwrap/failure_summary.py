@@ -41,17 +41,30 @@ def _plain(text: str) -> str:
 
 
 def failure_summary(error: Problem, *, program: str | None = None, subcommand: str | None = None,
-                    exit_code: int | None = None, problems: Sequence[Problem] = ()) -> str:
+                    exit_code: int | None = None, problems: Sequence[Problem] = (), adapters: str = "") -> str:
     """`PROGRAM SUBCOMMAND: what failed`, never the error's detail again.
 
     `program`: the program that ran (or was named) and failed, None for agentwrap's own refusals;
     `exit_code`: the program's exit status; `problems`: every problem found, for a count where the title
-    is generic."""
+    is generic; `adapters`: the adapter's own summary, whose words besides the detail (its counts: `pytest:
+    1 passed in 0.91s; <detail>`) stay in front."""
     head = " ".join(x for x in (os.path.basename(program) if program else None, subcommand) if x)
     what = _what(error, program, exit_code, problems)
+    rest = _besides(adapters, error.detail)
+    if rest and head and rest.startswith(f"{head.split()[0]}: "):
+        return f"{rest}; {what}"[:MAX_CHARS]
     if not head or "agentwrap" in what:  # agentwrap's own failure names itself (`Invalid agentwrap invocation`)
         return what[:MAX_CHARS]
     return f"{head}: {what}"[:MAX_CHARS]
+
+
+def _besides(summary: str, detail: str) -> str:
+    """What a summary says besides the detail it holds: `pytest: 1 passed in 0.91s` of `pytest: 1 passed in
+    0.91s; the test run was interrupted (KeyboardInterrupt)`; empty when that is only a name."""
+    if not summary or not detail or detail not in summary:
+        return ""
+    rest = summary.replace(detail, "").strip(" ;,:-")
+    return rest if re.search(r"\d|\s", rest.partition(": ")[2]) else ""
 
 
 def _what(error: Problem, program: str | None, exit_code: int | None, problems: Sequence[Problem]) -> str:
@@ -109,3 +122,18 @@ def _counted(errors: Sequence[Problem]) -> str | None:
     n = len(errors)
     where = f" in {len(files)} files" if len(files) > 1 else ""  # one file: the error's location names it
     return f"{n} error{'' if n == 1 else 's'}{where}"
+
+
+def subcommand_of(argv: Sequence[str]) -> str | None:
+    """The subcommand a built-in adapter reads in `argv`, for an answer made before any adapter ran (a
+    refusal: `git push: Mutating command refused`). None when no built-in knows the program."""
+    try:
+        from agentwrap import registry
+        from agentwrap.adapters import INDEX
+
+        for key in registry.family_keys(argv[0]):
+            if key in INDEX:
+                return registry.builtin(INDEX[key]).subcommand(list(argv))
+    except Exception:  # noqa: BLE001 - a summary's wording never turns an answer into a failure
+        return None
+    return None

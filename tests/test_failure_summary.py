@@ -66,6 +66,8 @@ def test_agentwraps_own_refusals(tmp_path: Path) -> None:
     refused = aw("--read-only", "rm", str(tmp_path / "f"), check=True, detail="concise")
     assert refused.env["error"]["code"] == "MUTATION_REFUSED"
     assert _once(refused.env)[0] == "rm: Mutating command refused"
+    push = aw("--read-only", "git", "push", "origin", "main", cwd=tmp_path, check=True, detail="concise")
+    assert _once(push.env)[0] == "git push: Mutating command refused"  # the subcommand, though no adapter ran
 
 
 def test_a_timeout_names_the_program() -> None:
