@@ -41,15 +41,18 @@ def _plain(text: str) -> str:
 
 
 def failure_summary(error: Problem, *, program: str | None = None, subcommand: str | None = None,
-                    exit_code: int | None = None, problems: Sequence[Problem] = (), adapters: str = "") -> str:
+                    exit_code: int | None = None, signal: int | None = None, problems: Sequence[Problem] = (),
+                    adapters: str = "") -> str:
     """`PROGRAM SUBCOMMAND: what failed`, never the error's detail again.
 
     `program`: the program that ran (or was named) and failed, None for agentwrap's own refusals;
-    `exit_code`: the program's exit status; `problems`: every problem found, for a count where the title
+    `exit_code`, `signal`: how the program ended; `problems`: every problem found, for a count where the title
     is generic; `adapters`: the adapter's own summary, whose words besides the detail (its counts: `pytest:
     1 passed in 0.91s; <detail>`) stay in front."""
     head = " ".join(x for x in (os.path.basename(program) if program else None, subcommand) if x)
     what = _what(error, program, exit_code, problems)
+    if error.code == "KILLED_BY_SIGNAL" and signal is not None:
+        what = f"killed by {_signal_name(signal)}"  # SIGKILL (the OOM killer?) or SIGSEGV (a crash): how
     rest = _besides(adapters, error.detail)
     if rest and head and rest.startswith(f"{head.split()[0]}: "):
         return f"{rest}; {what}"[:MAX_CHARS]
@@ -107,6 +110,15 @@ def _own_words(title: str, program: str | None) -> str:
         title = re.sub(rf"^{name[:1].upper()}{name[1:]} (?=[a-z])", "", title)
         title = re.sub(rf"(?i)^((?:unknown|invalid|uncaught) ){name} (?=\w)", r"\1", title)
     return title
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _family(program: str | None) -> str:

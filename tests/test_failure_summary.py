@@ -102,3 +102,10 @@ def test_pretty_shows_the_summary_then_the_code_and_detail() -> None:
     first = lines.index("✘ sh: exit status 3")
     assert lines[first + 1].startswith("  COMMAND_FAILED: sh exited with status 3: ")
     assert "the flux is wrong" in lines[first + 1]
+
+
+def test_a_program_killed_by_a_signal_is_named_with_the_signal() -> None:
+    a = aw(sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", check=True,
+           detail="concise")
+    assert a.env["error"]["code"] == "KILLED_BY_SIGNAL" and a.env["exit"]["signal"] == 11
+    assert _once(a.env)[0] == f"{os.path.basename(sys.executable)} -c: killed by SIGSEGV"

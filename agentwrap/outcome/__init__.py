@@ -119,7 +119,7 @@ def _summary(interp: Interpretation, error: Problem | None, argv: list[str], sub
     if error is None or (own and not restates(interp.summary, error.detail)):
         return interp.summary[:300]
     return failure_summary(error, program=argv[0], subcommand=subcommand, exit_code=result.returncode,
-                           problems=interp.problems, adapters=interp.summary if own else "")
+                           signal=result.signal, problems=interp.problems, adapters=interp.summary if own else "")
 
 
 def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[Problem, ...], int]:
