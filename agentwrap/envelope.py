@@ -97,10 +97,9 @@ def build(
 
 
 def _failure_summary(summary: str, error: Problem, command: dict[str, Any] | None) -> str:
-    from agentwrap.failure_summary import failure_summary, restates, subcommand_of
+    from agentwrap.failure_summary import failure_summary, restates
 
     if not restates(summary, error.detail):
         return summary
     argv = [str(a) for a in (command or {}).get("argv") or []]
-    subcommand = (command or {}).get("subcommand") or (subcommand_of(argv) if argv else None)
-    return failure_summary(error, program=argv[0] if argv else None, subcommand=subcommand)
+    return failure_summary(error, program=argv[0] if argv else None, subcommand=(command or {}).get("subcommand"))

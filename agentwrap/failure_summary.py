@@ -7,7 +7,8 @@ A reader who sees only the summary (a log line, `--format pretty`'s first line, 
 learns what failed and how; `error.detail` says the rest once.
 
 Where the title says nothing specific (`Program failed`, a log format's `go: error`), the summary gives
-what is specific and not in the detail: the exit status, or the count of the located errors.
+what is specific and not in the detail: the count of the located errors, else the exit status; a program
+killed by a signal names the signal, a prompt its kind of input (the prompt itself is the detail's).
 """
 
 from __future__ import annotations
@@ -50,9 +51,7 @@ def failure_summary(error: Problem, *, program: str | None = None, subcommand: s
     is generic; `adapters`: the adapter's own summary, whose words besides the detail (its counts: `pytest:
     1 passed in 0.91s; <detail>`) stay in front."""
     head = " ".join(x for x in (os.path.basename(program) if program else None, subcommand) if x)
-    what = _what(error, program, exit_code, problems)
-    if error.code == "KILLED_BY_SIGNAL" and signal is not None:
-        what = f"killed by {_signal_name(signal)}"  # SIGKILL (the OOM killer?) or SIGSEGV (a crash): how
+    what = _what(error, program, exit_code, signal, problems)
     rest = _besides(adapters, error.detail)
     if rest and head and rest.startswith(f"{head.split()[0]}: "):
         return f"{rest}; {what}"[:MAX_CHARS]
@@ -70,8 +69,11 @@ def _besides(summary: str, detail: str) -> str:
     return rest if re.search(r"\d|\s", rest.partition(": ")[2]) else ""
 
 
-def _what(error: Problem, program: str | None, exit_code: int | None, problems: Sequence[Problem]) -> str:
+def _what(error: Problem, program: str | None, exit_code: int | None, signal: int | None,
+          problems: Sequence[Problem]) -> str:
     title = _own_words(error.title, program)
+    if error.code == "KILLED_BY_SIGNAL" and signal is not None:
+        return f"killed by {_signal_name(signal)}"  # SIGKILL (the OOM killer?) or SIGSEGV (a crash): how
     if error.code == "INPUT_REQUIRED":
         kind = (error.extra or {}).get("input_kind")
         return f"asked for {kind} input" if kind else title  # the prompt itself is the detail's
@@ -135,17 +137,3 @@ def _counted(errors: Sequence[Problem]) -> str | None:
     where = f" in {len(files)} files" if len(files) > 1 else ""  # one file: the error's location names it
     return f"{n} error{'' if n == 1 else 's'}{where}"
 
-
-def subcommand_of(argv: Sequence[str]) -> str | None:
-    """The subcommand a built-in adapter reads in `argv`, for an answer made before any adapter ran (a
-    refusal: `git push: Mutating command refused`). None when no built-in knows the program."""
-    try:
-        from agentwrap import registry
-        from agentwrap.adapters import INDEX
-
-        for key in registry.family_keys(argv[0]):
-            if key in INDEX:
-                return registry.builtin(INDEX[key]).subcommand(list(argv))
-    except Exception:  # noqa: BLE001 - a summary's wording never turns an answer into a failure
-        return None
-    return None

@@ -145,7 +145,8 @@ def _refusal(args: dict[str, Any], detail: str) -> dict[str, Any] | None:
     why = "classes it as mutating" if read_only is False else "does not know whether it changes anything"
     return _problem("MUTATION_REFUSED", f"run_read_only refused `{' '.join(argv)[:200]}`: the {adapter.name} "
                     f"adapter {why}; use `run` if the change is intended", detail,
-                    command={"argv": argv, "program": None, "adapter": adapter.name, "subcommand": None})
+                    command={"argv": argv, "program": None, "adapter": adapter.name,
+                             "subcommand": adapter.subcommand(argv)})
 
 
 def _usage(detail: str) -> dict[str, Any]:
