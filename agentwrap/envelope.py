@@ -95,7 +95,6 @@ def build(
     return env
 
 
-
 def _failure_summary(summary: str, error: Problem, command: dict[str, Any] | None) -> str:
     from agentwrap.failure_summary import failure_summary, restates
 
