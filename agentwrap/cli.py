@@ -52,12 +52,13 @@ _COMMANDS = {name: f"agentwrap.commands.{name}" for name in ("explain", "schema"
                                                              "plan", "apply", "stats", "init", "mcp")}
 
 
-def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None) -> envelope.Outcome:
+def _problem_outcome(problem: Problem, request_id: str, argv: list[str] | None,
+                     subcommand: str | None = None) -> envelope.Outcome:
     from agentwrap.outcome.decide import exit_status  # the run's own table (CONTRACT 4), loaded on a failure only
 
     code = exit_status(problem, program_exit=None, signal=None)
     env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
-                         command={"argv": argv, "program": None, "adapter": None, "subcommand": None}
+                         command={"argv": argv, "program": None, "adapter": None, "subcommand": subcommand}
                          if argv else None)
     return envelope.Outcome(env, code)
 
@@ -158,7 +159,7 @@ def _main(args: list[str], environment: Environment) -> int:
         writer.configure(fmt, opts)
         outcome = _dispatch(rest, opts, fmt, request_id, writer.event if fmt == "jsonl" else None)
     except AgentwrapError as exc:
-        outcome = _problem_outcome(exc.to_problem(), request_id, program_argv)
+        outcome = _problem_outcome(exc.to_problem(), request_id, program_argv, exc.subcommand)
     except HelpRequested as exc:
         outcome = envelope.Outcome(envelope.build(request_id=request_id, summary="usage",
                                                   data={"usage": exc.text}), 0, raw_text=exc.text)

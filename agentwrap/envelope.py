@@ -62,7 +62,10 @@ def build(
     artifacts: list[dict[str, Any]] | None = None,
     metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assemble an envelope; `status` follows from `error` so the two can never disagree."""
+    """Assemble an envelope; `status` follows from `error` so the two can never disagree, and a failure's
+    summary never restates its error's detail (`failure_summary`: CONTRACT 2a rule 1)."""
+    if error is not None:
+        summary = _failure_summary(summary, error, command)
     error = error.with_instance(request_id) if error is not None else None
     all_problems = [p.with_instance(request_id) for p in (problems or [])]
     if error is not None and not any(p.code == error.code and p.detail == error.detail for p in all_problems):
@@ -91,3 +94,11 @@ def build(
         env["warnings"].append({"code": "PROBLEMS_TRUNCATED", "message": f"{cut} more problems were left out."})
     return env
 
+
+def _failure_summary(summary: str, error: Problem, command: dict[str, Any] | None) -> str:
+    from agentwrap.failure_summary import failure_summary, restates
+
+    if not restates(summary, error.detail):
+        return summary
+    argv = [str(a) for a in (command or {}).get("argv") or []]
+    return failure_summary(error, program=argv[0] if argv else None, subcommand=(command or {}).get("subcommand"))

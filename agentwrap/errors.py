@@ -9,6 +9,7 @@ from agentwrap.problem import Problem, wrapper_problem
 
 class AgentwrapError(Exception):
     code = "INTERNAL"
+    subcommand: str | None = None  # the program's subcommand it is about, when known (`git push` refused)
 
     def __init__(self, detail: str, **problem_fields: Any) -> None:
         super().__init__(detail)

@@ -74,15 +74,18 @@ def serve(text_content: str = "summary") -> None:
 
 
 def result(env: dict[str, Any], text_content: str) -> types.CallToolResult:
-    """The envelope as structured content; the text is its summary (and the fix), or the whole envelope."""
+    """The envelope as structured content; the text is its summary (and the error's detail and fix), or the
+    whole envelope."""
     failed = env.get("status") == "error"
     if text_content == "envelope":
         text = views.dumps(env).decode()
     else:
         text = str(env.get("summary", ""))
         error = env.get("error") or {}
-        if failed and error:
-            text += f"\n{error.get('code')}: {error.get('suggested_fix') or error.get('detail', '')}"
+        if failed and error:  # the summary is ours (what failed); the detail says the tool's words, once
+            text += f"\n{error.get('code')}: {error.get('detail', '')}"
+            if error.get("suggested_fix"):
+                text += f"\nfix: {error['suggested_fix']}"
         text += "\n(the complete answer is in structuredContent)"
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=env,
                                 is_error=failed)
@@ -142,7 +145,8 @@ def _refusal(args: dict[str, Any], detail: str) -> dict[str, Any] | None:
     why = "classes it as mutating" if read_only is False else "does not know whether it changes anything"
     return _problem("MUTATION_REFUSED", f"run_read_only refused `{' '.join(argv)[:200]}`: the {adapter.name} "
                     f"adapter {why}; use `run` if the change is intended", detail,
-                    command={"argv": argv, "program": None, "adapter": adapter.name, "subcommand": None})
+                    command={"argv": argv, "program": None, "adapter": adapter.name,
+                             "subcommand": adapter.subcommand(argv)})
 
 
 def _usage(detail: str) -> dict[str, Any]:

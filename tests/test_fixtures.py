@@ -34,6 +34,23 @@ def test_fixture(case, tmp_path):
     check_concise(views.concise(record), env, expected, record, store)
 
 
+FAILING = [c for c in CASES if (c.expected() or {}).get("status") == "error"]
+
+
+@pytest.mark.parametrize("case", FAILING, ids=[f"{c.adapter}/{c.name}" for c in FAILING])
+def test_a_failure_summary_never_restates_its_error_detail(case):
+    """CONTRACT 2a rule 1: the summary says what failed and how in our words (the program, and the title or
+    the counts); the error's detail, the tool's own line, is said once, in the error."""
+    from agentwrap.failure_summary import restates
+
+    record = fixtures.replay_record(registry.builtin(case.adapter), case)
+    summary, detail = record.summary, record.error.detail
+    assert summary and "\n" not in summary
+    assert summary != detail and detail not in summary and summary not in detail, (summary, detail)
+    assert not restates(summary, detail), (summary, detail)
+    assert views.concise(record)["summary"] == record.standard()["summary"] == summary
+
+
 def check_concise(view, env, expected, record, store):
     """The agent's default view of the same run: valid, a projection of the standard envelope that invents
     nothing, and every fact the reviewed expectation pins (each problem's code and location) still there."""

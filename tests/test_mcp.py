@@ -42,6 +42,8 @@ def _structured(result: Any, schema: dict[str, Any]) -> dict[str, Any]:
     jsonschema.validate(env, schema)
     assert result.is_error == (env["status"] == "error")
     assert result.content and result.content[0].text.startswith(env["summary"])
+    if env["status"] == "error":  # the summary is ours; the text still says the tool's own words once
+        assert f"{env['error']['code']}: {env['error']['detail']}" in result.content[0].text
     return dict(env)
 
 

@@ -78,7 +78,9 @@ def test_the_tutorial_verbatim_in_a_scratch_home(tmp_path):
     run = subprocess.run(
         [str(shim), "--agent", "greet", "bob"], cwd=home, env=env, capture_output=True, text=True, timeout=60
     )
-    error = json.loads(run.stdout)["error"]
+    answer = json.loads(run.stdout)
+    error = answer["error"]
+    assert answer["summary"] == "greet: the guest is not on the list"  # as adapters.md says: the title, ours
     assert error["type"] == "urn:agentwrap:problem:greet:guest-not-found"
     assert (error["code"], error["location"]) == ("GREET_GUEST_NOT_FOUND", {"file": "guests.txt"})
     ok = json.loads(

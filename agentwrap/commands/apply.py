@@ -55,7 +55,10 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
 
         problem = wrapper_problem("VERIFICATION_FAILED", f"{' '.join(plan['argv'])} exited 0 but "
                                   f"{verification['reason']}").with_instance(ctx.request_id)
-        env.update(status="error", error=problem.to_dict(), summary=problem.detail[:300])
+        from agentwrap.failure_summary import failure_summary
+
+        env.update(status="error", error=problem.to_dict(),
+                   summary=failure_summary(problem, program=plan["argv"][0], subcommand=_subcommand(env)))
         return envelope.Outcome(env, 1)
     return envelope.Outcome(env, outcome.exit_code)
 
@@ -67,3 +70,8 @@ def _observed(plan: dict[str, Any], verification: dict[str, Any]) -> list[dict[s
         if check.get("passed"):
             seen.append({**effect, "observed": True})
     return seen
+
+
+def _subcommand(env: dict[str, Any]) -> str | None:
+    command = env.get("command")
+    return command.get("subcommand") if isinstance(command, dict) else None

@@ -44,7 +44,7 @@ def run(path: Path) -> int:
 
         outcome = attached(argv, opts, request_id, writer.event)
     except AgentwrapError as exc:
-        outcome = _problem(exc.to_problem(), request_id, argv)
+        outcome = _problem(exc.to_problem(), request_id, argv, exc.subcommand)
     except Exception as exc:  # noqa: BLE001 - the edge of a detached run: the result must say what happened
         outcome = _problem(wrapper_problem("INTERNAL", f"{type(exc).__name__}: {exc}"[:1000]), request_id, argv)
     writer.configure("jsonl", opts)
@@ -59,12 +59,12 @@ def run(path: Path) -> int:
     return outcome.exit_code
 
 
-def _problem(problem: Problem, request_id: str, argv: list[str]) -> envelope.Outcome:
+def _problem(problem: Problem, request_id: str, argv: list[str], subcommand: str | None = None) -> envelope.Outcome:
     from agentwrap.outcome.decide import exit_status  # the run's own table (CONTRACT 4)
 
     code = exit_status(problem, program_exit=None, signal=None)
     env = envelope.build(request_id=request_id, summary=problem.detail[:300], error=problem,
-                         command={"argv": argv, "program": None, "adapter": None, "subcommand": None})
+                         command={"argv": argv, "program": None, "adapter": None, "subcommand": subcommand})
     return envelope.Outcome(env, code)
 
 

@@ -17,6 +17,7 @@ from agentwrap.adapter import Adapter, CapturedRun, Interpretation, Presentation
 from agentwrap.artifacts import ArtifactRef
 from agentwrap.capture import StreamResult
 from agentwrap.envelope import MAX_PROBLEMS  # one bound, for runs and other answers alike
+from agentwrap.failure_summary import failure_summary, restates
 from agentwrap.outcome import bound, lean, partial
 from agentwrap.outcome.decide import decide
 from agentwrap.outcome.interpret import captured_run, interpret
@@ -66,11 +67,10 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         # ('a  b'): a run of blanks may then be part of a name.
         shown = dataclasses.replace(shown, columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
-    own = interp.error is not None and error is not None and (error.code, error.detail) == (
-        interp.error.code, interp.error.detail)
-    summary = (interp.summary if error is None or own else error.detail)[:300]
+    summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
+    said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, summary,
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, said,
                                                            shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     whole = shown.parsed_whole and interp.data is not None and captured.complete and not cut
@@ -108,6 +108,18 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         effects=(*interp.effects, *left_half_done), warnings=tuple(notes),
         artifacts=tuple(ref.to_dict() for ref in refs), env_set=env_set or {},
         noise_fired=tuple(sorted(fired)))
+
+
+def _summary(interp: Interpretation, error: Problem | None, argv: list[str], subcommand: str | None,
+             result: RunResult) -> str:
+    """The adapter's summary of a success, or of a failure it decided in its own words (its counts); any
+    other failure's is the one rule's (`failure_summary`): never the deciding error's detail again."""
+    own = interp.error is not None and error is not None and (error.code, error.detail) == (
+        interp.error.code, interp.error.detail)
+    if error is None or (own and not restates(interp.summary, error.detail)):
+        return interp.summary[:300]
+    return failure_summary(error, program=argv[0], subcommand=subcommand, exit_code=result.returncode,
+                           signal=result.signal, problems=interp.problems, adapters=interp.summary if own else "")
 
 
 def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[Problem, ...], int]:

@@ -40,7 +40,9 @@ def render(env: dict[str, Any], *, color: bool) -> str:
         lines.append(json.dumps(data, indent=2, ensure_ascii=False))
     error = env.get("error")
     if error:
-        lines.append(paint(f"✘ {error.get('code')}: {error.get('detail')}", _BOLD, _RED))
+        # The summary says what failed and how (ours); the detail is the tool's own line, said once below it.
+        lines.append(paint(f"✘ {env.get('summary') or error.get('code')}", _BOLD, _RED))
+        lines.append(f"  {error.get('code')}: {error.get('detail')}")
         if error.get("prompt"):
             lines.append(f"  prompt: {error['prompt']!r} ({error.get('input_kind')})")
         if error.get("suggested_fix"):

@@ -81,6 +81,8 @@ def check(argv: list[str], adapter: Adapter) -> Verdict:
                               is_preferred=True),)
         fix = (f"Run the read-only `{' '.join(verdict.alternative)}` to see what it would do; "
                "drop --read-only if the change is intended.")
-    raise MutationRefused(f"--read-only: refused `{' '.join(argv)}` before it started: {verdict.reason}",
-                          suggested_fix=fix, code_actions=actions,
-                          extra={"read_only_alternative": verdict.alternative} if verdict.alternative else None)
+    refused = MutationRefused(f"--read-only: refused `{' '.join(argv)}` before it started: {verdict.reason}",
+                              suggested_fix=fix, code_actions=actions,
+                              extra={"read_only_alternative": verdict.alternative} if verdict.alternative else None)
+    refused.subcommand = adapter.subcommand(argv)  # its summary names it: `git push: Mutating command refused`
+    raise refused
