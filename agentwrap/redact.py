@@ -435,7 +435,8 @@ class Redactor:
 
     def _inner_labels(self, m: re.Match[str]) -> str:
         """`"config.ini": "API_TOKEN=..."`: a quoted value may hold assignments of its own."""
-        group = "dq" if m["dq"] is not None else "sq" if m["sq"] is not None else ""
+        # (and a bare one: `https://host/path?token=...` is read as the label `https` first)
+        group = "dq" if m["dq"] is not None else "sq" if m["sq"] is not None else "v" if m["v"] is not None else ""
         inner = m[group] if group else ""
         if not inner or ("=" not in inner and ":" not in inner):
             return m.group(0)
@@ -482,6 +483,8 @@ class Redactor:
     def _label(self, m: re.Match[str]) -> str:
         if not is_secret_name(m["key"]):  # first: most `name=value` pairs on a line are not secret
             return self._inner_labels(m)
+        if m.string[m.start() - 1 : m.start()] == "/" and "=" not in m["sep"] and (m["v"] or "").isalpha():
+            return m.group(0)  # `/etc/passwd: Permission denied`, `…/token: No such file`: a file's error
         found = m.groupdict()
         group = next(g for g in ("dq", "sq", "bq", "eq", "v") if found[g] is not None)
         value = found[group]

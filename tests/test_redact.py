@@ -207,6 +207,10 @@ POSITIVE = [
     ("api-key-header", "X-API-KEY: " + fake(32, seed="h"), fake(32, seed="h"), "X-API-KEY: "),
     ("dollar-password", "password=$ecret123", "$ecret123", "password="),
     ("compose-yaml", "      MYSQL_ROOT_PASSWORD: example", "example", "MYSQL_ROOT_PASSWORD: "),
+    # a URL's query after a path: the line's first label is `https`, whose bare value holds the pair
+    ("url-query", "curl https://api.example.com/v1/?access_token=ab12cd34ef56&page=2", "ab12cd34ef56", "&page=2"),
+    ("url-query-path", "GET https://h.example/a/b?token=Zx81kdj29sLq0 200", "Zx81kdj29sLq0", " 200"),
+    ("path-label-token", "config/password: hunter2", "hunter2", "config/password: "),
 ]
 
 
@@ -270,6 +274,9 @@ NEGATIVE = [
     ("json-schema", '"password": {"type": "string"}, "token": null, "auth": true'),
     ("masked", "token: ******** Using token: <redacted> auth: required"),
     ("key-error", "KeyError: 'token'"),
+    # a file's error names the file: the words after it are the error, not a value
+    ("file-error-passwd", "/etc/passwd: Permission denied"),
+    ("file-error-token", "cat: /run/secrets/token: No such file or directory"),
     (
         "pem-certificate",
         "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0B\n-----END CERTIFICATE-----",
