@@ -42,10 +42,10 @@ def test_usage_problems(args, needle):
 
 def test_a_bad_option_after_agent_answers_in_the_agent_projection():
     """The parse stops at the bad option, but `--agent` before it was read: the answer is concise."""
-    a = aw("--agent", "--bogus", "--", "ls")
+    a = aw("--agent", "--bogus", "--", "ls", agent=False)
     assert a.code == 125 and a.error["code"] == "USAGE"
     assert "request_id" not in a.env and "output" not in a.env and "context" not in a.env
-    full = aw("--agent", "--detail", "standard", "--bogus", "--", "ls")
+    full = aw("--agent", "--detail", "standard", "--bogus", "--", "ls", agent=False)
     assert "request_id" in full.env and "output" in full.env
 
 
