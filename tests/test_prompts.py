@@ -363,3 +363,35 @@ def test_a_relay_whose_screen_asks_a_question_is_refused():
     a = aw("--", PY, "-c", script, timeout=60)
     assert a.error["code"] == "INPUT_REQUIRED" and a.error["detection"] == "kernel-peer"
     assert a.wall < 20
+
+
+# An event loop (asyncio, as prompt_toolkit's REPLs run: IPython, pgcli, litecli) always waits on its
+# self-pipe, a socket, beside the terminal: the screen's own prompt is what says it asks.
+LOOP_PROMPT = ("import asyncio, sys\n"
+               "async def main():\n"
+               "    loop = asyncio.get_running_loop(); asked = loop.create_future()\n"
+               "    loop.add_reader(0, lambda: asked.set_result(sys.stdin.readline()))\n"
+               "    sys.stdout.write(PROMPT); sys.stdout.flush()\n"
+               "    print(await asyncio.wait_for(asked, WAIT))\n"
+               "asyncio.run(main())\n")
+
+
+@pytest.mark.parametrize("prompt", ["In [1]: ", ">>> ", "sqlite> "])
+def test_an_event_loop_repl_prompt_is_refused(prompt):
+    a = aw("--", PY, "-c", LOOP_PROMPT.replace("PROMPT", repr(prompt)).replace("WAIT", "60"), timeout=60)
+    assert a.error["code"] == "INPUT_REQUIRED" and a.error["detection"] == "kernel-peer"
+    assert a.wall < 20
+
+
+def test_an_event_loop_that_prints_no_prompt_runs_on():
+    """The same wait with a progress line last on the screen is a program at work, not a question."""
+    script = ("import asyncio, sys\n"
+              "async def main():\n"
+              "    loop = asyncio.get_running_loop(); asked = loop.create_future()\n"
+              "    loop.add_reader(0, lambda: asked.set_result(sys.stdin.readline()))\n"
+              "    print('fetching 100%', flush=True)\n"
+              "    done, _ = await asyncio.wait([asked], timeout=2.5)\n"
+              "    print('finished without input' if not done else 'read')\n"
+              "asyncio.run(main())\n")
+    a = aw("--", PY, "-c", script, timeout=60)
+    assert a.code == 0 and "finished without input" in a.text()

@@ -45,6 +45,17 @@ STRONG_PROMPT = lazy(
     re.IGNORECASE,
 )
 
+# An interpreter's or a client's prompt as the screen's last line: IPython's `In [1]: `, Python's `>>> `,
+# `sqlite> `, `mysql> `, `postgres=# `, `irb(main):001:0> `, a shell's `$ `. Counted only for a wait that
+# also holds a socket (asyncio's loop always does: its self-pipe), where the screen must say it asks.
+REPL_PROMPT = lazy(r"(?:^|\n)(?:In \[\d+\]:|>>>|\.\.\.|(?![\d.]*%)[\w.()~:@/-]{0,32}=?[>$#%])[ \t]*\Z")
+
+
+def screen_asks(text: str) -> bool:
+    """Whether the screen shows a question or an input prompt (the test for a wait that holds a socket)."""
+    return bool(STRONG_PROMPT.search(text) or REPL_PROMPT.search(text.rstrip("\n")))
+
+
 _KINDS = (
     ("password", lazy(r"pass(word| ?phrase|code)|\bpin\b|secret|token|otp|verification code", re.I)),
     ("credential", lazy(r"user ?name|login|e-?mail|account", re.I)),

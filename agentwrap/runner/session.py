@@ -261,7 +261,7 @@ class _Session:
                 return None
             if now - self.candidate_since < CONFIRM[waiter.detection]:
                 return None
-            if waiter.detection == "kernel-peer" and not prompts.STRONG_PROMPT.search(text):
+            if waiter.detection == "kernel-peer" and not prompts.screen_asks(text):
                 return None  # waiting on a peer as much as on us (a remote command at work): not asked yet
             if self.spec.mutating and (waiter.detection not in ("kernel", "kernel-wait") or waiter.timed):
                 # a progress screen checking for a key between redraws, or apt relaying our terminal to
