@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from tests.conftest import aw
 
@@ -119,6 +120,7 @@ def test_events_are_the_jsonl_stream(result_schema: dict[str, object]) -> None:
     assert lines[-1]["type"] == "operation_completed"
 
 
+@pytest.mark.slow  # ~10 s each: kept out of the default suite's 5-minute budget, run by -m slow
 def test_killed_supervisor_leaves_an_operation_reported_lost() -> None:
     op_id = _detach("sleep", "300.5")
     state = json.loads((_folder(op_id) / "state.json").read_text())

@@ -102,6 +102,7 @@ def test_program_entries_of_the_catalog(argv, prompt, kind, first):
     assert not any(a.command and "EDITOR=true" in " ".join(a.command) for a in actions)  # crontab: never
 
 
+@pytest.mark.slow  # ~10 s each: kept out of the default suite's 5-minute budget, run by -m slow
 @pytest.mark.skipif(not shutil.which("npm"), reason="needs npm")
 def test_npm_login_names_the_registry_it_was_given():
     a = aw("--timeout", "60", "npm", "login", "--auth-type=legacy", "--registry", "http://127.0.0.1:9/", timeout=90)
