@@ -119,6 +119,25 @@ def test_a_dry_run_push_claims_no_push_and_no_effect(tmp_path, genv, flag):
     assert git(genv, bare, "for-each-ref") == ""  # and indeed nothing was pushed
 
 
+def test_an_amend_that_would_empty_the_commit_names_both_ways_out(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    (work / "b.txt").write_text("b\n")
+    git(genv, work, "add", "b.txt")
+    git(genv, work, "commit", "-q", "-m", "add b")
+    git(genv, work, "rm", "-q", "b.txt")
+    answer = run(genv, work, "git", "commit", "--amend", "--no-edit")
+    assert answer.code == 1
+    err = answer.error
+    assert err["code"] == "GIT_NOTHING_TO_COMMIT" and "would make\nit empty" in err["detail"]
+    assert answer.env["summary"] == "git commit: Amending would leave the commit empty"
+    keep, drop = err["code_actions"]
+    assert keep["command"] == ["git", "commit", "--allow-empty", "--amend", "--no-edit"] and keep["is_preferred"]
+    assert drop["command"] == ["git", "reset", "HEAD^"]
+    # the preferred fix does what it says: the commit stays, now empty
+    assert run(genv, work, *apply(keep)).code == 0
+    assert git(genv, work, "show", "--stat", "--format=%s", "HEAD").strip() == "add b"
+
+
 def test_push_without_upstream_offers_gits_own_command(tmp_path, genv):
     bare = tmp_path / "remote.git"
     git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
