@@ -94,6 +94,16 @@ def test_a_clean_status_is_its_summary(tmp_path):
     assert env == {"schema_version": "1.0", "status": "success", "summary": "on main: working tree clean"}
 
 
+def test_a_status_in_step_with_its_upstream_says_so_without_zero_counts(tmp_path):
+    origin, work = tmp_path / "origin", tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "main", str(origin))
+    git(origin, "commit", "-q", "--allow-empty", "-m", "first")
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    assert concise(work, "git", "status")["summary"] == "on main (up to date with origin/main): working tree clean"
+    git(work, "commit", "-q", "--allow-empty", "-m", "second")
+    assert concise(work, "git", "status")["summary"] == "on main (origin/main: ahead 1): working tree clean"
+
+
 def test_pip_list_is_sent_as_text_or_data_whichever_costs_fewer_tokens():
     env = aw("--", "pip", "list", detail="concise").env
     standard = aw("--", "pip", "list").env

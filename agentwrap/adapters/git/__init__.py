@@ -249,8 +249,9 @@ def _plural(n: int, word: str) -> str:
 def _summary(sub: str, data: dict[str, Any]) -> str | None:
     if sub == "status" and "staged" in data:
         where = f"on {data['branch']}" if data.get("branch") else "detached HEAD" if data.get("detached") else "status"
-        if data.get("upstream"):
-            where += f" ({data['upstream']}: ahead {data['ahead']}, behind {data['behind']})"
+        if data.get("upstream"):  # in step with it says nothing but that: no zero counts
+            moved = ", ".join(f"{k} {data[k]}" for k in ("ahead", "behind") if data[k])
+            where += f" ({data['upstream']}: {moved})" if moved else f" (up to date with {data['upstream']})"
         if data.get("in_progress"):
             of = f" of {data['rebasing_branch']}" if data.get("rebasing_branch") else ""
             where += f", {data['in_progress']}{of} in progress"
