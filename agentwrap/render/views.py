@@ -26,10 +26,6 @@ _EMPTY: tuple[Any, ...] = (None, [], {}, "")
 _ALWAYS_KEPT = {"prompt", "input_kind"}  # CONTRACT 5: what a caller dispatches on when input is needed
 # the cut stream itself says so; the concise data has its own bound
 _LEAN_WARNINGS_DROP = {"OUTPUT_TRUNCATED", "DATA_TRUNCATED"}
-# The members CONTRACT section 3 defines: the deciding problem keeps each that is not null or empty.
-_SECTION_3 = {"type", "title", "status", "detail", "instance", "code", "category", "severity", "exit_code",
-              "retryable", "safe_to_retry", "retry_after", "suggested_fix", "docs_url", "code_actions",
-              "remediation", "location"}
 
 
 def dumps(obj: Any) -> bytes:
@@ -141,10 +137,11 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
         problem.pop("severity")
     if rec.error.code_actions:  # rule 2 inside an action too: no default kind, applicability or preference
         problem["code_actions"] = [_concise_action(a) for a in rec.error.code_actions]
-    # Rule 1: an adapter's own member that only repeats the detail or the code (pytest's `nodeid`, gcc's
-    # `message`, ruff's `rule`, rustc's code) is said once, in the detail. Section 3's members all stay.
+    # Rule 1: an adapter's own member (its `extra`) that only repeats the detail or the code (pytest's
+    # `nodeid`, gcc's `message`, ruff's `rule`, rustc's code) is said once, in the detail. Section 3's
+    # members, the problem's fields, all stay.
     said = f"{rec.error.detail}\n{rec.error.code}"
-    for key in [k for k in problem if k not in _SECTION_3 and k not in _ALWAYS_KEPT]:
+    for key in [k for k in rec.error.extra or {} if k in problem and k not in _ALWAYS_KEPT]:
         if _restated(key, problem[key], said):
             del problem[key]
     return problem
