@@ -17,16 +17,17 @@ import os
 import re
 from collections.abc import Sequence
 
+from agentwrap.lazyre import lazy
 from agentwrap.records import Problem
 
 MAX_CHARS = 300
 
 # A title's leading `TOOL: ` (`curl: could not connect`), said by the summary's own program name instead.
-_TOOL_PREFIX = re.compile(r"^(?P<tool>[A-Za-z][\w.+-]*(?: [a-z][\w-]*)?): (?=\S)")
+_TOOL_PREFIX = lazy(r"^(?P<tool>[A-Za-z][\w.+-]*(?: [a-z][\w-]*)?): (?=\S)")
 # What wrapper titles say of "the program" that the program's name at the front says better.
-_PROGRAM_WORDS = re.compile(r"^Program (?:(?:is|was) )?")
+_PROGRAM_WORDS = lazy(r"^Program (?:(?:is|was) )?")
 # Titles that name no failure in particular: a log format's `go: error`, rustc's `rustc error`.
-_GENERIC = re.compile(r"(?:(?P<tool>\S+) )?(?:error|warning|diagnostic|failed)", re.IGNORECASE)
+_GENERIC = lazy(r"(?:(?P<tool>\S+) )?(?:error|warning|diagnostic|failed)", re.IGNORECASE)
 
 
 def restates(summary: str, detail: str | None) -> bool:
