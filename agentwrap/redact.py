@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from agentwrap import literals
 from agentwrap.lazyre import lazy
 
 REDACTED = "[REDACTED]"
@@ -211,22 +212,6 @@ _MAX_TRIGGER_HITS = 1024  # per call; past this the detectors scan the whole tex
 _DENSE_SKIP = 16  # calls (batches of up to 256 KiB) without the prefilter once one was dense
 
 
-def _trigger_automaton() -> Any:
-    global _AUTOMATON
-    if _AUTOMATON is None:
-        import ahocorasick_rs  # ~0.6 ms to import: loaded on the first redaction, not at start-up
-
-        # Leftmost-first, not the standard semantics: only then does the crate use its SIMD prefilter
-        # (~4x faster here), and a line holding a literal still gets a match, as matches never span lines.
-        _AUTOMATON = ahocorasick_rs.BytesAhoCorasick([t.encode() for t in _LINE_LITERALS],
-                                                     matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST,
-                                                     implementation=ahocorasick_rs.Implementation.DFA)
-    return _AUTOMATON
-
-
-_AUTOMATON: Any = None
-
-
 def _trigger_lines(low: bytes) -> list[tuple[int, int]] | None:
     """Sorted spans of the lines of `low` that hold a trigger, or None when there are too many to list.
 
@@ -234,17 +219,14 @@ def _trigger_lines(low: bytes) -> list[tuple[int, int]] | None:
     the GIL (the runner's reading thread runs meanwhile); the detectors are eight sre passes over the whole text
     that hold it. Build output holds few triggers, so the detectors then read a few lines only.
     """
-    hits = _trigger_automaton().find_matches_as_indexes(low)
-    if len(hits) > _MAX_TRIGGER_HITS:
-        return None
-    lines: list[tuple[int, int]] = []
-    line_end = -1
-    for _, start, _ in hits:
-        if start < line_end:
-            continue  # another trigger on a line already kept
-        line_end = low.find(b"\n", start) + 1 or len(low)
-        lines.append((low.rfind(b"\n", 0, start) + 1, line_end))
-    return lines
+    global _AUTOMATON
+    if _AUTOMATON is None:  # leftmost-first: a line holding a literal still gets a match (none spans lines)
+        _AUTOMATON = literals.automaton(t.encode() for t in _LINE_LITERALS)
+    hits = _AUTOMATON.find_matches_as_indexes(low)
+    return None if len(hits) > _MAX_TRIGGER_HITS else literals.hit_lines(hits, low)
+
+
+_AUTOMATON: Any = None
 
 
 def _detect(hay: str, low: str) -> set[tuple[int, int]]:

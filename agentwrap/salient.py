@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentwrap import literals
 from agentwrap.lazyre import lazy
 
 SALIENT = lazy(
@@ -70,13 +71,8 @@ def _automata(core_only: bool) -> tuple[Any, Any]:
     at SIMD speed (~15 GB/s here: the crate's prefilter serves leftmost semantics only), the second every
     hit, overlapping ones too ("cannot" and "not found" in "cannot found"), on those lines."""
     if core_only not in _AUTOMATA:
-        import ahocorasick_rs
-
         needles = [n.encode() for n in _NEEDLES if n.isascii() and (not core_only or n in _CORE)]
-        dfa = ahocorasick_rs.Implementation.DFA
-        first = ahocorasick_rs.BytesAhoCorasick(needles, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST,
-                                                implementation=dfa)
-        _AUTOMATA[core_only] = (first, ahocorasick_rs.BytesAhoCorasick(needles, implementation=dfa))
+        _AUTOMATA[core_only] = (literals.automaton(needles), literals.automaton(needles, leftmost=False))
     return _AUTOMATA[core_only]
 
 
@@ -89,13 +85,8 @@ def _ascii_hits(probe: bytes, core_only: bool) -> list[int] | None:
     if len(lines) > _FEW_LINES:
         found = every.find_matches_as_indexes(probe, overlapping=True)
     else:
-        found, line_end = [], -1
-        for _, start, _ in lines:
-            if start < line_end:
-                continue  # this line's hits are in already
-            line_start = probe.rfind(b"\n", 0, start) + 1
-            line_end = probe.find(b"\n", start)
-            line_end = len(probe) if line_end < 0 else line_end
+        found = []
+        for line_start, line_end in literals.hit_lines(lines, probe):
             hits = every.find_matches_as_indexes(probe[line_start:line_end], overlapping=True)
             found += [(i, line_start + a, line_start + b) for i, a, b in hits]
     if len(found) > _MAX_HITS:
