@@ -177,7 +177,6 @@ def _main(args: list[str], environment: Environment) -> int:
     if fmt is None:  # the options themselves were wrong: answer in the format asked for, unprojected
         fmt = opts.format if opts.format and not (opts.agent and opts.format == "pretty") else (
             "json" if opts.agent or not writer.is_tty else "pretty")
-        detail = "concise" if opts.agent and not opts.detail_given else opts.detail  # the parse stopped early
-        writer.configure(fmt, options.Options(agent=opts.agent, detail=detail))
+        writer.configure(fmt, options.Options(agent=opts.agent, detail=options.resolve_detail(opts)))
     writer.finish(outcome)
     return outcome.exit_code

@@ -215,8 +215,12 @@ def validate(opts: Options) -> None:
                              f"{', '.join(ENVELOPE_KEYS)}")
     if opts.agent and not opts.timeout_given:
         opts.timeout = AGENT_TIMEOUT
-    if opts.agent and not opts.detail_given:
-        opts.detail = "concise"  # CONTRACT 2a: what an agent reads by default is the lean projection
+    opts.detail = resolve_detail(opts)
+
+
+def resolve_detail(opts: Options) -> str:
+    """CONTRACT 2a: what an agent reads by default is the lean projection; `--detail` says otherwise."""
+    return "concise" if opts.agent and not opts.detail_given else opts.detail
 
 
 def resolve_format(opts: Options, stdout_is_tty: bool) -> str:
