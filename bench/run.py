@@ -23,6 +23,7 @@ Nothing here is asserted: the figures are for people (and the README), measured 
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import statistics
@@ -185,6 +186,21 @@ def throughput(quick: bool) -> None:
         print(f"cleaner   {kind:<22} {rate:6.1f} MB/s (agentwrap.terminal, in process){goal}")
 
 
+def _check_run(argv: list[str], size: int) -> None:
+    """A timing of a run that failed (a missing dependency, a crash) is no timing: stop and say so."""
+    done = subprocess.run([*argv[:4], "--detail", "standard", *argv[4:]], capture_output=True, env=ENV,
+                          stdin=subprocess.DEVNULL, check=False)
+    try:
+        envelope = json.loads(done.stdout)
+        seen = envelope["output"]["stdout"]["bytes"]
+    except (ValueError, KeyError, TypeError):
+        envelope, seen = {}, None
+    if done.returncode or envelope.get("status") != "success" or seen is None or seen < size:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
+        sys.exit(f"throughput: `{' '.join(argv)}` did not succeed (exit {done.returncode}, "
+                 f"{seen} of {size} bytes seen): {' | '.join(tail) or done.stdout[:300]!r}")
+
+
 def _pty_throughput(size: int, path: Path, kind: str, quick: bool) -> None:
     runs = 1 if quick else RUNS
     rows = {"agentwrap": [*AGENTWRAP, "--agent", "cat", str(path)],
@@ -193,6 +209,7 @@ def _pty_throughput(size: int, path: Path, kind: str, quick: bool) -> None:
         rows["unbuffer"] = ["unbuffer", "cat", str(path)]
     # Interleaved (one run of each per round), so a burst of load on this shared machine weighs on every
     # row alike; the minimum of the rounds is kept.
+    _check_run(rows["agentwrap"], size)
     samples: dict[str, list[float]] = {name: [] for name in rows}
     for _ in range(runs):
         for name, argv in rows.items():
