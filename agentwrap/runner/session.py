@@ -19,7 +19,7 @@ import time
 from typing import IO, Any, NamedTuple, Protocol
 
 from agentwrap.ids import utc_now
-from agentwrap.runner import prompts, spawn, tree
+from agentwrap.runner import forward, prompts, spawn, tree
 from agentwrap.runner.relay import ThreadedSink
 from agentwrap.runner.shims import Request, ShimDir
 
@@ -137,6 +137,8 @@ class _Session:
         self.answer_counts: dict[str, tuple[int, int, int]] = {}
         self.finished: list[int] = []
         self.newlines = 0
+        self.forwarders: list[forward.Forwarder] = []
+        self.masters: set[int] = set()  # terminals still read here, which a forwarder may take over
 
     # --- output -------------------------------------------------------------------------------
     def pump(self, timeout: float) -> None:
@@ -184,12 +186,25 @@ class _Session:
             if not _animation(data):  # a blinking cursor or a redrawn spinner is no sign of progress
                 self.last_output = time.monotonic()
             self.sink.output(stream, data)
+            if fd in self.masters and not eof and self.result.raw_bytes[stream] >= forward.FORWARD_AFTER:
+                self._forward(fd)
         if eof:
             self.poller.unregister(fd)
             del self.streams[fd]
             # Not closed yet: closing a terminal's master hangs it up, and SIGHUP would kill a program
             # that closed its stdout but has not exited (dd, cp). Closed once the tree is gone.
             self.finished.append(fd)
+
+    def _forward(self, master: int) -> None:
+        """From now on a forwarder reads this terminal; we read its pipe (see runner.forward)."""
+        self.masters.discard(master)
+        forwarder = forward.Forwarder(master)
+        self.forwarders.append(forwarder)
+        stream = self.streams.pop(master)
+        self.poller.unregister(master)
+        self.finished.append(master)  # kept open: answers are written to it, and closing it hangs it up
+        self.streams[forwarder.fd] = stream
+        self.poller.register(forwarder.fd, select.POLLIN)
 
     def drain_all(self) -> None:
         for fd in list(self.streams):
@@ -305,6 +320,8 @@ class _Session:
         self.chans, child_fds = spawn.open_channels(use_pty=spec.use_pty, feed_stdin=spec.stdin is not None,
                                                     window=spec.window or (spawn.COLS, spawn.ROWS))
         self.streams = {self.chans.stdout_fd: "stdout", self.chans.stderr_fd: "stderr"}
+        if spec.use_pty:
+            self.masters = set(self.streams)
         self.poller = select.poll()
         for fd in self.streams:
             os.set_blocking(fd, False)
@@ -325,6 +342,9 @@ class _Session:
             if spec.stdin is not None and self.chans.stdin_pipe_w is not None:
                 _thread.start_new_thread(_feed, (spec.stdin, self.chans.stdin_pipe_w))
             self._loop(start)
+        except BaseException:
+            self._end_forwarders()
+            raise
         finally:
             signal.set_wakeup_fd(old_wakeup)
             for s, h in old_handlers.items():
@@ -335,6 +355,7 @@ class _Session:
                     os.close(fd)
         tree.reap_orphans()
         usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self._end_forwarders()  # reaped after the usage is read: a forwarder's size is ours, not the program's
         r = self.result
         r.duration_ms = int((time.monotonic() - start) * 1000)
         r.cpu_ms = int(((usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)) * 1000)
@@ -347,6 +368,10 @@ class _Session:
         if self.shims is not None:
             r.requests = self.shims.requests()
         return r
+
+    def _end_forwarders(self) -> None:
+        while self.forwarders:
+            self.forwarders.pop().end()
 
     def _on_signal(self, signum: int, _frame: object) -> None:
         if signum != signal.SIGCHLD and self.received is None:

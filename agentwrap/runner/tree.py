@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper = False
+OWN: set[int] = set()  # agentwrap's own helpers (runner.forward): children of ours, never the program's
 
 
 def become_subreaper() -> bool:
@@ -52,7 +53,7 @@ def has_children() -> bool:
     try:
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children") as f:
-                if f.read().strip():
+                if any(int(pid) not in OWN for pid in f.read().split()):
                     return True
     except OSError:
         return bool(descendants())
@@ -69,6 +70,8 @@ def descendants() -> list[psutil.Process]:
         return []
     alive = []
     for p in kids:
+        if p.pid in OWN:
+            continue
         with contextlib.suppress(psutil.Error):
             if p.status() != psutil.STATUS_ZOMBIE:
                 alive.append(p)
