@@ -140,3 +140,18 @@ def test_ctrl_c_to_agentwrap_s_process_group_while_forwarding_still_answers() ->
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 0)
         raise AssertionError("a process of agentwrap's group outlived it")
+
+
+def test_without_a_process_to_spare_the_terminal_is_read_as_before(monkeypatch) -> None:
+    real_fork, calls = os.fork, []
+
+    def fork_once() -> int:  # the program is started; the forwarder finds the process limit reached
+        calls.append(1)
+        if len(calls) > 1:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    result, sink = _run(f"import sys\nsys.stdout.write('w\\n' * {BIG // 2})\n")
+    assert sink.text("stdout") == b"w\n" * (BIG // 2)
+    assert result.returncode == 0 and not tree.OWN and len(calls) == 2

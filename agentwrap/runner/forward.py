@@ -66,10 +66,13 @@ class Forwarder:
 def _copy(master: int, out: int, parent: int) -> None:
     """In the forked child: copy `master` into `out` until the terminal's end, then wait to be killed."""
     try:
-        signal.set_wakeup_fd(-1)
+        # Each step may fail alone (a platform without prctl): the copy below is what must happen.
+        with contextlib.suppress(Exception):
+            signal.set_wakeup_fd(-1)  # agentwrap's wake-up pipe is not ours to write
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP):
-            signal.signal(sig, signal.SIG_IGN)  # the caller's Ctrl-C is for agentwrap, which ends the tree
-        with contextlib.suppress(OSError, AttributeError, TypeError):
+            with contextlib.suppress(Exception):
+                signal.signal(sig, signal.SIG_IGN)  # the caller's Ctrl-C is for agentwrap, which ends the tree
+        with contextlib.suppress(Exception):
             tree._prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # agentwrap died before that took effect
             os._exit(0)

@@ -198,7 +198,10 @@ class _Session:
     def _forward(self, master: int) -> None:
         """From now on a forwarder reads this terminal; we read its pipe (see runner.forward)."""
         self.masters.discard(master)
-        forwarder = forward.Forwarder(master)
+        try:
+            forwarder = forward.Forwarder(master)
+        except OSError:  # no process to spare (EAGAIN: a process limit): read it here, as before
+            return
         self.forwarders.append(forwarder)
         stream = self.streams.pop(master)
         self.poller.unregister(master)
