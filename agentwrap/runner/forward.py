@@ -56,11 +56,16 @@ class Forwarder:
 
     def end(self) -> None:
         """Kill and reap it: by now its pipe reached its end, or the run stopped reading it."""
+        tree.OWN.discard(self.pid)
+        try:
+            if os.waitpid(self.pid, os.WNOHANG)[0]:
+                return  # it had ended (a broken pipe): reaped now
+        except ChildProcessError:
+            return  # reaped already (tree.reap_orphans): the number may be another process's by now
         with contextlib.suppress(OSError):
             os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        tree.OWN.discard(self.pid)
 
 
 def _copy(master: int, out: int, parent: int) -> None:
