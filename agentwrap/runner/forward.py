@@ -28,7 +28,6 @@ from agentwrap.runner import tree
 FORWARD_AFTER = 1 << 20  # bytes a stream has delivered before its reading moves to a forwarder
 PIPE_SIZE = 1 << 20  # what the program may run ahead of us (the default pipe holds 64 KiB)
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ on Linux), by number to be safe elsewhere
-_PR_SET_PDEATHSIG = 1
 _READ_SIZE = 1 << 16
 
 
@@ -78,7 +77,7 @@ def _copy(master: int, out: int, parent: int) -> None:
             with contextlib.suppress(Exception):
                 signal.signal(sig, signal.SIG_IGN)  # the caller's Ctrl-C is for agentwrap, which ends the tree
         with contextlib.suppress(Exception):
-            tree._prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            tree.die_with_parent(signal.SIGKILL)
         if os.getppid() != parent:  # agentwrap died before that took effect
             os._exit(0)
         _close_all_but(master, out)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import psutil
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
 _subreaper = False
 OWN: set[int] = set()  # agentwrap's own helpers (runner.forward): children of ours, never the program's
 
@@ -32,6 +33,12 @@ def become_subreaper() -> bool:
     except (OSError, AttributeError, TypeError):
         _subreaper = False
     return _subreaper
+
+
+def die_with_parent(sig: int) -> None:
+    """In a helper forked from agentwrap: get `sig` when agentwrap's thread that forked it ends (Linux)."""
+    if sys.platform.startswith("linux"):
+        _prctl(_PR_SET_PDEATHSIG, sig)
 
 
 def _prctl(option: int, arg: int) -> int:
