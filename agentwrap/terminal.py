@@ -33,6 +33,9 @@ _STRING_C1 = frozenset("\x90\x98\x9d\x9e\x9f")
 _STRING_CAP = 64 * 1024
 _ALT_SCREEN = frozenset({"?47", "?1047", "?1049"})
 _C0 = bytes([*range(9), *range(11, 32), 127])
+# A byte of a non-plain character becomes 0, any other 1. \xc2 leads C1 controls (and a few more letters,
+# such as "©": those take the general path, which reads them right).
+_MARKS = bytes(0 if b in _C0 or b == 0xC2 else 1 for b in range(256))
 _LITERAL_FFFD = "\ufffd".encode()
 
 
@@ -72,8 +75,15 @@ def _drop_noops(text: str) -> str:
 
 def _is_plain(text: str) -> bool:
     """Whether `text` holds no control character but '\\t' and '\\n' (a C-speed check)."""
+    return _plain_parts(text)[1]
+
+
+def _plain_parts(text: str) -> tuple[bool, bool]:
+    """Whether `text` is plain (as `_is_plain`) up to its last newline, and whether it is plain whole:
+    one C-speed pass for both, where a check of each part would copy the text to cut it first."""
     enc = text.encode()
-    return len(enc.translate(None, _C0)) == len(enc) and (text.isascii() or b"\xc2" not in enc)
+    bad = enc.translate(_MARKS).find(0)  # the first control byte, or \xc2 (a C1 control's UTF-8 lead)
+    return bad < 0 or bad >= enc.rfind(b"\n") + 1, bad < 0
 
 
 class TerminalCleaner:
@@ -145,8 +155,8 @@ class TerminalCleaner:
             # then only that last line needs the parser. (Colour codes never hold a newline, so plain's
             # last newline is the text's.)
             cut = plain.rfind("\n") + 1
-            lines_plain = _is_plain(plain[:cut]) if cut < len(plain) else _is_plain(plain)
-            if lines_plain and (cut == len(plain) or _is_plain(plain[cut:])):
+            lines_plain, all_plain = _plain_parts(plain)
+            if all_plain:
                 if plain:
                     self._write(plain)
                 return
