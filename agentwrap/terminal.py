@@ -39,6 +39,7 @@ _MARKS = bytes(0 if b in _C0 or b == 0xC2 else 1 for b in range(256))
 _LITERAL_FFFD = "\ufffd".encode()
 
 
+_PIECE = 64 * 1024  # bytes fed at a time (a quarter of the runner's batch): they and their copies stay in L2
 _MAX_DISTINCT = 8  # distinct colour codes removed by str.replace before the rest goes to one split
 _MAX_SKIPPED = 64  # other escapes stepped over on the way (cursor moves: the parser's work anyway)
 
@@ -115,12 +116,19 @@ class TerminalCleaner:
 
     def feed(self, data: bytes) -> str:
         """Returns newly *committed* text: normally whole lines each ending in '\\n'."""
+        # A big batch goes through in pieces: each pass over a piece (decode, colour codes, the plain check,
+        # the screen) finds it in the CPU cache, where the whole batch and its copies would not fit. The
+        # text does not depend on how the bytes are cut.
+        for start in range(0, len(data), _PIECE):
+            self._feed(data[start:start + _PIECE] if len(data) > _PIECE else data)
+        return self._take()
+
+    def _feed(self, data: bytes) -> None:
         text = self._decoder.decode(data)
         if "\ufffd" in text:
             self.invalid_utf8 += text.count("\ufffd") - (self._tail + data).count(_LITERAL_FFFD)
         self._tail = (self._tail + data[-2:])[-2:]
         self._run(text)
-        return self._take()
 
     def finish(self) -> str:
         """Flushes everything still held (the screen); the last line may lack '\\n'."""

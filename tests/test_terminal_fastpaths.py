@@ -71,3 +71,23 @@ def test_one_pass_tells_the_plain_lines_and_the_plain_whole(text: str) -> None:
         return len(enc.translate(None, terminal._C0)) == len(enc) and (part.isascii() or b"\xc2" not in enc)
 
     assert terminal._plain_parts(text) == (plain(text[:cut]), plain(text[:cut]) and plain(text[cut:]))
+
+
+# Bytes whose cutting matters: colour codes, UTF-8 sequences, escape strings, CRLF, wide characters.
+byte_pieces = st.sampled_from([b"\x1b[32m", b"\x1b[0m", b"\x1b]0;title\x07", b"\x1b[2K", b"\r\n", b"\r", b"\n",
+                               "é日✗".encode(), b"\xe6\x97", b"\xa5", b"abc", b" ", b"\t", b"\x1b[1;34mx"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(byte_pieces, max_size=80).map(b"".join), st.integers(1, 16))
+def test_a_batch_fed_in_pieces_commits_what_it_commits_fed_whole(data: bytes, piece: int) -> None:
+    def clean(size: int) -> tuple[str, str]:
+        terminal._PIECE = size
+        cleaner = terminal.TerminalCleaner(rows=3, cols=20)
+        return cleaner.feed(data), cleaner.finish()
+
+    saved = terminal._PIECE
+    try:
+        assert clean(piece) == clean(1 << 30)
+    finally:
+        terminal._PIECE = saved
