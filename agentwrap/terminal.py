@@ -119,7 +119,7 @@ class TerminalCleaner:
         # A big batch goes through in pieces: each pass over a piece (decode, colour codes, the plain check,
         # the screen) finds it in the CPU cache, where the whole batch and its copies would not fit. The
         # text does not depend on how the bytes are cut.
-        for start in range(0, len(data), _PIECE):
+        for start in range(0, max(len(data), 1), _PIECE):  # (b"" too, as before: it re-reads a held escape)
             self._feed(data[start:start + _PIECE] if len(data) > _PIECE else data)
         return self._take()
 
