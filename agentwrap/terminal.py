@@ -76,7 +76,8 @@ def _drop_noops(text: str) -> str:
 
 def _is_plain(text: str) -> bool:
     """Whether `text` holds no control character but '\\t' and '\\n' (a C-speed check)."""
-    return _plain_parts(text)[1]
+    enc = text.encode()
+    return len(enc.translate(None, _C0)) == len(enc) and (text.isascii() or b"\xc2" not in enc)
 
 
 def _plain_parts(text: str) -> tuple[bool, bool]:
