@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any, NamedTuple
 
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, ArtifactWriter
+from agentwrap.batch import Batch
 from agentwrap.salient import SALIENT as SALIENT  # re-exported: the pattern is part of this module's API
 from agentwrap.salient import SalientScanner
 
@@ -108,19 +109,23 @@ class StreamCapture:
         """Count bytes as read from the terminal (STREAM.bytes); with none, bytes is the cleaned size."""
         self._raw = (self._raw or 0) + n
 
-    def write(self, text: str) -> None:
+    def write(self, text: str, batch: Batch | None = None) -> None:
+        """Add `text`; `batch`, made of it, lends the forms of it other stages made (bytes, newlines)."""
         if self._result is not None:
             raise RuntimeError(f"capture of {self.name} is closed")
         if not text:
             return
+        if batch is None or batch.text is not text:
+            batch = Batch(text)
         self._chars += len(text)
-        self._newlines += text.count("\n")
+        self._newlines += batch.newlines()
         self._push_tail(text)
         if self._spilled:
-            data = _enc(text)
+            data = batch.utf8()
+            data = _enc(text) if data is None else data  # a lone surrogate: replaced, not passed through
             self._bytes += len(data)
             self._to_artifact(data)
-            self._scanner.feed(text)
+            self._scanner.feed(text, batch=batch)
             return
         self._bytes += _blen(text)
         self._pending.append(text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentwrap.artifacts import ArtifactStore
+from agentwrap.batch import Batch
 from agentwrap.capture import StreamCapture, StreamResult
 from agentwrap.events import EventStream
 from agentwrap.progress import ProgressTracker
@@ -99,8 +100,9 @@ class Pipeline:
             text, self._partial[stream] = text[:cut], text[cut:]
         if not text:
             return
-        text = self.redactors[stream].redact(text)
-        self.captures[stream].write(text)
+        batch = Batch(text)  # the forms of it (lower-cased, encoded, newlines) the stages share
+        text = self.redactors[stream].redact(text, batch)
+        self.captures[stream].write(text, batch if text is batch.text else None)
         self._keep_for_analysis(stream, text)
         if self.events is not None:
             self.events.output(stream, text)

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from agentwrap import literals
+from agentwrap.batch import Batch
 from agentwrap.lazyre import lazy
 
 REDACTED = "[REDACTED]"
@@ -263,25 +264,24 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
     return _scan(text, prefilter=True)[0]
 
 
-def _scan(text: str, *, prefilter: bool) -> tuple[list[tuple[int, int]], bool]:
+def _scan(text: str, *, prefilter: bool, batch: Batch | None = None) -> tuple[list[tuple[int, int]], bool]:
     """`_candidate_lines`, and whether the text was too dense with literals for the prefilter to pay."""
     # lower() on non-ASCII text is an order of magnitude slower. Its UTF-8 bytes read as Latin-1 keep one
     # character per byte, so the detectors run at full speed on byte offsets, mapped back below.
     raw = None if text.isascii() else text.encode("utf-8", "surrogatepass")
     if raw is None:
-        hay, low = text, text.lower()
-        low_bytes = low.encode("ascii")
+        # the salient scanner reads the same lower-cased bytes: made once, in `batch`
+        shared = batch.ascii_lower() if batch is not None and batch.text is text else None
+        hay, low_bytes = text, shared if shared is not None else text.lower().encode("ascii")
     else:
         low_bytes = raw.lower()
-        hay, low = raw.decode("latin-1"), low_bytes.decode("latin-1")
+        hay = raw.decode("latin-1")
     # Every detector match lies on a line holding one of _LINE_LITERALS: other lines cannot be flagged.
     lines = _trigger_lines(low_bytes) if prefilter else None
-    if lines is None:
-        spans = _detect(hay, low)
-    elif not lines:
+    if lines is not None and not lines:
         return [], False
-    else:
-        spans = _detect_in_lines(hay, low, lines)
+    low = low_bytes.decode("latin-1")  # ASCII or UTF-8 read as Latin-1: one character per byte either way
+    spans = _detect(hay, low) if lines is None else _detect_in_lines(hay, low, lines)
     ordered = sorted(spans)  # distinct whole lines never overlap
     dense = prefilter and lines is None
     if raw is None or not ordered:
@@ -323,8 +323,10 @@ class Redactor:
             ((">",), _XML, self._tagged),
         )  # fmt: skip
 
-    def redact(self, text: str) -> str:
-        out, self._in_pem = self._redact(text, self._in_pem)
+    def redact(self, text: str, batch: Batch | None = None) -> str:
+        """`text` with its secrets hidden; `batch`, made of `text`, lends the forms of it others share.
+        Text holding no secret comes back as the same object."""
+        out, self._in_pem = self._redact(text, self._in_pem, batch)
         return out
 
     def redact_obj(self, obj: Any) -> Any:
@@ -342,7 +344,7 @@ class Redactor:
             return _WHOLE.sub(self._hide_match, value)  # {"password": "..."}: the whole value is the secret
         return self.redact_obj(value)
 
-    def _redact(self, text: str, in_pem: bool) -> tuple[str, bool]:
+    def _redact(self, text: str, in_pem: bool, batch: Batch | None = None) -> tuple[str, bool]:
         for literal in self._literals:
             if literal in text:
                 self.count += text.count(literal)
@@ -354,7 +356,7 @@ class Redactor:
             text = _XML_BLOCK.sub(self._tagged, text)
         out: list[str] = []
         pos, in_pem = self._pem_body(text, 0, out) if in_pem else (0, False)
-        spans, dense = _scan(text, prefilter=not self._dense_left)
+        spans, dense = _scan(text, prefilter=not self._dense_left, batch=batch)
         self._dense_left = _DENSE_SKIP if dense else max(0, self._dense_left - 1)
         for start, end in spans:
             if start < pos:
@@ -366,13 +368,14 @@ class Redactor:
             if _PEM_OPEN.search(line):
                 pos, in_pem = self._pem_body(text, end, out)
         out.append(text[pos:])
-        return self._formats("".join(out)), in_pem
+        return self._formats("".join(out), batch), in_pem
 
-    def _formats(self, text: str) -> str:
+    def _formats(self, text: str, batch: Batch | None = None) -> str:
         """Tokens recognisable without a label (gitleaks' format rules), in any line."""
         from agentwrap import secret_formats  # its table loads on the first redaction, not at start-up
 
-        found = secret_formats.spans(text)
+        raw = batch.utf8() if batch is not None and batch.text is text and text.isascii() else None
+        found = secret_formats.spans(text, raw=raw)
         if not found:
             return text
         self.count += len(found)

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from agentwrap import literals
+from agentwrap.batch import Batch
 from agentwrap.lazyre import lazy
 
 SALIENT = lazy(
@@ -131,29 +132,35 @@ class SalientScanner:
         self._last = 0
         self._full = False
 
-    def feed(self, text: str, *, final: bool = False) -> None:
-        """Scan `text`; only complete lines are scanned until `final` says the stream has ended."""
+    def feed(self, text: str, *, final: bool = False, batch: Batch | None = None) -> None:
+        """Scan `text`; only complete lines are scanned until `final` says the stream has ended. `batch`,
+        made of `text`, lends its newline count and lower-cased bytes when `text` is scanned whole."""
         buf = self._carry + text if self._carry else text
         cut = len(buf) if final else buf.rfind("\n") + 1
         if cut:
-            self._scan(buf[:cut] if cut < len(buf) else buf)
+            self._scan(buf[:cut] if cut < len(buf) else buf, batch)
             buf = buf[cut:]
         if len(buf) > CARRY_CHARS:  # an overlong line: scan what we have and keep memory bounded
             self._scan(buf)
             buf = ""
         self._carry = buf
 
-    def _scan(self, seg: str) -> None:
+    def _scan(self, seg: str, batch: Batch | None = None) -> None:
+        if batch is not None and batch.text is not seg:
+            batch = None  # made of other text (the carried end of a line came first, or one is carried now)
         line = self._line
-        self._line += seg.count("\n")
+        self._line += seg.count("\n") if batch is None else batch.newlines()
         self._scanned += len(seg)
         if self._full:
             return
         hits = None
         if self._prefilter:
-            probe = seg.lower()
-            if len(probe) == len(seg):  # else a case mapping changed the length: positions would drift
-                hits = _hits(probe, core_only=self._scanned > FULL_SCAN_CHARS)
+            core_only = self._scanned > FULL_SCAN_CHARS
+            low = batch.ascii_lower() if batch is not None else None
+            if low is not None:  # what `_hits` would search: ASCII text lower-cased, as bytes
+                hits = _ascii_hits(low, core_only)
+            elif len(probe := seg.lower()) == len(seg):  # else a case mapping changed the length
+                hits = _hits(probe, core_only=core_only)
         counted, pos = 0, 0
         for start in hits if hits is not None else self._regex_hits(seg):
             if start < pos or self._full:

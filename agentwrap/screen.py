@@ -75,12 +75,9 @@ class Screen:
             self.text(seg[:f])
         self.newline()
         rest = seg[f + 1:]
-        n = rest.count("\n")
-        if n >= self.rows and self._at_plain_bottom():
+        cut = self._cut_above_last_rows(rest) if self._at_plain_bottom() else -1
+        if cut >= 0:
             # All but the last `rows` lines scroll away untouched: they go out exactly as written.
-            cut = len(rest)
-            for _ in range(self.rows):
-                cut = rest.rfind("\n", 0, cut)
             self._commit_top(len(self.lines) - 1)
             self._emit(rest[:cut + 1])
             rest = rest[cut + 1:]
@@ -105,6 +102,16 @@ class Screen:
             self.newline()
         if parts[-1]:
             self.text(parts[-1])
+
+    def _cut_above_last_rows(self, text: str) -> int:
+        """Where the newline before the last `rows` lines of `text` is, or -1 when it has fewer newlines
+        than `rows`: found from the end, so a batch of a million lines costs no pass to count them."""
+        cut = len(text)
+        for _ in range(self.rows):
+            cut = text.rfind("\n", 0, cut)
+            if cut < 0:
+                return -1
+        return cut
 
     def _at_plain_bottom(self) -> bool:
         return (self.row == len(self.lines) - 1 and not self.lines[-1] and self.top == 0

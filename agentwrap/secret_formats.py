@@ -96,9 +96,10 @@ _BLANK = re.compile(r"[\s\"'`<>()\[\]{},;|]")  # what ends a token around a run
 _TOKEN_REACH = 4096  # how far a token may reach past its run (`ops_eyJ…` has 250+ characters, some '/')
 
 
-def spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the secrets in `text`, sorted and disjoint."""
-    raw = text.encode("ascii", "replace")  # one byte per character: offsets are the string's
+def spans(text: str, *, raw: bytes | None = None) -> list[tuple[int, int]]:
+    """Character spans of the secrets in `text`, sorted and disjoint (`raw`: its ASCII bytes, if at hand)."""
+    if raw is None:
+        raw = text.encode("ascii", "replace")  # one byte per character: offsets are the string's
     marks = raw.translate(_TABLE)
     has_run = marks.find(_NEEDLE) >= 0
     found = _plain_spans(text, raw, marks) if has_run else []

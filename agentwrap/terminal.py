@@ -33,9 +33,13 @@ _STRING_C1 = frozenset("\x90\x98\x9d\x9e\x9f")
 _STRING_CAP = 64 * 1024
 _ALT_SCREEN = frozenset({"?47", "?1047", "?1049"})
 _C0 = bytes([*range(9), *range(11, 32), 127])
+# A byte of a non-plain character becomes 0, any other 1. \xc2 leads C1 controls (and a few more letters,
+# such as "©": those take the general path, which reads them right).
+_MARKS = bytes(0 if b in _C0 or b == 0xC2 else 1 for b in range(256))
 _LITERAL_FFFD = "\ufffd".encode()
 
 
+_PIECE = 64 * 1024  # bytes fed at a time (a quarter of the runner's batch): they and their copies stay in L2
 _MAX_DISTINCT = 8  # distinct colour codes removed by str.replace before the rest goes to one split
 _MAX_SKIPPED = 64  # other escapes stepped over on the way (cursor moves: the parser's work anyway)
 
@@ -76,6 +80,14 @@ def _is_plain(text: str) -> bool:
     return len(enc.translate(None, _C0)) == len(enc) and (text.isascii() or b"\xc2" not in enc)
 
 
+def _plain_parts(text: str) -> tuple[bool, bool]:
+    """Whether `text` is plain (as `_is_plain`) up to its last newline, and whether it is plain whole:
+    one C-speed pass for both, where a check of each part would copy the text to cut it first."""
+    enc = text.encode()
+    bad = enc.translate(_MARKS).find(0)  # the first control byte, or \xc2 (a C1 control's UTF-8 lead)
+    return bad < 0 or bad >= enc.rfind(b"\n") + 1, bad < 0
+
+
 class TerminalCleaner:
     """Turns a stream of terminal output into committed plain text.
 
@@ -105,12 +117,19 @@ class TerminalCleaner:
 
     def feed(self, data: bytes) -> str:
         """Returns newly *committed* text: normally whole lines each ending in '\\n'."""
+        # A big batch goes through in pieces: each pass over a piece (decode, colour codes, the plain check,
+        # the screen) finds it in the CPU cache, where the whole batch and its copies would not fit. The
+        # text does not depend on how the bytes are cut.
+        for start in range(0, max(len(data), 1), _PIECE):  # (b"" too, as before: it re-reads a held escape)
+            self._feed(data[start:start + _PIECE] if len(data) > _PIECE else data)
+        return self._take()
+
+    def _feed(self, data: bytes) -> None:
         text = self._decoder.decode(data)
         if "\ufffd" in text:
             self.invalid_utf8 += text.count("\ufffd") - (self._tail + data).count(_LITERAL_FFFD)
         self._tail = (self._tail + data[-2:])[-2:]
         self._run(text)
-        return self._take()
 
     def finish(self) -> str:
         """Flushes everything still held (the screen); the last line may lack '\\n'."""
@@ -145,8 +164,8 @@ class TerminalCleaner:
             # then only that last line needs the parser. (Colour codes never hold a newline, so plain's
             # last newline is the text's.)
             cut = plain.rfind("\n") + 1
-            lines_plain = _is_plain(plain[:cut]) if cut < len(plain) else _is_plain(plain)
-            if lines_plain and (cut == len(plain) or _is_plain(plain[cut:])):
+            lines_plain, all_plain = _plain_parts(plain)
+            if all_plain:
                 if plain:
                     self._write(plain)
                 return

@@ -12,7 +12,10 @@ startup     `agentwrap --agent true` against a bare `python -c pass` of the same
 throughput  `agentwrap --agent cat FILE` (64 MiB of text, then of coloured text) against
             `script -qc 'cat FILE' /dev/null` and `unbuffer cat FILE` (Debian package expect), all writing
             to the same pipe, in interleaved rounds (--runs=N, default 3; the minimum is kept); then the
-            terminal cleaner alone, in process, on text, coloured text and carriage-return progress redraws
+            terminal cleaner alone, in process, on text, coloured text and carriage-return progress redraws; then
+            the whole output pipeline (cleaner, redactor, capture, salient lines, artifact), in process, on
+            text and coloured text in 256 KiB batches (what the runner hands it): the work that bounds the
+            wall time once the terminal is read in another process
 memory      agentwrap's peak RSS (its own process) for 10 MB, 100 MB and 1 GB of output
 
 Start-up runs use the default cache and configuration folders (XDG_CACHE_HOME and XDG_CONFIG_HOME point
@@ -173,6 +176,23 @@ def _cleaner_rate(data: bytes) -> float:
     return len(data) / (time.perf_counter() - start) / 1e6
 
 
+def _pipeline_rate(data: bytes) -> float:
+    """The whole output pipeline, in process, fed as the runner feeds it (256 KiB batches)."""
+    sys.path.insert(0, str(ROOT))
+    from agentwrap.artifacts import ArtifactStore
+    from agentwrap.pipeline import Pipeline
+
+    store = ArtifactStore(Path(tempfile.mkdtemp(dir=SCRATCH)))
+    pipeline = Pipeline(max_inline_bytes=16384, store=store, secrets=[])
+    start = time.perf_counter()
+    for i in range(0, len(data), 1 << 18):
+        pipeline.output("stdout", data[i:i + (1 << 18)])
+    pipeline.finish()
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(store.root, ignore_errors=True)
+    return len(data) / elapsed / 1e6
+
+
 def throughput(quick: bool) -> None:
     _compile_checkout()
     size = (16 if quick else 64) << 20
@@ -184,6 +204,10 @@ def throughput(quick: bool) -> None:
         rate = max(_cleaner_rate(data) for _ in range(1 if quick else 3))
         goal = " (goal >= 60 MB/s)" if kind == "coloured text" else ""
         print(f"cleaner   {kind:<22} {rate:6.1f} MB/s (agentwrap.terminal, in process){goal}")
+    for kind, line in (("text", PLAIN_LINE), ("coloured text", COLOUR_LINE)):
+        data = _text_file(size, line, kind.replace(" ", "-")).read_bytes()
+        rate = max(_pipeline_rate(data) for _ in range(1 if quick else 3))
+        print(f"pipeline  {kind:<22} {rate:6.1f} MB/s (agentwrap.pipeline, in process, 256 KiB batches)")
 
 
 def _check_run(argv: list[str], size: int) -> None:
