@@ -51,3 +51,25 @@ def test_grep_rn_over_a_folder_sends_data_not_the_repeated_paths(tmp_path):
     assert a.env["data"] == {"files": [{"path": "src/long_module_name.py",
                                         "lines": [f"{2 * i + 1}:def f{i}():" for i in range(6)]}]}
     assert "output" not in a.env, "the text says the same facts: it stays in the artifact"
+
+
+def _many_matches(tmp_path, files: int, per_file: int) -> None:
+    (tmp_path / "src").mkdir()
+    for i in range(files):
+        lines = "".join(f"def function_{j}(): pass\n" for j in range(per_file))
+        (tmp_path / "src" / f"module_{i}.py").write_text(lines)
+
+
+def test_a_search_longer_than_the_inline_budget_stays_text_with_its_head_and_tail(tmp_path):
+    _many_matches(tmp_path, 20, 10)  # ~7 KB: grouped data would be cut to the paths alone
+    a = aw("--cwd", str(tmp_path), "grep", "-rn", "def ", "src", detail="concise")
+    assert "data" not in a.env
+    text = a.env["output"]["stdout"]["text"]
+    assert ":1:def function_0(): pass" in text.splitlines()[0] and a.env["output"]["stdout"]["artifact"]
+
+
+def test_data_the_bound_cut_to_its_paths_leaves_the_text_inline(tmp_path):
+    _many_matches(tmp_path, 4, 8)  # ~1.3 KB: parsed, but over a 256-byte budget's data bound
+    a = aw("--cwd", str(tmp_path), "--max-inline-bytes", "256", "grep", "-rn", "def ", "src", detail="concise")
+    assert all("lines" not in f for f in a.env["data"]["files"]), "the bound kept each file's path only"
+    assert ":1:def function_0(): pass" in a.env["output"]["stdout"]["text"], "so the lines stay in the text"

@@ -22,6 +22,9 @@ SPEC_FILE = Path(__file__).with_name("grep.spec.toml")
 _MATCH = re.compile(r"^(?P<path>.+?):(?P<item>\d+:.*)$")  # the first `:N:` ends the path, as a reader takes it
 _UNNAMED = re.compile(r"^\d+[:-]")  # a line of a search that names no file: `59:text`
 _SEPARATOR = "--"
+# The agent's inline budget: a longer search stays text, its head and tail inline and the rest in the artifact,
+# since data over the bound is cut to each item's identity (here, the paths alone) before anything else.
+MAX_PARSED_BYTES = 4096
 
 
 def _context_path(line: str, paths: list[str]) -> str | None:
@@ -57,7 +60,10 @@ def parse_lines(text: str) -> dict[str, Any] | None:
 
 
 def _data(run: CapturedRun) -> Any:
-    return parse_lines(run.stdout_text) if run.stdout_text.strip() else None
+    text = run.stdout_text
+    if not text.strip() or not run.complete or len(text.encode("utf-8", "replace")) > MAX_PARSED_BYTES:
+        return None
+    return parse_lines(text)
 
 
 class GrepAdapter(BaseAdapter):
