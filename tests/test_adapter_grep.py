@@ -73,3 +73,15 @@ def test_data_the_bound_cut_to_its_paths_leaves_the_text_inline(tmp_path):
     a = aw("--cwd", str(tmp_path), "--max-inline-bytes", "256", "grep", "-rn", "def ", "src", detail="concise")
     assert all("lines" not in f for f in a.env["data"]["files"]), "the bound kept each file's path only"
     assert ":1:def function_0(): pass" in a.env["output"]["stdout"]["text"], "so the lines stay in the text"
+
+
+def test_the_token_estimate_finds_a_recursive_searchs_paths_dearer_than_its_data():
+    from agentwrap.outcome import bound
+
+    text = ("more_itertools/more.pyi:59:def chunked(\n"
+            "more_itertools/more.pyi:664:def chunked_even(iterable: Iterable[_T], n: int) -> Iterator[list[_T]]: ...\n"
+            "more_itertools/more.py:163:def chunked(iterable, n, strict=False):\n"
+            "more_itertools/more.py:4378:def chunked_even(iterable, n):\n")
+    data = parse_lines(text)
+    del data["matching_lines"]  # the summary says it
+    assert not bound.cheaper_as_text(text, data), "o200k: 99 tokens as text, 88 as data"
