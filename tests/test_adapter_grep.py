@@ -1,8 +1,13 @@
-"""grep (a data-only TOML built-in): no match is a successful empty result, as the contract says."""
+"""grep (grep.spec.toml and one parser): no match is a successful empty result, as the contract says;
+`grep -rn` lines come grouped by file, each path said once."""
 
 from __future__ import annotations
 
+import re
+
 from conftest import aw
+
+from agentwrap.adapters.grep import parse_lines
 
 
 def test_no_match_is_an_empty_success(tmp_path):
@@ -20,3 +25,63 @@ def test_a_missing_file_is_not_found_and_a_directory_suggests_recursion(tmp_path
     assert directory.error["code_actions"][0]["command"] == ["grep", "-r", "x", "d"]
     applied = aw("--cwd", str(tmp_path), *directory.error["code_actions"][0]["command"])
     assert applied.code == 0  # the fix runs: a recursive search with no match is a success
+
+
+def test_a_recursive_search_says_each_path_once_and_every_line_as_grep_numbered_it():
+    text = "a/x.py:3:def f():\na/x.py-4-    pass\n--\na/x.py:9:def g():\nb-2-c.py-1-ctx\nb-2-c.py:2:def h():\n"
+    data = parse_lines(text)
+    assert data == {"files": [{"path": "a/x.py", "lines": ["3:def f():", "4-    pass", "9:def g():"]},
+                              {"path": "b-2-c.py", "lines": ["1-ctx", "2:def h():"]}], "matching_lines": 3}
+    rebuilt = [f["path"] + re.match(r"\d+([:-])", item).group(1) + item for f in data["files"] for item in f["lines"]]
+    assert rebuilt == [line for line in text.splitlines() if line != "--"], "path + sep + item is grep's line"
+
+
+def test_output_that_names_no_file_or_numbers_no_line_stays_text():
+    assert parse_lines("12:x = a[1:2:3]\n13:y\n") is None, "one file searched: `12` is a line number"
+    assert parse_lines("a/x.py:def f():\n") is None, "no line numbers: a path cannot be told from the text"
+    assert parse_lines("a/x.py\nb/y.py\n") is None, "grep -l"
+    assert parse_lines("a/x.py:3:m\nsomething else\n") is None, "every line must be grep's, or none is data"
+
+
+def test_grep_rn_over_a_folder_sends_data_not_the_repeated_paths(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "long_module_name.py").write_text("".join(f"def f{i}():\n    pass\n" for i in range(6)))
+    a = aw("--cwd", str(tmp_path), "grep", "-rn", "def ", "src", detail="concise")
+    assert a.env["summary"] == "6 matching lines in 1 file"
+    assert a.env["data"] == {"files": [{"path": "src/long_module_name.py",
+                                        "lines": [f"{2 * i + 1}:def f{i}():" for i in range(6)]}]}
+    assert "output" not in a.env, "the text says the same facts: it stays in the artifact"
+
+
+def _many_matches(tmp_path, files: int, per_file: int) -> None:
+    (tmp_path / "src").mkdir()
+    for i in range(files):
+        lines = "".join(f"def function_{j}(): pass\n" for j in range(per_file))
+        (tmp_path / "src" / f"module_{i}.py").write_text(lines)
+
+
+def test_a_search_longer_than_the_inline_budget_stays_text_with_its_head_and_tail(tmp_path):
+    _many_matches(tmp_path, 20, 10)  # ~7 KB: grouped data would be cut to the paths alone
+    a = aw("--cwd", str(tmp_path), "grep", "-rn", "def ", "src", detail="concise")
+    assert "data" not in a.env
+    text = a.env["output"]["stdout"]["text"]
+    assert ":1:def function_0(): pass" in text.splitlines()[0] and a.env["output"]["stdout"]["artifact"]
+
+
+def test_data_the_bound_cut_to_its_paths_leaves_the_text_inline(tmp_path):
+    _many_matches(tmp_path, 4, 8)  # ~1.3 KB: parsed, but over a 256-byte budget's data bound
+    a = aw("--cwd", str(tmp_path), "--max-inline-bytes", "256", "grep", "-rn", "def ", "src", detail="concise")
+    assert all("lines" not in f for f in a.env["data"]["files"]), "the bound kept each file's path only"
+    assert ":1:def function_0(): pass" in a.env["output"]["stdout"]["text"], "so the lines stay in the text"
+
+
+def test_the_token_estimate_finds_a_recursive_searchs_paths_dearer_than_its_data():
+    from agentwrap.outcome import bound
+
+    text = ("more_itertools/more.pyi:59:def chunked(\n"
+            "more_itertools/more.pyi:664:def chunked_even(iterable: Iterable[_T], n: int) -> Iterator[list[_T]]: ...\n"
+            "more_itertools/more.py:163:def chunked(iterable, n, strict=False):\n"
+            "more_itertools/more.py:4378:def chunked_even(iterable, n):\n")
+    data = parse_lines(text)
+    del data["matching_lines"]  # the summary says it
+    assert not bound.cheaper_as_text(text, data), "o200k: 99 tokens as text, 88 as data"

@@ -13,7 +13,7 @@ from conftest import ROOT, aw
 
 from agentwrap import fixtures, registry
 from agentwrap.artifacts import ArtifactStore
-from agentwrap.outcome import bound, patch
+from agentwrap.outcome import bound, lean, patch
 from agentwrap.render import views
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/usr/bin/git"), reason="git not installed")
@@ -141,9 +141,10 @@ def replayed(adapter: str, name: str, tmp_path: Path) -> dict:
 
 def test_ls_sends_its_columns_one_space_apart_and_never_changes_a_name(tmp_path):
     text = replayed("ls", "long-listing", tmp_path)["output"]["stdout"]["text"]
-    assert "-rwxr-xr-x 1 root root 10 Sep 1 2024  run.sh" in text.splitlines()
+    # every entry has owner root and group root: said once, before the rows (lean.said_once)
+    assert "-rwxr-xr-x 1 10 Sep 1 2024  run.sh" in text.splitlines()
     assert "'two  spaces.txt'" in text, "a quoted name keeps its blanks"
-    assert len(text.splitlines()) == 7, "every entry, and the total, is there"
+    assert len(text.splitlines()) == 8, "every entry, the total, and the fields said once are there"
     columns = replayed("ls", "columns", tmp_path)["output"]["stdout"]["text"]
     assert columns == " README.md docs run.sh 'two  spaces.txt'\n"
 
@@ -161,3 +162,26 @@ def test_data_said_by_the_summary_in_words_is_left_out_and_nothing_else():
     data = {"clean": True, "detached": True, "files_changed": 1, "insertions": 2, "count": 3}
     lean = bound.lean_data(data, (), "3 commits: not detached, 1 file changed, 2 insertions; working tree clean")
     assert lean == {"detached": True}, "a flag the summary denies, or does not name, stays"
+
+
+def test_a_long_listing_says_the_fields_alike_on_every_entry_once(tmp_path):
+    text = replayed("ls", "long-listing", tmp_path)["output"]["stdout"]["text"]
+    lines = text.splitlines()
+    assert lines[:2] == ["total 20", "[agentwrap: every entry has owner root, group root]"]
+    assert "drwxr-xr-x 7 4096 Dec 1 18:45  .." in lines, "links, size and date differ: each row keeps them"
+    assert not any(" root " in line for line in lines[2:])
+
+
+def test_fields_are_said_once_only_when_alike_on_every_entry_and_when_it_is_shorter():
+    rows = [f"-rw-r--r-- 1 alice staff {size} Sep 1 2024 f{size}.txt" for size in (10, 20, 30)]
+    assert lean.said_once(rows) == ["[agentwrap: every entry has mode -rw-r--r--, links 1, owner alice, group staff, "
+                                    "date Sep 1 2024]", "10 f10.txt", "20 f20.txt", "30 f30.txt"]
+    mixed = [*rows, "-rw-r--r-- 1 bob staff 40 Sep 2 2024 g.txt"]
+    assert lean.said_once(mixed)[0] == "[agentwrap: every entry has mode -rw-r--r--, links 1, group staff]"
+    assert lean.said_once(rows[:1]) == rows[:1], "one entry: nothing is said once"
+    two = ["-rw-r--r-- 1 a b 1 Sep 1 2024 x", "-rw-r--r-- 2 a b 1 Sep 1 2023 y"]
+    assert lean.said_once(two) == two, "the header would cost more than it saves"
+    devices = [f"crw-rw-rw- 1 root root 1, 3 Dec 1 10:00 null{i}" for i in range(4)]
+    assert all(", 3" in row for row in lean.said_once(devices)[1:]), "a device's major, minor stays in its row"
+    names = ["-rw-r--r-- 1 alice staff 5 Sep 1 2024  name with root  spaces" for _ in range(4)]
+    assert lean.said_once(names)[1:] == [" name with root  spaces"] * 4, "the name field as ls wrote it"

@@ -73,7 +73,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, said,
                                                            shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
-    whole = shown.parsed_whole and interp.data is not None and captured.complete and not cut
+    # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
+    whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
                                     parsed_whole=whole)
     if whole and lean_data is not None:

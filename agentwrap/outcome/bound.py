@@ -147,9 +147,10 @@ def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Prob
 
 # --- data ---------------------------------------------------------------------------------------
 # The pieces a BPE tokenizer (o200k, cl100k) mostly makes of JSON: an escape (`\n`), a word with its leading
-# space, up to three digits, a run of blanks, one or two marks. Bytes are no stand-in: padding is many bytes
-# and few tokens.
-_PIECE = re.compile(r"\\[nt\"\\/]| ?[A-Za-z]+| ?\d{1,3}|\s+(?!\S)|\s|[^\sA-Za-z\d]{1,2}")
+# space, up to three digits, a run of blanks, one to three marks (JSON's `","` and `":[` are one token each).
+# Bytes are no stand-in: padding is many bytes and few tokens. Against o200k over the fixtures' data and text,
+# up to three marks a piece picks the cheaper form 119 times in 120 (two marks: 113).
+_PIECE = re.compile(r"\\[nt\"\\/]| ?[A-Za-z]+| ?\d{1,3}|\s+(?!\S)|\s|[^\sA-Za-z\d]{1,3}")
 
 
 def token_estimate(text: str) -> int:

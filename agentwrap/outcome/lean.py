@@ -22,6 +22,12 @@ _CELL_GAP = lazy(r"""('[^']*'|"[^"]*")|(?<=\S)(?: {2,}|[ \t]*\t[ \t]*)(?=\S)""")
 # A long listing's fields before the name (ls -l: mode, links, owner, group, size, date): the name after
 # them may hold runs of blanks of its own (ls on a pipe does not quote it).
 _LONG_FIELDS = lazy(r"^[-bcdlps][-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s+)?\d+\s+\S+\s+\d+\s+[\d:]+ ")
+# A long listing's row once its fields are one space apart (`one_space_cells`): the fields an entry may share
+# with every other entry, in ls's order, then its name, never changed. A device's size is `major, minor`.
+_LONG_ROW = lazy(r"^(?P<mode>[-bcdlps][-rwxsStT]{9}[.+@]?) (?P<links>\d+) (?P<owner>\S+) (?P<group>\S+) "
+                 r"(?P<size>(?:\d+, )?\d+) (?P<date>\S+ \d+ [\d:]+) (?P<name>.*)$")
+LONG_FIELDS = ("mode", "links", "owner", "group", "size", "date")
+SHARED_PREFIX = "[agentwrap: every entry has "
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
@@ -90,6 +96,30 @@ def one_space_cells(line: str) -> str:
     return _gaps(line)
 
 
+def said_once(lines: list[str]) -> list[str]:
+    """A long listing with the fields that every entry has alike (one owner, one group, one link count)
+    stated once, in a line before the listing, and left out of each row; `lines` as they were when no
+    field is alike or stating it once would not be shorter. Names, and every field that differs, stay."""
+    rows = [(i, m) for i, line in enumerate(lines) if (m := _LONG_ROW.match(line))]
+    if len(rows) < 2:
+        return lines
+    alike = [f for f in LONG_FIELDS if len({m.group(f) for _, m in rows}) == 1]
+    if "size" in alike and "," in rows[0][1].group("size"):
+        alike.remove("size")  # a device's `major, minor` would read as two fields: it stays in the rows
+    if not alike:
+        return lines
+    first = rows[0][1]
+    header = SHARED_PREFIX + ", ".join(f"{f} {first.group(f)}" for f in alike) + "]"
+    saved = sum(len(m.group(f)) + 1 for _, m in rows for f in alike)
+    if saved <= len(header) + 1:
+        return lines
+    out = list(lines)
+    for i, m in rows:
+        out[i] = " ".join([*(m.group(f) for f in LONG_FIELDS if f not in alike), m.group("name")])
+    out.insert(rows[0][0], header)
+    return out
+
+
 def _gaps(text: str) -> str:
     return _CELL_GAP.sub(lambda m: m.group(1) or " ", text)
 
@@ -100,7 +130,8 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
     (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
     unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`). `columns`: the text is
-    a table aligned with spaces (`pip list`), whose cells are then one space apart."""
+    a table aligned with spaces (`pip list`), whose cells are then one space apart, and a long listing's
+    fields alike on every entry are said once (`said_once`)."""
     out: list[str] = []
     noisy = restated = 0
     fired: set[str] = set()
@@ -133,6 +164,8 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
         if layout and not line.strip() and (not out or not out[-1].strip()):
             continue  # one blank line is layout enough
         out.append(line)
+    if columns:
+        out = said_once(out)
     while out and not out[-1].strip():
         out.pop()
     while out and not out[0].strip():

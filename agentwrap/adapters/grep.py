@@ -1,0 +1,79 @@
+"""grep: the rules, effects and descriptor are data (grep.spec.toml); Python adds one parser. The lines of
+`grep -rn` (or any search that names files and numbers lines) come grouped by file, each path said once:
+an agent's recursive search repeats its paths on every line, and the path is most of a short line's cost.
+
+Each item of a file's `lines` is grep's own line without the path and the separator after it: `59:text` for
+a match, `60-text` for a context line, so `path + sep + item` is the line grep printed. The `--` lines
+between context groups are left out: line numbers show where a group ends (a gap), and files always end one.
+Any other form (no line numbers, no file names, `-c`, `-l`, `-Z`, a custom separator) stays text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Spec
+
+#: The declarative part (rules, effects, descriptor): data, validated like a user's.
+SPEC_FILE = Path(__file__).with_name("grep.spec.toml")
+
+_MATCH = re.compile(r"^(?P<path>.+?):(?P<item>\d+:.*)$")  # the first `:N:` ends the path, as a reader takes it
+_UNNAMED = re.compile(r"^\d+[:-]")  # a line of a search that names no file: `59:text`
+_SEPARATOR = "--"
+# The agent's inline budget: a longer search stays text, its head and tail inline and the rest in the artifact,
+# since data over the bound is cut to each item's identity (here, the paths alone) before anything else.
+MAX_PARSED_BYTES = 4096
+
+
+def _context_path(line: str, paths: list[str]) -> str | None:
+    """The file of a context line (`path-N-text`): the longest path known from a match line that it starts
+    with, since a path may hold `-N-` itself; None when no match line names its file."""
+    found = [p for p in paths if line.startswith(p + "-") and re.match(r"\d+-", line[len(p) + 1:])]
+    return max(found, key=len) if found else None
+
+
+def parse_lines(text: str) -> dict[str, Any] | None:
+    """`{"files": [{"path": P, "lines": [...]}, ...], "matching_lines": N}` in grep's order, or None when a line is
+    not in the form of a search that names files and numbers lines."""
+    lines = text.splitlines()
+    if all(_UNNAMED.match(line) for line in lines if line != _SEPARATOR):
+        return None  # one file searched: no paths to say once (and `12:a[1:2]` is not the file `12`)
+    paths = list(dict.fromkeys(m.group("path") for line in lines if (m := _MATCH.match(line))))
+    if not paths:
+        return None
+    files: list[dict[str, Any]] = []
+    matches = 0
+    for line in lines:
+        if line == _SEPARATOR:
+            continue
+        m = _MATCH.match(line)
+        path = m.group("path") if m else _context_path(line, paths)
+        if path is None:
+            return None
+        matches += m is not None
+        if not files or files[-1]["path"] != path:
+            files.append({"path": path, "lines": []})
+        files[-1]["lines"].append(line[len(path) + 1:])
+    return {"files": files, "matching_lines": matches}
+
+
+def _data(run: CapturedRun) -> Any:
+    text = run.stdout_text
+    if not text.strip() or not run.complete or len(text.encode("utf-8", "replace")) > MAX_PARSED_BYTES:
+        return None
+    return parse_lines(text)
+
+
+class GrepAdapter(BaseAdapter):
+    parsers = {"*": _data}  # noqa: RUF012
+
+    def summarize(self, run: CapturedRun, data: Any) -> str | None:
+        if not data:
+            return None
+        matches, files = data["matching_lines"], len({f["path"] for f in data["files"]})
+        return f"{matches} matching line{'s' * (matches != 1)} in {files} file{'s' * (files != 1)}"
+
+
+ADAPTER: Adapter = GrepAdapter(Spec.from_toml(SPEC_FILE))
