@@ -208,6 +208,44 @@ def throughput(quick: bool) -> None:
         data = _text_file(size, line, kind.replace(" ", "-")).read_bytes()
         rate = max(_pipeline_rate(data) for _ in range(1 if quick else 3))
         print(f"pipeline  {kind:<22} {rate:6.1f} MB/s (agentwrap.pipeline, in process, 256 KiB batches)")
+    seq = "".join(f"{i}\n" for i in range(size // 8))[:size]
+    for kind, text in (("seq", seq), ("gcc log, UTF-8 quotes", _compiler_log("\u2018", "\u2019", size)),
+                       ("gcc log, ASCII", _compiler_log("'", "'", size))):
+        rate = max(_redactor_rate(text) for _ in range(1 if quick else 3))
+        print(f"redactor  {kind:<22} {rate:6.1f} MB/s (agentwrap.redact, in process, CPU time, no secret)")
+
+
+def _redactor_rate(text: str) -> float:
+    """The redactor alone over secret-free output in 64 KiB line-aligned chunks (CPU seconds)."""
+    sys.path.insert(0, str(ROOT))
+    from agentwrap.redact import Redactor
+
+    chunks, pos = [], 0
+    while pos < len(text):
+        end = text.find("\n", pos + 65536) + 1 or len(text)
+        chunks.append(text[pos:end])
+        pos = end
+    redactor = Redactor()
+    start = time.process_time()
+    for chunk in chunks:
+        redactor.redact(chunk)
+    return len(text.encode()) / (time.process_time() - start) / 1e6
+
+
+def _compiler_log(q: str, p: str, size: int) -> str:
+    """gcc/make/rustc-style output (diagnostics, source echo, command lines), no secret, about `size` bytes."""
+    block = "".join(
+        f"make[2]: Entering directory '/build/src/lib{i}'\n"
+        f"cc -O2 -g -Wall -Wextra -DNDEBUG -I/usr/include/python3.11 -c src/mod_{i}.c -o build/mod_{i}.o\n"
+        f"src/mod_{i}.c: In function {q}parse_{i}{p}:\n"
+        f"src/mod_{i}.c:{i}:29: error: expected {q};{p} before {q}}}{p} token\n"
+        f"   {i} |     int count = {i} return count;\n"
+        f"      |                             ^~~~~~\n"
+        f"src/mod_{i}.c:{i}:12: warning: unused variable {q}buf_{i}{p} [-Wunused-variable]\n"
+        f"warning: unused variable: `tokenizer_{i}` --> src/lib.rs:{i}:9 (see https://doc.rust-lang.org/)\n"
+        for i in range(2000)
+    )
+    return (block * (size // len(block.encode()) + 1))[: size - 4096]
 
 
 def _check_run(argv: list[str], size: int) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -301,15 +300,13 @@ def test_a_custom_pattern_replaces_the_default():
 
 
 @pytest.mark.slow
-def test_sixty_four_mebibytes_cost_well_under_a_second_of_cpu(store):
+def test_sixty_four_mebibytes_reach_the_artifact_whole(store):
+    # its speed is measured by `bench/run.py throughput` (the pipeline row), never asserted here
     text = "".join(f"{i}\n" for i in range(1, 9_000_000))[: 64 << 20]
     chunks = [text[i : i + 65536] for i in range(0, len(text), 65536)]
-    start = time.process_time()
     result, _ = capture(chunks, budget=16384, store=store)
-    spent = time.process_time() - start
     assert result.artifact is not None
     assert result.artifact.bytes == 64 << 20
-    assert spent < 1.5, spent
 
 
 def test_a_spilled_capture_finds_the_salient_lines_a_plain_scan_finds(store):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import random
 import string
-import subprocess
 import time
 
 import pytest
@@ -459,61 +458,6 @@ def test_text_without_triggers_is_unchanged(text: str) -> None:
 def test_mixtures_of_look_alikes_are_unchanged(parts: list[str]) -> None:
     text = "\n".join(parts) + "\n"
     assert Redactor().redact(text) == text
-
-
-def _throughput(chunks: list[str]) -> float:
-    total = sum(len(c.encode()) for c in chunks)
-    best = float("inf")
-    for _ in range(3):
-        redactor = Redactor()
-        start = time.process_time()
-        for chunk in chunks:
-            redactor.redact(chunk)
-        best = min(best, time.process_time() - start)
-    return total / best / 1e6
-
-
-def _chunks(text: str, size: int = 65536) -> list[str]:
-    out, pos = [], 0
-    while pos < len(text):
-        end = text.find("\n", pos + size) + 1 or len(text)
-        out.append(text[pos:end])
-        pos = end
-    return out
-
-
-MIB64 = 64 * 1024 * 1024
-
-
-def _compiler_log(quote_open: str, quote_close: str) -> str:
-    """About 64 MiB of gcc/make/rustc-style output (diagnostics, source echo, command lines), no secret."""
-    q, p = quote_open, quote_close
-    block = "".join(
-        f"make[2]: Entering directory '/build/src/lib{i}'\n"
-        f"cc -O2 -g -Wall -Wextra -DNDEBUG -I/usr/include/python3.11 -c src/mod_{i}.c -o build/mod_{i}.o\n"
-        f"src/mod_{i}.c: In function {q}parse_{i}{p}:\n"
-        f"src/mod_{i}.c:{i}:29: error: expected {q};{p} before {q}}}{p} token\n"
-        f"   {i} |     int count = {i} return count;\n"
-        f"      |                             ^~~~~~\n"
-        f"src/mod_{i}.c:{i}:12: warning: unused variable {q}buf_{i}{p} [-Wunused-variable]\n"
-        f"warning: unused variable: `tokenizer_{i}` --> src/lib.rs:{i}:9 (see https://doc.rust-lang.org/)\n"
-        for i in range(2000)
-    )
-    return (block * (MIB64 // len(block.encode()) + 1))[: MIB64 - 4096]
-
-
-@pytest.mark.slow
-def test_throughput_on_secret_free_output() -> None:
-    seq = subprocess.run(["seq", "1", "12000000"], capture_output=True, text=True, check=True).stdout[:MIB64]
-    rates = {
-        "seq": _throughput(_chunks(seq)),
-        "gcc log, UTF-8 quotes": _throughput(_chunks(_compiler_log("\u2018", "\u2019"))),
-        "gcc log, ASCII": _throughput(_chunks(_compiler_log("'", "'"))),
-    }
-    print(", ".join(f"{name}: {rate:.0f} MB/s" for name, rate in rates.items()))
-    # The target is 200 MB/s on an idle machine; these floors keep a busy CI host from failing the build.
-    assert rates["seq"] > 200
-    assert min(rates.values()) > 100
 
 
 # -- line shapes of issue 12 ------------------------------------------------------------------------

@@ -474,16 +474,14 @@ def test_seq_output_is_exact() -> None:
 
 
 @pytest.mark.slow
-def test_64_mib_of_plain_text_is_fast_and_exact() -> None:
+def test_64_mib_of_plain_text_is_exact() -> None:
+    # its speed is the cleaner row of `bench/run.py throughput`, never asserted here
     line = b"the quick brown fox jumps over the lazy dog 0123\n"
     data = line * (64 * 1024 * 1024 // len(line))
     cleaner = TerminalCleaner()
-    start = time.perf_counter()
     out = [cleaner.feed(data[i:i + 65536]) for i in range(0, len(data), 65536)]
     out.append(cleaner.finish())
-    elapsed = time.perf_counter() - start
     assert "".join(out).encode() == data
-    assert len(data) / elapsed > 50e6  # well over 100 MB/s on a laptop; generous for CI
 
 
 @pytest.mark.slow
