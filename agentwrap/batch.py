@@ -3,7 +3,7 @@
 The redactor, the capture and the salient scanner each read every batch whole: lower-casing it, counting
 its newlines and encoding it are full passes over tens of megabytes, and each of them used to make its
 own. A `Batch` makes each form on first request and hands the same one to whoever asks next; a stage
-uses a form only for the very text it was made from (`batch.text is text`), else it makes its own.
+takes its batch through `Batch.of`, so a form lent is always of the very text it reads.
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ class Batch:
         self._utf8: bytes | None = None
         self._lower: bytes | None = None
         self._newlines = -1
+
+    @staticmethod
+    def of(text: str, lent: Batch | None) -> Batch:
+        """`lent` when it was made of this very text, else a new batch of it (a stage that redacted or cut
+        the text reads other text than the batch it was handed)."""
+        return lent if lent is not None and lent.text is text else Batch(text)
 
     def utf8(self) -> bytes | None:
         """The text's UTF-8 bytes, or None when it holds a lone surrogate (each stage has its own rule

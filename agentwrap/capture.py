@@ -115,8 +115,7 @@ class StreamCapture:
             raise RuntimeError(f"capture of {self.name} is closed")
         if not text:
             return
-        if batch is None or batch.text is not text:
-            batch = Batch(text)
+        batch = Batch.of(text, batch)
         self._chars += len(text)
         self._newlines += batch.newlines()
         self._push_tail(text)

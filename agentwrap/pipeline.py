@@ -102,7 +102,7 @@ class Pipeline:
             return
         batch = Batch(text)  # the forms of it (lower-cased, encoded, newlines) the stages share
         text = self.redactors[stream].redact(text, batch)
-        self.captures[stream].write(text, batch if text is batch.text else None)
+        self.captures[stream].write(text, batch)  # a redacted text gets a batch of its own there
         self._keep_for_analysis(stream, text)
         if self.events is not None:
             self.events.output(stream, text)

@@ -271,8 +271,8 @@ def _scan(text: str, *, prefilter: bool, batch: Batch | None = None) -> tuple[li
     raw = None if text.isascii() else text.encode("utf-8", "surrogatepass")
     if raw is None:
         # the salient scanner reads the same lower-cased bytes: made once, in `batch`
-        shared = batch.ascii_lower() if batch is not None and batch.text is text else None
-        hay, low_bytes = text, shared if shared is not None else text.lower().encode("ascii")
+        lower = Batch.of(text, batch).ascii_lower()
+        hay, low_bytes = text, lower if lower is not None else text.lower().encode("ascii")
     else:
         low_bytes = raw.lower()
         hay = raw.decode("latin-1")
@@ -374,7 +374,7 @@ class Redactor:
         """Tokens recognisable without a label (gitleaks' format rules), in any line."""
         from agentwrap import secret_formats  # its table loads on the first redaction, not at start-up
 
-        raw = batch.utf8() if batch is not None and batch.text is text and text.isascii() else None
+        raw = Batch.of(text, batch).utf8() if text.isascii() else None
         found = secret_formats.spans(text, raw=raw)
         if not found:
             return text

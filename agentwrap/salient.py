@@ -146,17 +146,16 @@ class SalientScanner:
         self._carry = buf
 
     def _scan(self, seg: str, batch: Batch | None = None) -> None:
-        if batch is not None and batch.text is not seg:
-            batch = None  # made of other text (the carried end of a line came first, or one is carried now)
+        batch = Batch.of(seg, batch)  # not the one lent when a carried end of a line came first
         line = self._line
-        self._line += seg.count("\n") if batch is None else batch.newlines()
+        self._line += batch.newlines()
         self._scanned += len(seg)
         if self._full:
             return
         hits = None
         if self._prefilter:
             core_only = self._scanned > FULL_SCAN_CHARS
-            low = batch.ascii_lower() if batch is not None else None
+            low = batch.ascii_lower()
             if low is not None:  # what `_hits` would search: ASCII text lower-cased, as bytes
                 hits = _ascii_hits(low, core_only)
             elif len(probe := seg.lower()) == len(seg):  # else a case mapping changed the length
