@@ -74,17 +74,21 @@ def _drop_noops(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").translate(None, b"\x00").decode("utf-8", "surrogatepass")
 
 
+def _first_control(enc: bytes) -> int:
+    """Where the first control byte is but '\\t' and '\\n' (or \\xc2, a C1 control's UTF-8 lead), or -1."""
+    return enc.translate(_MARKS).find(0)
+
+
 def _is_plain(text: str) -> bool:
     """Whether `text` holds no control character but '\\t' and '\\n' (a C-speed check)."""
-    enc = text.encode()
-    return len(enc.translate(None, _C0)) == len(enc) and (text.isascii() or b"\xc2" not in enc)
+    return _first_control(text.encode()) < 0
 
 
 def _plain_parts(text: str) -> tuple[bool, bool]:
     """Whether `text` is plain (as `_is_plain`) up to its last newline, and whether it is plain whole:
     one C-speed pass for both, where a check of each part would copy the text to cut it first."""
     enc = text.encode()
-    bad = enc.translate(_MARKS).find(0)  # the first control byte, or \xc2 (a C1 control's UTF-8 lead)
+    bad = _first_control(enc)
     return bad < 0 or bad >= enc.rfind(b"\n") + 1, bad < 0
 
 
