@@ -89,7 +89,7 @@ def test_parsed_read_commands_send_data_not_text(repo):
     _, log = agent("--cwd", str(repo), "--", "git", "log", "-n", "20")
     commits = log["data"]["commits"]
     assert len(commits) == 20, "a cut log keeps every commit's sha and subject before dropping any"
-    assert all(c["sha"] and c["subject"].startswith("Change ") for c in commits)
+    assert all(c["abbrev"] and c["subject"].startswith("Change ") for c in commits)
     assert "output" not in log or len(log["output"]["stdout"]["text"]) <= 1100
     _, patch = agent("--cwd", str(repo), "--", "git", "log", "-p", "-n", "1")
     assert "+19" in patch["output"]["stdout"]["text"], "a patch is text the log parser does not keep"

@@ -81,10 +81,16 @@ def test_a_log_says_the_shared_author_once_and_keeps_every_commit(repo):
     data = env["data"]
     assert (data["author"], data["author_email"], data["date"]) == ("Ada", "ada@example.com", "2024-09-01T12:00:00Z")
     assert [c["subject"] for c in data["commits"]] == ["Second commit", "Import the files"]
-    assert all(len(c["sha"]) == 40 and "author" not in c and "date" not in c for c in data["commits"])
+    assert all("author" not in c and "date" not in c for c in data["commits"])
     assert data["commits"][0]["body"] == "Its body." and "count" not in data, "the summary counts them"
     standard = aw("--cwd", str(repo), "--", "git", "log", "-n", "20").env["data"]
     assert all(c["author"] == "Ada" and c["date"] for c in standard["commits"]), "the record keeps each one's"
+    # Each commit is named by its 12-digit prefix, which git resolves to the full sha the record keeps.
+    assert all("sha" not in c and len(c["abbrev"]) == 12 for c in data["commits"])
+    for short, full in zip(data["commits"], standard["commits"], strict=True):
+        named = subprocess.run(["git", "-C", str(repo), "rev-parse", short["abbrev"]], capture_output=True,
+                               text=True, env=GENV, check=True).stdout.strip()
+        assert named == full["sha"] and len(full["sha"]) == 40
 
 
 def test_a_clean_status_is_its_summary(tmp_path):

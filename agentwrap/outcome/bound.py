@@ -26,7 +26,7 @@ HEAD_SHARE = 0.3
 EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
 DATA_SHARE = 2  # parsed data may use twice the stream budget
 # Item fields that name an item: a cut list keeps these for every item before it drops any item.
-IDENTITY = ("sha", "id", "name", "nodeid", "file", "path", "package", "version", "subject", "title", "ref",
+IDENTITY = ("sha", "abbrev", "id", "name", "nodeid", "file", "path", "package", "version", "subject", "title", "ref",
             "line", "code", "status", "kind")
 
 
@@ -165,15 +165,16 @@ def cheaper_as_text(text: str, data: Any) -> bool:
 
 
 def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = ()) -> Any:
-    """`data` for a model: without the members the adapter leaves to problems (`omit`), the top-level
+    """`data` for a model: without the members the adapter leaves to problems (`omit`; `list.member` leaves a
+    member out of each item of a top-level list: git log's full `sha`, which `abbrev` names), the top-level
     words the summary already says (a commit's sha and subject), and empty, null, false or zero members,
     which say nothing a status or a count elsewhere does not. `shared`: members the data states once at
     its top when every item of its lists has them alike (git log's one author); the items leave them out."""
-    def prune(node: Any, top: bool, alike: dict[str, Any]) -> Any:
+    def prune(node: Any, top: bool, alike: dict[str, Any], item_omit: frozenset[str] = frozenset()) -> Any:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
-                if top and (key in omit or key.removesuffix("_omitted") in omit):
+                if top and (key in omit or key.removesuffix("_omitted") in omit) or key in item_omit:
                     continue
                 if top and isinstance(value, str) and len(value) >= 3 and value in summary:
                     continue
@@ -181,18 +182,26 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
                     continue
                 if key in alike and alike[key] == value:
                     continue
-                value = prune(value, False, said_once if top and isinstance(value, list) else {})
+                if top and isinstance(value, list):
+                    value = prune(value, False, said_once, per_item.get(key, frozenset()))
+                else:
+                    value = prune(value, False, {})
                 if value in (None, [], {}, False, "", 0) and value is not True:
                     continue
                 out[key] = value
             return out
         if isinstance(node, list):
-            return [prune(item, False, alike) for item in node]
+            return [prune(item, False, alike, item_omit) for item in node]
         return node
 
     if data is None:
         return None
     said_once = {k: data[k] for k in shared if k in data} if isinstance(data, dict) else {}
+    per_item: dict[str, frozenset[str]] = {}  # `commits.sha`: the member each item of `commits` leaves out
+    for name in omit:
+        if "." in name:
+            key, member = name.split(".", 1)
+            per_item[key] = per_item.get(key, frozenset()) | {member}
     pruned = prune(data, True, {})
     return pruned if pruned not in ({}, []) else None
 

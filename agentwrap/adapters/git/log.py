@@ -13,6 +13,10 @@ from typing import Any
 from agentwrap.adapters.git.parse import unquote
 from agentwrap.sdk import CapturedRun
 
+# A commit's first 12 hex digits, which git accepts wherever a commit is named (the length the Linux kernel
+# settled on: a prefix that names two objects is rare even there). The concise view sends it in place of
+# the full sha, which costs 28 tokens against 13 (`concise_omit` in the spec).
+ABBREV = 12
 _GRAPH = r"[*|\\/_. -]*?"
 _COMMIT = re.compile(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
                      r"(?: \((?P<refs>.*)\))?$")
@@ -67,7 +71,7 @@ def _medium(lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
         m = _COMMIT.match(line)
         if m:
             close()
-            current = {"sha": m.group("sha"), "refs": _refs(m.group("refs"))}
+            current = {"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": _refs(m.group("refs"))}
             commits.append(current)
             message, width, in_message, rest = [], len(m.group("graph")), False, []
             continue
@@ -112,7 +116,8 @@ def parse_log(run: CapturedRun) -> dict[str, Any] | None:
             m = _ONELINE.match(line)
             if not m:
                 return None  # a custom --format: not guessed at
-            commits.append({"sha": m.group("sha"), "refs": _refs(m.group("refs")), "subject": m.group("subject") or ""})
+            commits.append({"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": _refs(m.group("refs")),
+                            "subject": m.group("subject") or ""})
     return {"commits": commits, "count": len(commits), **shared(commits)}
 
 
