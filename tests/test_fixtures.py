@@ -81,14 +81,21 @@ def spelled_out(row, lines):
     header = next((x for x in lines if x.startswith(lean.SHARED_PREFIX)), None)
     if header is None or row == header:
         return row
-    said = dict(item.split(" ", 1) for item in header[len(lean.SHARED_PREFIX):-1].split(", "))
+    said: dict[str, dict[str, str]] = {}  # "entry", or a kind's letter: the fields said once for it
+    for clause in header[len(lean.SHARED_PREFIX):-1].split("; "):
+        m = re.match(r"every (?:entry|\w+ \((?P<kind>.)\)) has (?P<fields>.*)$", clause)
+        assert m, clause
+        said[m.group("kind") or "entry"] = dict(item.split(" ", 1) for item in m.group("fields").split(", "))
     shapes = {"mode": r"\S+", "links": r"\d+", "owner": r"\S+", "group": r"\S+", "size": r"(?:\d+, )?\d+",
               "date": r"\S+ \d+ [\d:]+"}
-    fields = [f"(?P<{f}>{shapes[f]}) " for f in shapes if f not in said]
-    m = re.match("".join(fields) + "(?P<name>.*)$", row)
+    kind = row[:1]
+    fields = {**said.get("entry", {}), **said.get(kind, {})}
+    if "mode" in said.get(kind, {}):
+        row = row[2:]  # the kind's letter stands for its mode
+    m = re.match("".join(f"(?P<{f}>{shapes[f]}) " for f in shapes if f not in fields) + "(?P<name>.*)$", row)
     if m is None:
         return row
-    return " ".join([*(said.get(f) or m.group(f) for f in shapes), m.group("name")])
+    return " ".join([*(fields.get(f) or m.group(f) for f in shapes), m.group("name")])
 
 
 def record_text(record, name, store):

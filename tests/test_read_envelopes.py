@@ -191,3 +191,17 @@ def test_fields_are_said_once_only_when_alike_on_every_entry_and_when_it_is_shor
     assert all(", 3" in row for row in lean.said_once(devices)[1:]), "a device's major, minor stays in its row"
     names = ["-rw-r--r-- 1 alice staff 5 Sep 1 2024  name with root  spaces" for _ in range(4)]
     assert lean.said_once(names)[1:] == [" name with root  spaces"] * 4, "the name field as ls wrote it"
+
+
+def test_the_fields_alike_on_every_entry_of_one_kind_are_said_once_for_that_kind():
+    dirs = [f"drwxr-xr-x {n} alice staff 4096 Dec 2 00:3{n} dir{n}" for n in range(2, 6)]
+    files = [f"-rw-r--r-- 1 alice staff {size} Nov 4 2021 f{size}.txt" for size in (81, 454, 1053, 36325)]
+    link = "lrwxrwxrwx 1 alice staff 7 Dec 2 00:31 latest -> dir5"
+    said = lean.said_once([*dirs, *files, link])
+    assert said[0] == ("[agentwrap: every entry has owner alice, group staff; every directory (d) has mode "
+                       "drwxr-xr-x, size 4096; every file (-) has mode -rw-r--r--, links 1]")
+    assert said[1:] == [*(f"d {n} Dec 2 00:3{n} dir{n}" for n in range(2, 6)),
+                        *(f"- {size} Nov 4 2021 f{size}.txt" for size in (81, 454, 1053, 36325)),
+                        "lrwxrwxrwx 1 7 Dec 2 00:31 latest -> dir5"], "a lone symlink keeps its mode; names stay"
+    mixed = [*dirs[:3], "drwxrwxrwt 9 alice staff 4096 Dec 2 00:30 tmp"]
+    assert all(row.startswith("drwx") for row in lean.said_once(mixed)[1:]), "modes that differ stay in the rows"

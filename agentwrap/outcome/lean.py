@@ -27,7 +27,9 @@ _LONG_FIELDS = lazy(r"^[-bcdlps][-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?:\d+,\
 _LONG_ROW = lazy(r"^(?P<mode>[-bcdlps][-rwxsStT]{9}[.+@]?) (?P<links>\d+) (?P<owner>\S+) (?P<group>\S+) "
                  r"(?P<size>(?:\d+, )?\d+) (?P<date>\S+ \d+ [\d:]+) (?P<name>.*)$")
 LONG_FIELDS = ("mode", "links", "owner", "group", "size", "date")
-SHARED_PREFIX = "[agentwrap: every entry has "
+KINDS = {"d": "directory", "-": "file", "l": "symlink"}  # a mode's first letter: the kinds said once apart
+KIND_FIELDS = ("mode", "links", "size")  # what the entries of one kind often share (a directory's 4096)
+SHARED_PREFIX = "[agentwrap: "
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
@@ -97,26 +99,50 @@ def one_space_cells(line: str) -> str:
 
 
 def said_once(lines: list[str]) -> list[str]:
-    """A long listing with the fields that every entry has alike (one owner, one group, one link count)
-    stated once, in a line before the listing, and left out of each row; `lines` as they were when no
-    field is alike or stating it once would not be shorter. Names, and every field that differs, stay."""
+    """A long listing with the fields that every entry has alike (one owner, one group) stated once, in a
+    line before the listing, and left out of each row; then the fields every entry of one kind has alike
+    (each directory's mode and size, each file's mode and one link), the row keeping the mode's first
+    letter (`d`, `-`, `l`) for its kind. `lines` as they were when nothing is alike or when saying it once
+    would not be shorter. Names, and every field that differs, stay as ls wrote them."""
     rows = [(i, m) for i, line in enumerate(lines) if (m := _LONG_ROW.match(line))]
     if len(rows) < 2:
         return lines
-    alike = [f for f in LONG_FIELDS if len({m.group(f) for _, m in rows}) == 1]
-    if "size" in alike and "," in rows[0][1].group("size"):
-        alike.remove("size")  # a device's `major, minor` would read as two fields: it stays in the rows
-    if not alike:
-        return lines
+    alike = _alike([m for _, m in rows], LONG_FIELDS)
+    by_kind: dict[str, list[str]] = {}
+    for kind in KINDS:
+        group = [m for _, m in rows if m.group("mode")[0] == kind]
+        if len(group) >= 2:
+            by_kind[kind] = [f for f in _alike(group, KIND_FIELDS) if f not in alike]
+    best = lines
+    for kinds in ({}, {k: v for k, v in by_kind.items() if v}):
+        if alike or kinds:
+            out = _say_once(lines, rows, alike, kinds)
+            if sum(map(len, out)) + len(out) < sum(map(len, best)) + len(best):
+                best = out
+    return best
+
+
+def _alike(rows: Sequence[Any], fields: Sequence[str]) -> list[str]:
+    found = [f for f in fields if len({m.group(f) for m in rows}) == 1]
+    if "size" in found and "," in rows[0].group("size"):
+        found.remove("size")  # a device's `major, minor` would read as two fields: it stays in the rows
+    return found
+
+
+def _say_once(lines: list[str], rows: list[tuple[int, Any]], alike: list[str],
+              by_kind: dict[str, list[str]]) -> list[str]:
     first = rows[0][1]
-    header = SHARED_PREFIX + ", ".join(f"{f} {first.group(f)}" for f in alike) + "]"
-    saved = sum(len(m.group(f)) + 1 for _, m in rows for f in alike)
-    if saved <= len(header) + 1:
-        return lines
+    clauses = [f"every entry has {', '.join(f'{f} {first.group(f)}' for f in alike)}"] if alike else []
+    for kind, fields in by_kind.items():
+        m = next(m for _, m in rows if m.group("mode")[0] == kind)
+        clauses.append(f"every {KINDS[kind]} ({kind}) has {', '.join(f'{f} {m.group(f)}' for f in fields)}")
     out = list(lines)
     for i, m in rows:
-        out[i] = " ".join([*(m.group(f) for f in LONG_FIELDS if f not in alike), m.group("name")])
-    out.insert(rows[0][0], header)
+        kind = m.group("mode")[0]
+        said = set(alike) | set(by_kind.get(kind, ()))
+        cells = [kind] if "mode" in said and "mode" not in alike else []
+        out[i] = " ".join([*cells, *(m.group(f) for f in LONG_FIELDS if f not in said), m.group("name")])
+    out.insert(rows[0][0], SHARED_PREFIX + "; ".join(clauses) + "]")
     return out
 
 
