@@ -47,6 +47,20 @@ def test_a_failure_says_its_code_once_and_keeps_its_fix(tmp_path):
     assert "ls: cannot access" not in json.dumps(env), "the line the problem was read from is not repeated"
 
 
+@pytest.mark.skipif(not (os.path.exists("/usr/bin/make") and os.path.exists("/usr/bin/gcc")), reason="no make/gcc")
+def test_a_compilers_place_is_said_once_by_the_location(tmp_path):
+    native = tmp_path / "native"
+    native.mkdir()
+    (native / "Makefile").write_text("bad: bad.c\n\tgcc -Wall -o bad bad.c\n")
+    (native / "bad.c").write_text("int main(void) {\n    int width = 1;\n    return widht;\n}\n")
+    _, env = agent("--cwd", str(tmp_path), "--", "make", "-C", "native")
+    error = env["error"]
+    assert error["location"]["file"].endswith("native/bad.c") and error["location"]["line"] == 3
+    assert error["detail"].startswith("‘widht’ undeclared"), "no `bad.c:3:12: error: ` before the message"
+    standard = aw("--cwd", str(tmp_path), "--", "make", "-C", "native").env["error"]
+    assert standard["detail"].startswith("bad.c:3:12: error: ‘widht’"), "the record keeps the tool's line"
+
+
 def test_detail_levels_nest(tmp_path):
     concise = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2", detail="concise").env
     standard = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2").env

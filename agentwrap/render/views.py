@@ -131,6 +131,8 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
     # Rules 1-3 of 2a: the request's id is no decision fact, the exit code is said once (in `exit`),
     # and an error's severity is the default one.
     problem.pop("instance", None)
+    if "detail" in problem:  # rule 1: the place is the location's
+        problem["detail"] = _without_location(problem["detail"], rec.error.location, rec.error.severity)
     if problem.get("exit_code") == rec.exit.get("code"):
         problem.pop("exit_code", None)
     if problem.get("severity") == "error":
@@ -163,7 +165,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     the fix only when it says more than the deciding fix and its own message and location do, and retry
     facts only where a retry is on the table."""
     out: dict[str, Any] = {"code": p.code}
-    detail = _without_location(p.detail, p.location)
+    detail = _without_location(p.detail, p.location, p.severity)
     if detail and (not summary or p.detail not in summary):
         out["detail"] = detail
     if p.location:
@@ -193,17 +195,25 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     return out
 
 
-def _without_location(detail: str, location: dict[str, Any] | None) -> str:
-    """A compiler's `file:line:col: message` less the place `location` already gives."""
-    if not location or "file" not in location:
+_PLACE = re.compile(r"(?P<file>[^:\n]+):(?P<line>\d+)(?::(?P<column>\d+))?: ?")
+
+
+def _without_location(detail: str, location: dict[str, Any] | None, severity: str = "error") -> str:
+    """A compiler's `file:line:col: message` less the place `location` already gives: the same line and
+    column, in the same file or in one `location` names from another folder (`make -C native` reports
+    `window.c:19:63`, located at `native/window.c`)."""
+    m = _PLACE.match(detail)
+    if not m or not location or "file" not in location or len(detail) == m.end():
         return detail
-    place = ":".join(str(location[k]) for k in ("file", "line", "column") if k in location)
-    for prefix in (f"{place}: ", f"{place}:"):
-        if detail.startswith(prefix) and len(detail) > len(prefix):
-            rest = detail[len(prefix):]
-            # `error: ` after the place is the severity, which the problem says (or leaves at its default)
-            return rest.removeprefix("error: ") if len(rest) > 7 else rest
-    return detail
+    file, here = str(location["file"]), m.group("file")
+    if file != here and not file.endswith("/" + here.removeprefix("./")):
+        return detail
+    if m.group("line") != str(location.get("line")) or m.group("column") not in (None, str(location.get("column"))):
+        return detail
+    rest = detail[m.end():]
+    # `warning: ` after the place is the severity, which the problem says (or leaves at its default)
+    lean = rest.removeprefix(f"{severity}: ")
+    return lean if len(lean) > 1 else rest
 
 
 def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
