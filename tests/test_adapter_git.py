@@ -300,3 +300,17 @@ def test_network_subcommands_are_open_world():
     adapter = registry.builtin("git")
     assert all(adapter.effects(["git", sub]).open_world for sub in ("push", "pull", "fetch", "clone", "ls-remote"))
     assert adapter.effects(["git", "reset", "HEAD~1"]).idempotent is False
+
+
+def test_a_commits_summary_leaves_out_the_message_the_caller_just_wrote(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    (work / "b.txt").write_text("b\n")
+    git(genv, work, "add", "b.txt")
+    written = run(genv, work, "git", "commit", "-m", "Add b")
+    sha = git(genv, work, "rev-parse", "--short", "HEAD").strip()
+    assert written.env["summary"] == f"committed {sha} on main (1 file changed, 1 insertion)"
+    (work / "msg").write_text("Add c from a file\n")
+    (work / "c.txt").write_text("c\n")
+    git(genv, work, "add", "c.txt")
+    from_file = run(genv, work, "git", "commit", "-F", "msg")
+    assert from_file.env["summary"].endswith(": Add c from a file (1 file changed, 1 insertion)"), "not in argv"
