@@ -48,6 +48,14 @@ def _write(name: str, text: str = "x\n") -> Callable[[Path], None]:
     return lambda d: (d / name).write_text(text) and None
 
 
+def _steps(*steps: Callable[[Path], object]) -> Callable[[Path], None]:
+    """Set-up steps run in order."""
+    def run(d: Path) -> None:
+        for step in steps:
+            step(d)
+    return run
+
+
 def _files(*names: str) -> Callable[[Path], None]:
     def make(d: Path) -> None:
         for name in names:
@@ -195,7 +203,8 @@ def _local_pkg(d: Path) -> None:
 
 BLINK = ("import sys, threading, time\n"
          "def blink():\n    on = True\n    while True:\n"
-         "        sys.stdout.write('\\x1b[?25h' if on else '\\x1b[?25l'); sys.stdout.flush(); on = not on; time.sleep(0.5)\n"
+         "        sys.stdout.write('\\x1b[?25h' if on else '\\x1b[?25l'); sys.stdout.flush()\n"
+         "        on = not on; time.sleep(0.5)\n"
          "threading.Thread(target=blink, daemon=True).start()\n"
          "sys.stdout.write('Project name: '); sys.stdout.flush()\nname = sys.stdin.readline()\n"
          "open('made', 'w').write(name)")
@@ -282,7 +291,7 @@ SCENARIOS = [
     S("spinner while asking (raw mode)", [PY, "-c", SPIN_ASK], "selection", undone=_absent("made")),
     S("bash select menu", ["bash", "-c", "select x in alpha beta gamma; do touch \"$x\"; break; done"],
       "selection", undone=lambda d: not any((d / n).exists() for n in ("alpha", "beta", "gamma"))),
-    S("git clean -i", ["git", "clean", "-i"], "selection", lambda d: (_clean_repo(d), _write("junk")(d)) and None,
+    S("git clean -i", ["git", "clean", "-i"], "selection", _steps(_clean_repo, _write("junk")),
       lambda d: (d / "junk").exists()),
     S("node readline", ["node", "-e", "require('readline').createInterface({input: process.stdin, "
       "output: process.stdout}).question('Name? ', () => process.exit(0))"], "text"),
@@ -326,7 +335,7 @@ SCENARIOS = [
       _makefile("dd if=/dev/zero of=blob bs=1M count=32 status=progress"),
       lambda d: (d / "blob").stat().st_size == 32 << 20),
     S("make: raw-mode status line (mutating)", ["make", "-s"], None,
-      lambda d: (_makefile(f"{PY} status.py")(d), _write("status.py", STATUS_LINE)(d)) and None,
+      _steps(_makefile(f"{PY} status.py"), _write("status.py", STATUS_LINE)),
       lambda d: all((d / f"part{i}").exists() for i in range(12))),
     S("npm install local package (mutating)", ["npm", "install", "--no-audit", "--no-fund", "--offline", "./lib"],
       None, _local_pkg, lambda d: (d / "node_modules/awlib/package.json").exists()),
