@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.update(TZ="UTC", LC_ALL="C.UTF-8", LANG="C.UTF-8")
 os.environ.pop("NO_COLOR", None)
 os.environ.pop("AGENTWRAP_ADAPTER_DIR", None)  # a test names its own folder, or gets an empty one
+# The suite runs on pytest-xdist workers; a pytest a test runs under agentwrap must not think it is one
+# (pytest-benchmark, where installed, then warns on stderr and the run's envelope changes).
+for _name in [n for n in os.environ if n.startswith("PYTEST_XDIST_")]:
+    del os.environ[_name]
 
 
 @pytest.fixture(scope="session", autouse=True)
