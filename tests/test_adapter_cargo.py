@@ -208,3 +208,13 @@ def test_effects_and_prevention(tmp_path):
     a = aw("--cwd", str(tmp_path), "cargo", "version", detail="detailed")
     assert a.code == 0 and a.env["command"]["subcommand"] == "version"
     assert a.env["context"]["env_set"]["CARGO_TERM_PROGRESS_WHEN"] == "never"
+
+
+def test_a_note_over_two_lines_is_kept_whole_as_cargo_json_gives_it(tmp_path):
+    crate = _crate(tmp_path, "optnote", "pub fn best(v: &[i64]) -> i64 {\n    let b: i64 = v.iter().max();\n    b\n}\n",
+                   lib=True)
+    problem = next(p for p in aw("--cwd", str(crate), "cargo", "build").env["problems"] if p["code"] == "E0308")
+    (message,) = _json_messages(crate)
+    theirs = [f"{c['level']}: " + "\n".join(line.strip() for line in c["message"].splitlines())
+              for c in message["children"] if not c["spans"]]
+    assert problem["notes"] == theirs == ["note: expected type `i64`\nfound enum `Option<&i64>`"]

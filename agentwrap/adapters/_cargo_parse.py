@@ -19,6 +19,7 @@ _SRC = re.compile(r"^(?P<gutter> *(?P<n>\d+) *)(?P<sep>[|+-])(?: (?P<src>.*))?$"
 _BAR = re.compile(r"^(?P<gutter> *)\|(?: (?P<marks>.*))?$")
 _NOTE = re.compile(r"^ *= (?P<kind>note|help): (?P<text>.+)$")
 _HELP = re.compile(r"^(?P<kind>help|note): (?P<text>.+)$")
+_GOES_ON = re.compile(r"^ {4,}(?![\d ]*\|)\S")  # a note's next line, aligned under its text (not a `|` gutter)
 _LINT = re.compile(r"#\[(?:warn|deny|forbid)\((?P<lint>[\w:]+)\)\]")
 _INLINE = re.compile(r"help: (?P<msg>.+): `(?P<repl>[^`]*)`$")
 _END = re.compile(r"^(?:error|warning): (?:could not compile|`[^`]+` \(.+\) generated|aborting due|build failed)"
@@ -194,6 +195,22 @@ RUSTC_CODE = ProblemCode(code="RUSTC_EXXXX", title="rustc error", category="vali
 CODES = (MANIFEST_INVALID, RUSTC_WARNING, RUSTC_ERROR, RUSTC_CODE)
 
 
+def _notes(block: list[str]) -> list[str]:
+    """rustc's `note: …` and `help: …` lines, each with the lines aligned under its text (an `expected type`
+    note goes on with its `found enum` line), as cargo's JSON gives them: one note, lines joined by newlines."""
+    notes: list[str] = []
+    open_note = False
+    for ln in block:
+        if m := _NOTE.match(ln) or _HELP.match(ln):
+            notes.append(m.group("kind") + ": " + m.group("text"))
+            open_note = True
+        elif open_note and _GOES_ON.match(ln):
+            notes[-1] += "\n" + ln.strip()
+        else:
+            open_note = False
+    return notes
+
+
 def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: str, exit_code: int | None,
              lint_seen: dict[str, str]) -> Problem:
     level, code, msg = head.group("level"), head.group("code"), head.group("msg")
@@ -202,7 +219,7 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
     end = _end_column(block, line, column)
     if end is not None:
         location.update(end_line=line, end_column=end)
-    notes = [m.group("kind") + ": " + m.group("text") for ln in block if (m := _NOTE.match(ln) or _HELP.match(ln))]
+    notes = _notes(block)
     lint = next((m.group("lint") for n in notes if (m := _LINT.search(n))), None) or lint_seen.get(msg.split(":")[0])
     if lint:
         lint_seen[msg.split(":")[0]] = lint
