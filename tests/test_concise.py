@@ -216,3 +216,16 @@ def test_a_prompt_keeps_what_a_caller_dispatches_on():
     assert code == 125 and env["error"]["code"] == "INPUT_REQUIRED"
     assert (env["error"]["prompt"], env["error"]["input_kind"]) == ("Your name:", "text")
     assert "code" not in env.get("exit", {}), "no exit code is null in a concise envelope"
+
+
+def test_a_span_on_one_line_says_its_line_once(tmp_path):
+    from agentwrap import fixtures, registry
+    from agentwrap.artifacts import ArtifactStore
+    from agentwrap.render import views
+
+    case = fixtures.Case("cargo", "option-note", ROOT / "fixtures" / "cargo" / "option-note")
+    record = fixtures.replay_record(registry.builtin("cargo"), case, store=ArtifactStore(tmp_path))
+    assert record.standard()["error"]["location"] == {"file": "src/lib.rs", "line": 14, "column": 21,
+                                                      "end_line": 14, "end_column": 38}
+    assert views.concise(record)["error"]["location"] == {"file": "src/lib.rs", "line": 14, "column": 21,
+                                                          "end_column": 38}

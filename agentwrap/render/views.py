@@ -133,6 +133,8 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
     problem.pop("instance", None)
     if "detail" in problem:  # rule 1: the place is the location's
         problem["detail"] = _without_location(problem["detail"], rec.error.location, rec.error.severity)
+    if "location" in problem:
+        problem["location"] = _lean_location(problem["location"])
     if problem.get("exit_code") == rec.exit.get("code"):
         problem.pop("exit_code", None)
     if problem.get("severity") == "error":
@@ -169,7 +171,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     if detail and (not summary or p.detail not in summary):
         out["detail"] = detail
     if p.location:
-        out["location"] = p.location
+        out["location"] = _lean_location(p.location)
     if p.severity != "error":
         out["severity"] = p.severity
     if p.retryable:
@@ -193,6 +195,13 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
             continue  # the summary, the detail or the fix already says it
         out[key] = value
     return out
+
+
+def _lean_location(location: dict[str, Any]) -> dict[str, Any]:
+    """A location without an `end_line` that is its `line` again (a span within one line)."""
+    if "end_line" in location and location["end_line"] == location.get("line"):
+        return {k: v for k, v in location.items() if k != "end_line"}
+    return location
 
 
 _PLACE = re.compile(r"(?P<file>[^:\n]+):(?P<line>\d+)(?::(?P<column>\d+))?: ?")
