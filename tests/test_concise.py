@@ -124,6 +124,22 @@ def test_pytest_failures_are_stated_once_with_their_evidence(tmp_path):
     assert "====" not in blob and "[100%]" not in blob and "crash" not in error.get("suggested_fix", "")
 
 
+def test_a_diff_of_the_two_values_the_message_compares_is_not_repeated(tmp_path):
+    (tmp_path / "test_u.py").write_text("import unittest\n\nclass T(unittest.TestCase):\n    def test_u(self):\n"
+                                        "        self.assertEqual([['A'], ['D', 'F']], [['A'], ['D', 'X']])\n\n"
+                                        "def test_a():\n    assert 'hello world' == 'hello there'\n")
+    _, env = agent("--cwd", str(tmp_path), "--", PY, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    shown = [env["error"], *env["problems"]]
+    assert {p["location"]["line"] for p in shown} == {5, 8}
+    for problem in shown:
+        evidence = problem["evidence"]
+        assert evidence[0].startswith(">"), "the failing source line stays"
+        assert not any(line.startswith("E") and line[1:].strip()[:2] in ("- ", "+ ", "? ") for line in evidence), (
+            "each side is in the detail already; its `?` markers mark lines that are not shown")
+    blob = json.dumps(env)
+    assert "First differing element 1:" in blob, "what the sides do not say stays"
+
+
 def test_noise_is_dropped_counted_and_kept_in_the_artifact(tmp_path):
     (tmp_path / "test_a.py").write_text("".join(f"def test_{i}():\n    pass\n" for i in range(30)))
     args = ("--cwd", str(tmp_path), PY, "-m", "pytest", "-v", "-p", "no:cacheprovider")

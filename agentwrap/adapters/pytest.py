@@ -84,15 +84,38 @@ def _installer(run: CapturedRun) -> tuple[str, ...]:
     return (python, "-m", "pip", "install")
 
 
+def _sides(message: str) -> set[str]:
+    """The two values a failed comparison names: `[1, 2]` and `[1, 3]` of `assert [1, 2] == [1, 3]` or of
+    unittest's `Lists differ: [1, 2] != [1, 3]`; a string's also without its quotes, as pytest's diff
+    shows it (`- hello there`)."""
+    sides: set[str] = set()
+    for op in (" != ", " == "):
+        if op in message:
+            left, right = message.split(op, 1)
+            for side in (left.rsplit(": ", 1)[-1].removeprefix("assert ").strip(), right.strip()):
+                sides.add(side)
+                if len(side) >= 2 and side[0] == side[-1] and side[0] in "'\"":
+                    sides.add(side[1:-1])
+    return sides - {""}
+
+
 def _evidence(r: Report) -> list[str]:
     """The report's evidence less what its message and location already say: the `E` line that is the
-    message itself, and the closing `file:line: ExceptionType` of the test's own frame."""
+    message itself, a diff's `- ` and `+ ` lines that are the two sides the message compares (with the
+    `?` lines that mark them), and the closing `file:line: ExceptionType` of the test's own frame."""
     own = f"{r.file}:{r.line}: " if r.file and r.line else None
-    kept = []
+    sides = _sides(r.message)
+    kept: list[str] = []
+    marked = False  # the last line was a side left out: its `?   ^` marker line goes too
     for line in r.evidence:
         body = line[1:].strip() if line.startswith("E ") else None
         if body and body in r.message:
             continue
+        if body is not None and (body[:2] in ("- ", "+ ") and body[2:].strip() in sides
+                                 or marked and body.startswith("? ")):
+            marked = True
+            continue
+        marked = False
         if own and line.startswith(own) and line[len(own):].strip() == (r.exception or ""):
             continue
         kept.append(line)
