@@ -234,7 +234,7 @@ def test_a_prompt_keeps_what_a_caller_dispatches_on():
     assert "code" not in env.get("exit", {}), "no exit code is null in a concise envelope"
 
 
-def test_a_span_on_one_line_says_its_line_once(tmp_path):
+def test_a_span_on_one_line_says_its_line_once_and_the_summary_its_crate(tmp_path):
     from agentwrap import fixtures, registry
     from agentwrap.artifacts import ArtifactStore
     from agentwrap.render import views
@@ -243,5 +243,8 @@ def test_a_span_on_one_line_says_its_line_once(tmp_path):
     record = fixtures.replay_record(registry.builtin("cargo"), case, store=ArtifactStore(tmp_path))
     assert record.standard()["error"]["location"] == {"file": "src/lib.rs", "line": 14, "column": 21,
                                                       "end_line": 14, "end_column": 38}
-    assert views.concise(record)["error"]["location"] == {"file": "src/lib.rs", "line": 14, "column": 21,
-                                                          "end_column": 38}
+    view = views.concise(record)
+    assert view["error"]["location"] == {"file": "src/lib.rs", "line": 14, "column": 21, "end_column": 38}
+    # cargo's own `could not compile` is a problem of the record; concise, the summary says it
+    assert [p["code"] for p in record.standard()["problems"]] == ["E0308", "CARGO_COMPILE_FAILED"]
+    assert "problems" not in view and "could not compile `optnote` (lib)" in view["summary"]

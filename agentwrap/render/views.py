@@ -73,8 +73,12 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
         deciding_fix = rec.error.suggested_fix if rec.error is not None else None
-        out["problems"] = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix)
-                           for p in others[:CONCISE_PROBLEMS]]
+        listed = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
+        # Rule 1: a problem the summary says whole (cargo's `could not compile`, with no place, fix or
+        # fact of its own) is not listed again as a bare code.
+        listed = [p for p in listed if set(p) != {"code"} or rec.error is None]
+        if listed:
+            out["problems"] = listed
         omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
