@@ -291,8 +291,11 @@ class Screen:
             return
         if self.top:  # the row above the region no longer continues into the row that scrolled away
             self.flags[self.top - 1] &= ~WRAP
-        for _ in range(n):
-            self._emit_row(self.lines.pop(self.top), self.flags.pop(self.top))
+        for i in range(n):
+            flags = self.flags.pop(self.top)
+            if self.top and i == n - 1:  # it continued into a row still on screen, below the rows above the
+                flags &= ~WRAP  # region that are emitted before it: the line that scrolled away ends here
+            self._emit_row(self.lines.pop(self.top), flags)
             self.lines.insert(self.bottom, "")
             self.flags.insert(self.bottom, 0)
 

@@ -7,6 +7,7 @@ lines out in rows of the window, so both sides are compared row by row.
 
 from __future__ import annotations
 
+import copy
 import shutil
 import subprocess
 import tempfile
@@ -39,6 +40,18 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
             _ = self.buffer[y]
         super().delete_lines(count)
 
+
+    def restore_cursor(self) -> None:
+        """pyte 0.8 pops the saved cursor (a second DECRC goes home) and moves it into the scroll region;
+        xterm and tmux restore the one saved state as it was, as often as asked."""
+        saved = self.savepoints[-1] if self.savepoints else None
+        cursor = copy.copy(saved.cursor) if saved is not None else None  # before pyte moves it
+        super().restore_cursor()
+        if saved is not None and cursor is not None:
+            self.savepoints.append(saved._replace(cursor=copy.copy(cursor)))  # kept for the next DECRC
+            self.cursor = cursor
+            self.ensure_hbounds()
+            self.ensure_vbounds()  # within the screen, or the region only in origin mode
 
     def draw(self, data: str) -> None:
         """pyte 0.8 puts a wide character that reaches the right margin in the last column, its second

@@ -64,6 +64,14 @@ def test_where_pyte_is_wrong_tmux_decides(raw: bytes, why: str) -> None:
     assert agentwrap_rows(raw, 10, 40) == tmux_rows(raw, 10, 40) != pyte_rows(raw, 10, 40), why
 
 
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is the referee")
+@pytest.mark.parametrize("raw", [b"\x1b[3;5H\x1b7\x1b[1;1H\x1b8X\x1b[1;1H\x1b8Y", b"\x1b[5;5H\x1b7\x1b[2;3r\x1b8Z",
+                                 b"\x1b7\x1b[2;3r\x1b80"])
+def test_the_emulators_saved_cursor_is_tmuxs(raw: bytes) -> None:
+    """tests/emulator.py restores a saved cursor as tmux does (pyte pops it and clamps it to the region)."""
+    assert pyte_rows(raw, GROWS, GCOLS) == tmux_rows(raw, GROWS, GCOLS) == agentwrap_rows(raw, GROWS, GCOLS)
+
+
 def test_dec_line_drawing() -> None:
     """ESC ( 0 selects DEC Special Graphics (VT100 User Guide, table 3-9): `lqqk` draws a box top.
     pyte in UTF-8 mode ignores charset designation and tmux's capture-pane prints the cells' letters,
@@ -140,6 +148,10 @@ def test_wide_and_combining_characters_agree_with_the_emulator(data: bytes) -> N
 @given(region_stream)
 # a region below row 1 scrolls away the row a wrapped line continued into: the row above ends there
 @example(b"\x1b[2;0r\x1b[18C00000\x1b[4B000000000000000000")
+# ... and a wrapped row that scrolls off a region below row 1 ends its line: the rows above come first
+@example(b"\x1b[2;3r\x1b[2;20H0000000000000000000000")
+# DECRC restores the saved cursor as it was, outside the region too (tests/emulator.py: pyte clamps it)
+@example(b"\x1b7\x1b[2;3r\x1b80")
 def test_scroll_regions_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 

@@ -113,7 +113,7 @@ def test_cargo_type_error_points_at_its_explanation_once(tmp_path):
     assert error["code"] == "E0308" and error["docs_url"].endswith("E0308.html")
     assert "rustc_code" not in error and "suggested_fix" not in error, "the code and docs_url say them"
     assert "rustc --explain" not in texts(env)
-    assert env["problems"] == [{"code": "CARGO_COMPILE_FAILED"}], "crate and target are the summary's"
+    assert "problems" not in env, "cargo's `could not compile` (crate and target) is the summary's"
 
 
 def test_pytest_does_not_offer_to_rerun_the_test_it_just_ran_alone(tmp_path):
