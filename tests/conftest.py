@@ -16,6 +16,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import settings
+
+# .ci/run sets HYPOTHESIS_PROFILE=ci: the same examples on every run, so that a CI run is reproducible and
+# a property test cannot fail only some of the time there; locally each run draws new examples.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.update(TZ="UTC", LC_ALL="C.UTF-8", LANG="C.UTF-8")
