@@ -164,7 +164,7 @@ def rows_of(text: str, cols: int) -> list[str]:
                 row, col = row + " " * (stop - col), stop
                 continue
             if col + w > cols:
-                out.append(row)
+                out.append(row.rstrip())  # as the emulator's rows: blank cells at the end are no text
                 row, col = "", 0
             row, col = row + ch, col + w
         out.append(row.rstrip())

@@ -140,6 +140,7 @@ def test_tabs_agree_with_the_emulator(data: bytes) -> None:
 
 @SETTINGS
 @given(wide_stream)
+@example(b"\x1b[19C  ")  # only blanks, wrapped: no text, as on the emulator's screen
 def test_wide_and_combining_characters_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
