@@ -151,6 +151,9 @@ def test_concise_names_the_deciding_command(tmp_path: Path) -> None:
     elsewhere = aw("--cwd", str(tmp_path), "--shell", "cd / && ls /nonexistent-aw | cat", detail="concise")
     assert elsewhere.env["command"]["decided_by"]["cwd"] == "/", "a command that ran elsewhere says where"
     assert elsewhere.env["command"]["decided_by"]["stages"] == 2
+    alone = aw("--cwd", str(tmp_path), "--shell", "ls /nonexistent-aw", detail="concise")
+    assert alone.code == 2 and "command" not in alone.env, "a line of one command: the caller wrote it"
+    assert alone.env["summary"].startswith("ls: ")
 
 
 def test_shell_with_program_is_a_usage_error() -> None:

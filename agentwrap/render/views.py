@@ -55,7 +55,9 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         out["exit"] = exit_info
     decided_by = rec.command.get("decided_by") if rec.command else None
     if decided_by and rec.status == "error":  # a shell line: which of its commands failed, and where
-        out["command"] = {"decided_by": _decided_by(rec, decided_by)}
+        decided = _decided_by(rec, decided_by)
+        if decided:  # a line of one command, which failed: the caller wrote all it would say
+            out["command"] = {"decided_by": decided}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
@@ -95,7 +97,8 @@ def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
             "stage": out.get("stages") == 1, "stages": out.get("stages") == 1,
             "exit_code": "exit_code" in out and out["exit_code"] == rec.exit.get("code"),
             "cwd": "cwd" in out and out["cwd"] == (rec.context or {}).get("cwd"),
-            "index": out.get("index") == 1 and out.get("command") == line}
+            "index": out.get("index") == 1 and out.get("command") == line,
+            "command": out.get("command") == line}
     return {k: v for k, v in out.items() if not said.get(k)}
 
 
