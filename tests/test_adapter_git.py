@@ -8,6 +8,7 @@ git's own machine-readable output (porcelain v2, --format=%H, --numstat).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import threading
@@ -309,6 +310,11 @@ def test_a_commits_summary_leaves_out_the_message_the_caller_just_wrote(tmp_path
     written = run(genv, work, "git", "commit", "-m", "Add b")
     sha = git(genv, work, "rev-parse", "--short", "HEAD").strip()
     assert written.env["summary"] == f"committed {sha} on main (1 file changed, 1 insertion)"
+    assert written.env["data"]["subject"] == "Add b", "the record keeps the subject"
+    (work / "d.txt").write_text("d\n")
+    git(genv, work, "add", "d.txt")
+    lean = aw("--cwd", str(work), "git", "commit", "-m", "Add d", env=genv, detail="concise").env
+    assert "Add d" not in json.dumps(lean), "concise: neither the data nor the text repeats the caller's message"
     (work / "msg").write_text("Add c from a file\n")
     (work / "c.txt").write_text("c\n")
     git(genv, work, "add", "c.txt")

@@ -11,6 +11,7 @@ all turn the same bytes into the same record. Every projection of the envelope i
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from agentwrap.adapter import Adapter, CapturedRun, Interpretation, Presentation, presentation_of
@@ -71,12 +72,12 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
     lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, said,
-                                                           shown.concise_shared),
+                                                           shown.concise_shared, run_argv[1:]),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
     whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
-                                    parsed_whole=whole)
+                                    parsed_whole=whole, written=run_argv[1:])
     if whole and lean_data is not None:
         # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
         # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
@@ -133,9 +134,15 @@ def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[
 
 def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Interpretation,
              problems: tuple[Problem, ...], lean_data: Any, summary: str, shown: Presentation,
-             parsed_whole: bool) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
+             parsed_whole: bool, written: Sequence[str] = ()
+             ) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
-    said = lean.facts_said(problems, lean_data, summary) if explained else None
+    # What the reader knows: the lean data, the summary, the problems, and the data values the lean data
+    # leaves out because the caller wrote them (a commit's subject given with -m)
+    wrote = bound.caller_wrote(written)
+    known = [v for v in (interp.data or {}).values() if isinstance(v, str) and v in wrote] \
+        if isinstance(interp.data, dict) else []
+    said = lean.facts_said(problems, lean_data, "\n".join([summary, *known])) if explained else None
     streams: dict[str, Stream] = {}
     fired: set[str] = set()
     refs: list[ArtifactRef] = []
