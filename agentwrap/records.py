@@ -163,6 +163,7 @@ class Presentation(_Record):
     concise_omit: tuple[str, ...] = ()  # data keys a concise envelope leaves out: problems or counts say them
     text_says: tuple[str, ...] = ()  # data keys that stdout says too: left out while stdout is shown whole
     concise_shared: tuple[str, ...] = ()  # top-level data keys that every item of a list has alike
+    concise_written: tuple[str, ...] = ()  # top-level data keys left out when the caller wrote their value
     columns: bool = False  # stdout is a table aligned with spaces: its cells are sent one space apart
     patch: bool = False  # stdout holds unified diffs: hunks are kept whole, repeated file headers left out
 

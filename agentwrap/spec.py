@@ -127,6 +127,7 @@ class Spec:
         self.layout = bool(data.get("layout", False))
         self.concise_omit = tuple(data.get("concise_omit", []))
         self.concise_shared = tuple(data.get("concise_shared", []))
+        self.concise_written = tuple(data.get("concise_written", []))
         self.columns = frozenset(data.get("columns", []))
         self.rules = tuple(Rule(**{**r, "pattern": lazy(r["pattern"], re.M),
                                    "subcommands": frozenset(r["subcommands"]) if "subcommands" in r else None,
@@ -201,7 +202,7 @@ class Spec:
         noise = tuple((pattern, stream) for pattern, stream, subs in self.noise if subs is None or first in subs)
         whole = subcommand in self.parsed_whole or first in self.parsed_whole or "*" in self.parsed_whole
         return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit,
-                            concise_shared=self.concise_shared,
+                            concise_shared=self.concise_shared, concise_written=self.concise_written,
                             columns=first in self.columns or "*" in self.columns)
 
     # --- outcome ------------------------------------------------------------------------------

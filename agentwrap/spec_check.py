@@ -18,7 +18,7 @@ class SpecError(ValueError):
 # The keys of each table of a spec (TOML or dict): the one statement of the format.
 TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
-       "parsed_whole", "layout", "concise_omit", "concise_shared", "columns"}
+       "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns"}
 NOISE = {"pattern", "stream", "subcommands"}
 DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 EFFECT_KEYS = set(EFFECT_FIELDS)
@@ -91,7 +91,7 @@ def check(data: Any, source: str) -> None:
     if not isinstance(data["name"], str) or not _NAME.match(data["name"]):
         _fail(source, "name", f"must be a lower-case word (letters, digits, . _ + -), got {data['name']!r}")
     for key in ("matches", "global_options_with_value", "nested_subcommands", "parsed_whole",
-                "concise_omit", "concise_shared", "columns"):
+                "concise_omit", "concise_shared", "concise_written", "columns"):
         if key in data:
             _strings(source, key, data[key], key)
     for key in ("has_subcommands", "layout"):

@@ -72,7 +72,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
     lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, said,
-                                                           shown.concise_shared, run_argv[1:]),
+                                                           shown.concise_shared, run_argv[1:],
+                                                           shown.concise_written),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
     whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data
@@ -140,7 +141,7 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
     # What the reader knows: the lean data, the summary, the problems, and the data values the lean data
     # leaves out because the caller wrote them (a commit's subject given with -m)
     wrote = bound.caller_wrote(written)
-    known = [v for v in (interp.data or {}).values() if isinstance(v, str) and v in wrote] \
+    known = [v for k, v in interp.data.items() if k in shown.concise_written and v in wrote] \
         if isinstance(interp.data, dict) else []
     said = lean.facts_said(problems, lean_data, "\n".join([summary, *known])) if explained else None
     streams: dict[str, Stream] = {}
