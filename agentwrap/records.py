@@ -205,6 +205,11 @@ class CapturedRun(_Record):
     def failed(self) -> bool:
         return self.signal is not None or self.exit_code not in (0, None)
 
+    def wrote(self, value: str) -> bool:
+        """Whether the caller wrote `value` as one of the program's arguments, or as its first line
+        (`git commit -m MSG`'s subject): then it is no news to the caller (CONTRACT 2a, rule 3)."""
+        return len(value) >= 3 and any(value in (word, word.split("\n", 1)[0]) for word in self.argv[1:])
+
     def text(self, stream: str = "both") -> str:
         if stream == "stdout":
             return self.stdout_text

@@ -71,14 +71,16 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, shown.concise_omit, said,
-                                                           shown.concise_shared, run_argv[1:],
-                                                           shown.concise_written),
+    # Rule 3: a member the adapter names in `concise_written` whose value the caller wrote (a commit's -m)
+    written = {k: v for k, v in interp.data.items() if k in shown.concise_written and isinstance(v, str)
+               and captured.wrote(v)} if isinstance(interp.data, dict) else {}
+    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, (*shown.concise_omit, *written), said,
+                                                           shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
     whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
-                                    parsed_whole=whole, written=run_argv[1:])
+                                    parsed_whole=whole, written=tuple(written.values()))
     if whole and lean_data is not None:
         # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
         # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
@@ -138,12 +140,9 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
              parsed_whole: bool, written: Sequence[str] = ()
              ) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
-    # What the reader knows: the lean data, the summary, the problems, and the data values the lean data
-    # leaves out because the caller wrote them (a commit's subject given with -m)
-    wrote = bound.caller_wrote(written)
-    known = [v for k, v in interp.data.items() if k in shown.concise_written and v in wrote] \
-        if isinstance(interp.data, dict) else []
-    said = lean.facts_said(problems, lean_data, "\n".join([summary, *known])) if explained else None
+    # What the reader knows: the summary, the problems, the lean data, and what the caller wrote that the
+    # lean data leaves out for that reason (`written`: a commit's subject given with -m)
+    said = lean.facts_said(problems, lean_data, "\n".join([summary, *written])) if explained else None
     streams: dict[str, Stream] = {}
     fired: set[str] = set()
     refs: list[ArtifactRef] = []

@@ -164,21 +164,12 @@ def cheaper_as_text(text: str, data: Any) -> bool:
         json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
-def caller_wrote(written: Sequence[str]) -> set[str]:
-    """The values a data member may have that the caller wrote: each argument, and its first line."""
-    return {w for word in written for w in (word, word.split("\n", 1)[0]) if len(w) >= 3}
-
-
-def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = (),
-              written: Sequence[str] = (), written_keys: Sequence[str] = ()) -> Any:
+def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = ()) -> Any:
     """`data` for a model: without the members the adapter leaves to problems (`omit`; `list.member` leaves a
     member out of each item of a top-level list: git log's full `sha`, which `abbrev` names), the top-level
     words the summary already says (a commit's sha and subject), and empty, null, false or zero members,
     which say nothing a status or a count elsewhere does not. `shared`: members the data states once at
-    its top when every item of its lists has them alike (git log's one author); the items leave them out.
-    `written`: the caller's arguments; a member named in `written_keys` whose value is one of them, or its
-    first line, is what the caller just wrote (`git commit -m MSG`'s subject) and is left out too."""
-    said_by_caller = caller_wrote(written)
+    its top when every item of its lists has them alike (git log's one author); the items leave them out."""
     def prune(node: Any, top: bool, alike: dict[str, Any], item_omit: frozenset[str] = frozenset()) -> Any:
         if isinstance(node, dict):
             out = {}
@@ -186,8 +177,6 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
                 if top and (key in omit or key.removesuffix("_omitted") in omit) or key in item_omit:
                     continue
                 if top and isinstance(value, str) and len(value) >= 3 and value in summary:
-                    continue
-                if top and key in written_keys and value in said_by_caller:
                     continue
                 if top and (_counted(key, value, summary) or _flagged(key, value, summary)):
                     continue

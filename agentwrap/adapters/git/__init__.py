@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +213,7 @@ class GitAdapter(BaseAdapter):
         if not isinstance(data, dict):
             return None
         sub = (run.subcommand or "").split(" ")[0]
-        return _summary(sub, data, run.argv)
+        return _summary(sub, data, run.wrote)
 
 
 _UNFILLED = re.compile(r"\{\w+\}")
@@ -247,7 +247,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith("ch") else "s")
 
 
-def _summary(sub: str, data: dict[str, Any], argv: Sequence[str] = ()) -> str | None:
+def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> str | None:
     if sub == "status" and "staged" in data:
         where = f"on {data['branch']}" if data.get("branch") else "detached HEAD" if data.get("detached") else "status"
         if data.get("upstream"):  # in step with it says nothing but that: no zero counts
@@ -274,7 +274,7 @@ def _summary(sub: str, data: dict[str, Any], argv: Sequence[str] = ()) -> str | 
     if sub == "commit" and data.get("sha"):
         # git's own line less its brackets, and its counts in words (then the data has nothing more to say)
         said = f"committed {data['sha']} on {data['branch'] or 'detached HEAD'}"
-        if not any(data["subject"] in word for word in argv[1:]):  # not the message the caller just wrote
+        if not wrote(data["subject"]):  # not the message the caller just wrote
             said += f": {data['subject']}"
         if "files_changed" in data:  # as git writes it: a count of zero is left out
             counts = [f"{_plural(data['files_changed'], 'file')} changed"]
