@@ -20,7 +20,9 @@ from conftest import aw
 from agentwrap import registry
 from agentwrap.adapters import _apt_parse as parse
 
-pytestmark = pytest.mark.skipif(shutil.which("apt-get") is None, reason="not a Debian-family system")
+# dpkg and apt take one lock on the package database: these tests run on one xdist worker
+DPKG = pytest.mark.xdist_group("dpkg")
+pytestmark = [pytest.mark.skipif(shutil.which("apt-get") is None, reason="not a Debian-family system"), DPKG]
 ROOT = os.geteuid() == 0
 PROMPT_PACKAGE = "toilet"  # small, and pulls in two libraries, so apt asks before installing
 

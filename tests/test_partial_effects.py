@@ -13,6 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import aw
 
+# dpkg and apt take one lock on the package database, and two tests here install the same package: the
+# module runs on one xdist worker
+pytestmark = pytest.mark.xdist_group("dpkg")
+
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="changes users or packages: needs root")
 
 

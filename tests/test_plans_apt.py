@@ -11,8 +11,11 @@ import pytest
 from agentwrap.safety.plans import packages as plans
 from tests.conftest import aw
 
-pytestmark = pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-query") is None,
-                                reason="needs apt-get and dpkg")
+# dpkg and apt take one lock on the package database: these tests run on one xdist worker
+DPKG = pytest.mark.xdist_group("dpkg")
+pytestmark = [pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-query") is None,
+                                reason="needs apt-get and dpkg"),
+              DPKG]
 
 
 def test_plan_names_each_package_it_would_install() -> None:
