@@ -17,6 +17,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import IO, Any
 
+from agentwrap.records import Value
+
 
 class ExitStatus(IntEnum):
     """CONTRACT section 4. agentwrap's own statuses are named; any other value (0-255) is the program's
@@ -40,8 +42,8 @@ class ExitStatus(IntEnum):
         return None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Environment:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Environment(Value):
     """The process around one `agentwrap` call.
 
     `stdout_isatty`/`stdin_isatty` default to asking the streams. `config_dir` is agentwrap's config

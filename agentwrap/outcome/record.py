@@ -8,10 +8,11 @@ from typing import Any
 
 from agentwrap import SCHEMA_VERSION
 from agentwrap.problem import Problem
+from agentwrap.records import Value
 
 
-@dataclass(frozen=True)
-class Note:
+@dataclass(frozen=True, eq=False, repr=False)
+class Note(Value):
     """A warning of the envelope (`warnings[]`): something the caller should know, not a failure."""
 
     code: str
@@ -27,8 +28,8 @@ class Note:
         return {"code": self.code, "message": self.message, **dict(self.more)}
 
 
-@dataclass(frozen=True)
-class Stream:
+@dataclass(frozen=True, eq=False, repr=False)
+class Stream(Value):
     """One output stream. `text` is the bounded inline text of the complete record; `lean` is what a
     model reads (`--detail concise`): `text` less the lines that carry no fact (noise rules) and the
     lines that data or problems already say. `lean_cut` tells whether `lean` lost facts to the budget."""
@@ -50,8 +51,8 @@ class Stream:
                 "omitted_lines": self.omitted_lines, "artifact": self.artifact}
 
 
-@dataclass(frozen=True)
-class RunRecord:
+@dataclass(frozen=True, eq=False, repr=False)
+class RunRecord(Value):
     """Everything a wrapped run's envelope can say, at its most detailed."""
 
     request_id: str
