@@ -52,11 +52,9 @@ _GENERIC: list[Spec] = []
 def generic_spec() -> Spec:
     """Rules for any program (adapters/generic.toml), loaded the first time a run needs them."""
     if not _GENERIC:
-        from pathlib import Path
-
         from agentwrap.spec import Spec
 
-        _GENERIC.append(Spec.from_toml(Path(__file__).parent / "adapters" / "generic.toml"))
+        _GENERIC.append(Spec.from_toml(os.path.join(os.path.dirname(__file__), "adapters", "generic.toml")))
     return _GENERIC[0]
 
 

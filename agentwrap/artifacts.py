@@ -13,12 +13,23 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentwrap.errors import AgentwrapError
 from agentwrap.ids import new_id, rfc3339
 from agentwrap.lazyre import lazy
+from agentwrap.percent import quoted
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# Paths are strings here: many runs keep an artifact, and pathlib (with urllib.parse and ipaddress) costs
+# ~3 ms of every start. `root`, `cache_base` and `default_root` give a Path to the callers that want one.
+
+
+def file_uri(path: str) -> str:
+    """The `file://` URI of an absolute path, as `Path(path).as_uri()` spells it (RFC 8089)."""
+    return "file://" + quoted(os.fsencode(path))
 
 DEFAULT_TTL_SECONDS = 7 * 86400
 ID_RE = lazy(r"art_[0-9a-hjkmnp-tv-z]{26}")
@@ -43,18 +54,26 @@ class ArtifactNotFound(AgentwrapError):
     code = "USAGE"
 
 
-def cache_base() -> Path:
+def cache_path() -> str:
     """`$AGENTWRAP_CACHE_DIR`, else the user cache folder: on Linux what platformdirs answers
-    (`$XDG_CACHE_HOME` or `~/.cache`, then `agentwrap`), worked out without importing it (5 ms a run)."""
+    (`$XDG_CACHE_HOME` or `~/.cache`, then `agentwrap`), worked out without importing it (5 ms a run).
+    A string: the run path reads the entry-point index from here without pathlib (~3 ms to import)."""
     override = os.environ.get("AGENTWRAP_CACHE_DIR")
     if override:
-        return Path(override)
+        return override
     if sys.platform.startswith("linux"):
         base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        return Path(base) / "agentwrap"
+        return os.path.join(base, "agentwrap")
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("agentwrap"))
+    return str(platformdirs.user_cache_dir("agentwrap"))
+
+
+def cache_base() -> Path:
+    """`cache_path` as a Path."""
+    from pathlib import Path
+
+    return Path(cache_path())
 
 
 def default_root() -> Path:
@@ -64,7 +83,7 @@ def default_root() -> Path:
 
 class ArtifactRef(NamedTuple):
     id: str
-    path: Path
+    path: str  # the content file, absolute
     media_type: str
     bytes: int
     sha256: str
@@ -74,7 +93,7 @@ class ArtifactRef(NamedTuple):
 
     @property
     def uri(self) -> str:
-        return self.path.absolute().as_uri()
+        return file_uri(os.path.abspath(self.path))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,7 +113,7 @@ def _content_name(artifact_id: str, media_type: str) -> str:
     return artifact_id + (".txt" if media_type.startswith("text/") else ".bin")
 
 
-def _open_private(path: Path) -> int:
+def _open_private(path: str) -> int:
     # O_EXCL: never write through a file or symlink someone else placed under our name.
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
 
@@ -107,12 +126,12 @@ class ArtifactWriter:
         self.id = artifact_id
         self._media_type = media_type
         self._name = name
-        self._final = store.root / _content_name(artifact_id, media_type)
-        self._tmp = store.root / f".{artifact_id}.tmp"
+        self._final = os.path.join(store.folder, _content_name(artifact_id, media_type))
+        self._tmp = os.path.join(store.folder, f".{artifact_id}.tmp")
         try:
             self._fh = os.fdopen(_open_private(self._tmp), "wb")
         except OSError as exc:
-            raise ArtifactError(f"cannot create an artifact in {store.root}: {exc.strerror or exc}") from exc
+            raise ArtifactError(f"cannot create an artifact in {store.folder}: {exc.strerror or exc}") from exc
         import hashlib
 
         self._hash = hashlib.sha256()
@@ -149,10 +168,10 @@ class ArtifactWriter:
             expires_at=rfc3339(expires),
             name=self._name,
         )
-        meta = {**ref.to_dict(), "v": 1, "file": self._final.name, "expires_epoch": expires}
+        meta = {**ref.to_dict(), "v": 1, "file": os.path.basename(self._final), "expires_epoch": expires}
         del meta["uri"]  # derived from the directory at read time, so a moved cache still works
-        sidecar = self._store.root / f"{self.id}.json"
-        sidecar_tmp = self._store.root / f".{self.id}.json.tmp"
+        sidecar = os.path.join(self._store.folder, f"{self.id}.json")
+        sidecar_tmp = os.path.join(self._store.folder, f".{self.id}.json.tmp")
         try:
             self._fh.close()
             os.replace(self._tmp, self._final)
@@ -164,7 +183,7 @@ class ArtifactWriter:
             self.abort()
             for leftover in (self._final, sidecar_tmp):
                 with contextlib.suppress(OSError):
-                    leftover.unlink(missing_ok=True)
+                    os.unlink(leftover)
             raise ArtifactError(f"cannot publish artifact {self.id}: {exc.strerror or exc}") from exc
         self._ref = ref
         return ref
@@ -175,7 +194,7 @@ class ArtifactWriter:
         with contextlib.suppress(OSError):
             self._fh.close()
         with contextlib.suppress(OSError):
-            self._tmp.unlink(missing_ok=True)
+            os.unlink(self._tmp)
 
     def __enter__(self) -> ArtifactWriter:
         return self
@@ -188,17 +207,32 @@ class ArtifactWriter:
 
 
 class ArtifactStore:
-    def __init__(self, root: Path | None = None, ttl_seconds: int = DEFAULT_TTL_SECONDS) -> None:
-        self.root = root if root is not None else default_root()
+    def __init__(self, root: str | os.PathLike[str] | None = None, ttl_seconds: int = DEFAULT_TTL_SECONDS) -> None:
+        self._folder = os.fspath(root) if root is not None else None
         self.ttl_seconds = ttl_seconds
 
+    @property
+    def folder(self) -> str:
+        """The store's folder, worked out when first used: a run whose output fits inline never uses it."""
+        if self._folder is None:
+            self._folder = os.path.join(cache_path(), "artifacts")
+        return self._folder
+
+    @property
+    def root(self) -> Path:
+        """`folder` as a Path."""
+        from pathlib import Path
+
+        return Path(self.folder)
+
     def _ensure_root(self) -> None:
+        folder = self.folder
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if self.root.stat().st_mode & 0o077:
-                os.chmod(self.root, 0o700)  # an existing directory may predate us with looser bits
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            if os.stat(folder).st_mode & 0o077:
+                os.chmod(folder, 0o700)  # an existing directory may predate us with looser bits
         except OSError as exc:
-            raise ArtifactError(f"cannot use artifact directory {self.root}: {exc.strerror or exc}") from exc
+            raise ArtifactError(f"cannot use artifact directory {folder}: {exc.strerror or exc}") from exc
 
     def create(self, *, media_type: str = "text/plain", name: str = "") -> ArtifactWriter:
         self._ensure_root()
@@ -216,7 +250,7 @@ class ArtifactStore:
         if ref is None:
             raise ArtifactNotFound(
                 f"artifact {artifact_id} is unknown or has expired (artifacts are kept "
-                f"{self.ttl_seconds // 3600} hours in {self.root}).",
+                f"{self.ttl_seconds // 3600} hours in {self.folder}).",
                 suggested_fix="Run the command again to produce a fresh artifact.",
             )
         return ref
@@ -224,7 +258,8 @@ class ArtifactStore:
     def _load(self, artifact_id: str) -> ArtifactRef | None:
         """The published, unexpired artifact with this (well-formed) id, or None."""
         try:
-            meta = json.loads((self.root / f"{artifact_id}.json").read_bytes())
+            with open(os.path.join(self.folder, f"{artifact_id}.json"), "rb") as f:
+                meta = json.loads(f.read())
             media_type = str(meta["media_type"])
             # The sidecar names its content file; accept only the name we would have given it,
             # so a tampered sidecar cannot point a reader outside the store.
@@ -234,7 +269,7 @@ class ArtifactStore:
                 return None
             ref = ArtifactRef(
                 id=artifact_id,
-                path=self.root / str(meta["file"]),
+                path=os.path.join(self.folder, str(meta["file"])),
                 media_type=media_type,
                 bytes=int(meta["bytes"]),
                 sha256=str(meta["sha256"]),
@@ -244,18 +279,18 @@ class ArtifactStore:
             )
         except (OSError, KeyError, TypeError, ValueError):
             return None
-        return ref if ref.path.is_file() else None
+        return ref if os.path.isfile(ref.path) else None
 
     def _maybe_prune(self) -> None:
-        mark = self.root / _PRUNE_MARK
+        mark = os.path.join(self.folder, _PRUNE_MARK)
         now = time.time()
         try:
-            if now - mark.stat().st_mtime < PRUNE_INTERVAL_SECONDS:
+            if now - os.stat(mark).st_mtime < PRUNE_INTERVAL_SECONDS:
                 return
         except OSError:
             pass
         try:
-            mark.touch(mode=0o600)
+            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT, 0o600))
             os.utime(mark, (now, now))
             self.prune(now)
         except OSError:
@@ -265,7 +300,7 @@ class ArtifactStore:
         """Delete expired artifacts (and debris of crashed writers); return how many artifacts went."""
         now = time.time() if now is None else now
         try:
-            entries = list(os.scandir(self.root))
+            entries = list(os.scandir(self.folder))
         except OSError:
             return 0
         removed = 0
@@ -275,22 +310,24 @@ class ArtifactStore:
             if name in sidecars:
                 if self._expired(entry, now):
                     artifact_id = name[: -len(".json")]
-                    for suffix in (".txt", ".bin"):
-                        (self.root / (artifact_id + suffix)).unlink(missing_ok=True)
-                    Path(entry.path).unlink(missing_ok=True)
+                    for suffix in (".txt", ".bin", ".json"):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(os.path.join(self.folder, artifact_id + suffix))
                     removed += 1
-            elif name != _PRUNE_MARK and (name.startswith(".") or Path(name).stem + ".json" not in sidecars):
+            elif name != _PRUNE_MARK and (name.startswith(".") or os.path.splitext(name)[0] + ".json" not in sidecars):
                 try:
                     stale = now - entry.stat().st_mtime > STALE_SECONDS
                 except OSError:
                     continue
                 if stale and entry.is_file(follow_symlinks=False):
-                    Path(entry.path).unlink(missing_ok=True)
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.path)
         return removed
 
     def _expired(self, entry: os.DirEntry[str], now: float) -> bool:
         try:
-            meta = json.loads(Path(entry.path).read_bytes())
+            with open(entry.path, "rb") as f:
+                meta = json.loads(f.read())
             return float(meta["expires_epoch"]) <= now
         except (OSError, KeyError, TypeError, ValueError):
             # An unreadable sidecar is garbage once it is older than any live artifact could be.

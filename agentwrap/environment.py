@@ -14,10 +14,12 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentwrap.records import Value
+
+if TYPE_CHECKING:
+    from pathlib import Path  # pathlib costs ~3 ms to import (urllib.parse, ipaddress); a run needs none
 
 
 class ExitStatus(IntEnum):

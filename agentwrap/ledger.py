@@ -17,10 +17,12 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentwrap.state import state_dir
+from agentwrap.state import state_dir, state_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LEDGER = "stats.jsonl"
 OFF_MARKER = "stats.off"
@@ -37,7 +39,7 @@ def ledger_path() -> Path:
 def opted_out() -> bool:
     if os.environ.get("AGENTWRAP_NO_STATS", "").strip().lower() not in ("", "0", "false", "no"):
         return True
-    return (state_dir() / OFF_MARKER).exists()
+    return os.path.exists(os.path.join(state_path(), OFF_MARKER))  # every run: strings, not pathlib
 
 
 def set_enabled(enabled: bool) -> Path:
@@ -67,10 +69,11 @@ def entry(*, program: str, adapter: str, status: str, code: str | None, exit_cod
 
 def append(line: dict[str, Any]) -> None:
     """Append one line; a ledger that cannot be written never fails the run."""
-    path = ledger_path()
+    folder = state_path()
+    path = os.path.join(folder, LEDGER)
     data = (json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8", "replace")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, data)  # one write of a short line under O_APPEND: concurrent runs do not interleave
@@ -78,7 +81,7 @@ def append(line: dict[str, Any]) -> None:
         finally:
             os.close(fd)
         if size > ROTATE_BYTES:
-            os.replace(path, path.with_name(LEDGER + ".1"))
+            os.replace(path, path + ".1")
     except OSError:
         pass
 

@@ -16,6 +16,7 @@ from typing import Any
 from agentwrap import literals
 from agentwrap.batch import Batch
 from agentwrap.lazyre import lazy
+from agentwrap.percent import quoted
 
 REDACTED = "[REDACTED]"
 
@@ -182,8 +183,6 @@ def is_secret_name(name: str) -> bool:
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:
     """Values of secret-named variables worth redacting literally (len >= 6, no booleans, numbers, paths)."""
-    from urllib.parse import quote  # ~3 ms to import; only a secret-named variable needs it
-
     found: set[str] = set()
     for name, value in environ.items():
         if not is_secret_name(name):
@@ -193,7 +192,7 @@ def secret_values(environ: Mapping[str, str]) -> list[str]:
             part = part.strip()
             boring = len(part) < 6 or part.lower() in _BORING or (part.isdigit() and len(part) < 12)
             if not boring and not _PATHLIKE.fullmatch(part) and not part.startswith("-----"):
-                found.update((part, quote(part, safe="")))  # quote: the same secret inside a URL
+                found.update((part, quoted(part, safe="")))  # the same secret inside a URL
     return sorted(found, key=len, reverse=True)
 
 

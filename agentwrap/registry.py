@@ -19,13 +19,15 @@ import os
 import stat
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentwrap.adapter import Adapter, BaseAdapter
 from agentwrap.adapters import INDEX
 from agentwrap.errors import UsageError
 from agentwrap.lazyre import lazy
+
+if TYPE_CHECKING:
+    from pathlib import Path  # every run looks up an adapter: strings here, pathlib costs ~3 ms to import
 
 GENERIC: Adapter = BaseAdapter()
 ENTRY_POINT_GROUP = "agentwrap.adapters"  # the unversioned group of earlier releases (still read)
@@ -33,7 +35,7 @@ ENTRY_POINT_GROUP_V1 = "agentwrap.adapters.v1"  # = agentwrap.sdk.ENTRY_POINT_GR
 _V1 = "v1:"  # how the index marks a v1 entry's value
 _VERSION_SUFFIX = lazy(r"(-?\d+(\.\d+)*)$")
 _SEPARATORS = lazy(r"[-_.]+")
-_BUILTIN_DIR = Path(__file__).parent / "adapters"
+_BUILTIN_DIR = os.path.join(os.path.dirname(__file__), "adapters")
 _loaded: dict[str, Adapter] = {}
 
 
@@ -48,30 +50,40 @@ def family_keys(argv0: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def user_dir() -> Path:
+def user_folder() -> str:
+    """The user's adapter folder: `$AGENTWRAP_ADAPTER_DIR`, else `adapters` in agentwrap's config folder."""
     override = os.environ.get("AGENTWRAP_ADAPTER_DIR")
     if override:
-        return Path(override)
+        return override
     if sys.platform.startswith("linux"):  # what platformdirs answers on Linux, without its ~2 ms import
-        return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "agentwrap" / "adapters"
+        config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+        return os.path.join(config, "agentwrap", "adapters")
     import platformdirs
 
-    return Path(platformdirs.user_config_dir("agentwrap")) / "adapters"
+    return os.path.join(platformdirs.user_config_dir("agentwrap"), "adapters")
+
+
+def user_dir() -> Path:
+    """`user_folder` as a Path."""
+    from pathlib import Path
+
+    return Path(user_folder())
 
 
 def builtin_only() -> bool:
     return os.environ.get("AGENTWRAP_ADAPTERS", "") == "builtin"
 
 
-def load_file(path: Path) -> Adapter:
+def load_file(path: str | os.PathLike[str]) -> Adapter:
     """An adapter from a `.toml` spec or a `.py` module defining ADAPTER; raises on any defect."""
     from agentwrap.spec import Spec, SpecError
 
-    if path.suffix == ".toml":
+    stem, suffix = os.path.splitext(os.path.basename(path))
+    if suffix == ".toml":
         return BaseAdapter(Spec.from_toml(path))
     import importlib.util
 
-    module_spec = importlib.util.spec_from_file_location(f"agentwrap_user_adapter_{path.stem}", path)
+    module_spec = importlib.util.spec_from_file_location(f"agentwrap_user_adapter_{stem}", path)
     if module_spec is None or module_spec.loader is None:
         raise SpecError(f"{path}: cannot be imported")
     module = importlib.util.module_from_spec(module_spec)
@@ -84,9 +96,10 @@ def load_file(path: Path) -> Adapter:
 
 def _builtin(stem: str) -> Adapter:
     if stem not in _loaded:
-        toml = _BUILTIN_DIR / f"{stem}.toml"  # a data-only adapter; a Python one's data is NAME.spec.toml
-        python = (_BUILTIN_DIR / f"{stem}.py").exists() or (_BUILTIN_DIR / stem / "__init__.py").exists()
-        if toml.exists() and not python:
+        toml = os.path.join(_BUILTIN_DIR, f"{stem}.toml")  # data only; a Python one's data is NAME.spec.toml
+        python = (os.path.exists(os.path.join(_BUILTIN_DIR, f"{stem}.py"))
+                  or os.path.exists(os.path.join(_BUILTIN_DIR, stem, "__init__.py")))
+        if os.path.exists(toml) and not python:
             _loaded[stem] = load_file(toml)
         else:
             import importlib
@@ -97,13 +110,14 @@ def _builtin(stem: str) -> Adapter:
 
 
 def _user_adapters(warnings: list[dict[str, str]]) -> dict[str, Adapter]:
-    folder = user_dir()
-    if builtin_only() or not folder.is_dir():
+    folder = user_folder()
+    if builtin_only() or not os.path.isdir(folder):
         return {}
     found: dict[str, Adapter] = {}
-    for path in sorted(folder.iterdir()):
-        if path.suffix not in (".toml", ".py") or path.name.startswith(("_", ".")):
+    for name in sorted(os.listdir(folder)):
+        if os.path.splitext(name)[1] not in (".toml", ".py") or name.startswith(("_", ".")):
             continue
+        path = os.path.join(folder, name)
         try:
             adapter = load_file(path)
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the run down
@@ -137,11 +151,11 @@ def _entry_point_index() -> dict[str, str]:
     return _EP_INDEX
 
 
-def _cache_file() -> Path:
+def _cache_file() -> str:
     """Beside the artifacts (AGENTWRAP_CACHE_DIR, else the user cache folder), without platformdirs on Linux."""
-    from agentwrap.artifacts import cache_base
+    from agentwrap.artifacts import cache_path
 
-    return cache_base() / "entry-points.json"
+    return os.path.join(cache_path(), "entry-points.json")
 
 
 def _normalize(name: str) -> str:
@@ -242,7 +256,8 @@ def _read_entry_points() -> dict[str, str]:
         return _read_with_importlib()
     cache_path = _cache_file()
     try:
-        cached = json.loads(cache_path.read_text())
+        with open(cache_path, encoding="utf-8") as f:
+            cached = json.loads(f.read())
         folders: dict[str, Any] = cached["folders"] if cached["version"] == _CACHE_VERSION else {}
     except (OSError, ValueError, KeyError, TypeError):
         folders = {}
@@ -303,20 +318,21 @@ def _index(folders: dict[str, Any]) -> tuple[dict[str, str], bool] | None:
     return index, changed
 
 
-def _write_cache(path: Path, folders: dict[str, Any]) -> None:
+def _write_cache(path: str, folders: dict[str, Any]) -> None:
     if len(folders) > _CACHE_MAX_FOLDERS:  # keep the folders of this sys.path, drop the oldest others
         current = {os.path.abspath(p) for p in sys.path if isinstance(p, str) and p}
         others = [f for f in folders if f not in current]
         for f in others[: len(folders) - _CACHE_MAX_FOLDERS]:
             del folders[f]
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"version": _CACHE_VERSION, "folders": folders}))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"version": _CACHE_VERSION, "folders": folders}))
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
 
 
 def _read_with_importlib() -> dict[str, str]:

@@ -79,6 +79,6 @@ def test_a_capture_is_the_same_with_batches(tmp_path_factory, texts: list[str]) 
         for text in texts:
             capture.write(text, Batch(text) if share else None)
         result = capture.close()
-        stored = result.artifact.path.read_bytes() if result.artifact else None
+        stored = Path(result.artifact.path).read_bytes() if result.artifact else None
         results.append((result._replace(artifact=None), stored))
     assert results[0] == results[1]

@@ -117,7 +117,7 @@ def test_two_million_lines_are_bounded_and_the_artifact_is_exact(store):
     assert len(result.head) + len(result.salient) + len(result.tail) + result.omitted_lines == result.lines
     # the artifact is byte for byte the input
     expected = "".join(seq_chunks(2_000_000, needle_at=1_000_000)).encode()
-    assert result.artifact.path.read_bytes() == expected
+    assert Path(result.artifact.path).read_bytes() == expected
     assert result.artifact.sha256 == hashlib.sha256(expected).hexdigest()
     assert result.artifact.bytes == result.cleaned_bytes == len(expected)
     assert result.to_dict()["artifact"] == result.artifact.id
@@ -147,7 +147,7 @@ def test_how_the_text_is_chunked_does_not_change_the_result(store):
     assert whole.text.replace(whole.artifact.id, "ID") == split.text.replace(split.artifact.id, "ID")
     assert whole.salient == split.salient
     assert whole.omitted_lines == split.omitted_lines
-    assert split.artifact.path.read_bytes() == text.encode()
+    assert Path(split.artifact.path).read_bytes() == text.encode()
 
 
 def test_multibyte_text_stays_within_the_byte_budget(store):

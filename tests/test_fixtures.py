@@ -113,7 +113,7 @@ def record_text(record, name, store):
     """Every line the run printed on stream `name`: its artifact, else its inline text."""
     stream = record.output[name]
     if stream.artifact:
-        return store.get(stream.artifact).path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return Path(store.get(stream.artifact).path).read_text(encoding="utf-8", errors="replace").splitlines()
     return stream.text.splitlines()
 
 

@@ -40,7 +40,7 @@ def _through_pipeline(data: bytes, chunk: int, root: Path) -> tuple[str, str]:
         pipeline.output("stdout", data[start:start + chunk])
     result = pipeline.finish()["stdout"]
     assert result.artifact is not None
-    return result.text, result.artifact.path.read_text()
+    return result.text, Path(result.artifact.path).read_text()
 
 
 def test_the_pipeline_redacts_whole_lines_however_the_bytes_arrive(tmp_path: Path) -> None:

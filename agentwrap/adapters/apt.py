@@ -6,14 +6,14 @@ Python rather than TOML for three reasons: dpkg's "subcommand" is an action opti
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from agentwrap.adapters import _apt_parse as parse
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Spec, program_name
 
 #: The rules, prompts, effects, noise and descriptor: data, validated like a user's (apt.toml).
-SPEC_FILE = Path(__file__).with_name("apt.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "apt.spec.toml")
 
 #: dpkg's action options, named like apt's subcommands so effects and parsers share one table.
 _DPKG_ACTIONS = {

@@ -4,7 +4,6 @@ cargo's own failures (manifest, linker, registry, network) as problems; build an
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _cargo_parse as cp
@@ -14,7 +13,7 @@ from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, S
 ALIASES = {"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc", "rm": "remove"}
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("cargo.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "cargo.spec.toml")
 
 _TESTING = {"test", "bench"}
 

@@ -7,8 +7,8 @@ safe to repeat depends on the HTTP method, and the response head (-i/-I/-v) is p
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _curl_parse as cp
@@ -16,7 +16,7 @@ from agentwrap.retry import retry_after_in
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("curl.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "curl.spec.toml")
 
 #: Failures after which the server may have acted on the request: repeating it is safe only for idempotent methods.
 _AMBIGUOUS = frozenset({"CURL_TIMEOUT", "CURL_EMPTY_REPLY", "CURL_SEND_ERROR", "CURL_RECV_ERROR", "CURL_PARTIAL_FILE",

@@ -7,7 +7,7 @@ alternative to an interactive `docker run -it` / `exec -it` is built from the or
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from agentwrap.adapters import _docker_parse as dp
@@ -16,7 +16,7 @@ from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("docker.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "docker.spec.toml")
 
 _LISTINGS = frozenset({"ps", "images", "container ls", "container ps", "container list", "image ls", "image list",
                        "volume ls", "volume list", "network ls", "network list", "context ls", "context list",

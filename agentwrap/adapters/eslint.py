@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
@@ -49,7 +48,7 @@ _FIXABLE_RULES = frozenset((  # noqa: SIM905 - one readable word list
 ).split())
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("eslint.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "eslint.spec.toml")
 
 # Problems read from the stylish report: code -> (title, category, status, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (

@@ -7,14 +7,13 @@ parsed in `_gcc_parse`; the driver's and the linker's own failures are the rules
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("gcc.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "gcc.spec.toml")
 
 _INFO_FLAGS = frozenset({"--version", "--help", "-dumpversion", "-dumpmachine", "-dumpfullversion", "--target-help",
                          "-print-search-dirs", "-print-libgcc-file-name"})

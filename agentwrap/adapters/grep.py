@@ -10,14 +10,14 @@ Any other form (no line numbers, no file names, `-c`, `-l`, `-Z`, a custom separ
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Spec
 
 #: The declarative part (rules, effects, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("grep.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "grep.spec.toml")
 
 _MATCH = re.compile(r"^(?P<path>.+?):(?P<item>\d+:.*)$")  # the first `:N:` ends the path, as a reader takes it
 _UNNAMED = re.compile(r"^\d+[:-]")  # a line of a search that names no file: `59:text`

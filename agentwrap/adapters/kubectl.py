@@ -8,8 +8,8 @@ keep the caller's connection options (--server, --context, -n) so they ask the s
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _kubectl_parse as kp
@@ -26,7 +26,7 @@ _CONNECTION = frozenset({"-n", "--namespace", "--context", "--cluster", "--user"
 _CONNECTION_FLAGS = frozenset({"--insecure-skip-tls-verify", "--insecure-skip-tls-verify=true"})
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("kubectl.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "kubectl.spec.toml")
 
 _PARSERS: dict[str, Parser] = {
     "get": lambda run: kp.get(run.stdout_text, run.stderr_text, run.argv),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import tracebacks
@@ -28,7 +27,7 @@ from agentwrap.sdk import (
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("make.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
 _ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _mypy_parse as mp
@@ -20,7 +19,7 @@ DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("mypy.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "mypy.spec.toml")
 
 # Problems read from mypy's diagnostics: code -> (title, category, status, retryable, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from agentwrap.adapters.js_stacks import FACTS, node_errors, runner_counts, runner_failures
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("node.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "node.spec.toml")
 
 _READ_ONLY_FLAGS = {"--check", "-c", "--version", "-v", "--help", "-h", "--v8-options"}
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _npm_parse as p
@@ -14,7 +13,7 @@ from agentwrap.adapters.js_stacks import node_errors, runner_counts, runner_fail
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("npm.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "npm.spec.toml")
 
 _SCRIPT_SUBS = {"run", "test", "start", "stop", "restart", "exec", "install-test", "install-ci-test"}
 _PARSERS = {"ls": p.parse_ls, "outdated": p.parse_outdated, "view": p.parse_view,

@@ -7,9 +7,9 @@ with pip's own non-interactive alternative.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _pip_parse, tracebacks
@@ -17,7 +17,7 @@ from agentwrap.adapters._pip_codes import FACTS
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("pip.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "pip.spec.toml")
 
 _NETWORK = re.compile(r"Failed to establish a new connection|Connection refused|Max retries exceeded|Temporary failure "
                       r"in name resolution|Name or service not known|No route to host|Network is unreachable|Read "

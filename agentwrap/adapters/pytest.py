@@ -4,8 +4,8 @@ each failing test, test error and collection error a located problem, and exit c
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _pytest_parse
@@ -26,7 +26,7 @@ from agentwrap.sdk import (
 
 DOCS = "https://docs.pytest.org/en/stable/"
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("pytest.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "pytest.spec.toml")
 _SPEC = Spec.from_toml(SPEC_FILE)
 
 #: Options of well-known plugins: `unrecognized arguments: --cov` means the plugin is not installed.

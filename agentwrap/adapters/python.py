@@ -7,7 +7,7 @@ then name `python -m pip`, the same interpreter).
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from agentwrap.adapter import presentation_of
@@ -30,7 +30,7 @@ from agentwrap.sdk import (
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("python.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "python.spec.toml")
 
 _MODULE_LINE = lazy(r"^\S+: No module named (?P<module>[\w.]+)$", flags=8)  # re.MULTILINE
 _VERSION = lazy(r"^Python (?P<version>\d+\.\d+\.\d+\S*)", flags=8)

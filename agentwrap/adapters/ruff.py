@@ -9,7 +9,6 @@ ruff's `[*]` marker, effects depend on --fix/--check/--diff, and the counts are 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _ruff_parse as rp
@@ -19,7 +18,7 @@ DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("ruff.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "ruff.spec.toml")
 
 # Problems read from ruff's diagnostics: code -> (title, category, status, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (

@@ -8,15 +8,15 @@ alternatives are built from the original command line.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters import _terraform_parse as tp
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("terraform.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "terraform.spec.toml")
 
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()][:1000]
@@ -33,7 +33,8 @@ def _workspaces(text: str) -> dict[str, Any]:
 
 
 _LOCK_INFO = re.compile(r"\b(ID|Operation|Who|Created):\s+(\S+(?: \S+ \S+ \S+(?= Info:))?)")
-_BLOCKS = Spec.from_toml(Path(__file__).with_name("terraform.blocks.toml"))  # one boxed diagnostic at a time
+# one boxed diagnostic at a time
+_BLOCKS = Spec.from_toml(os.path.join(os.path.dirname(__file__), "terraform.blocks.toml"))
 _PARSERS: dict[str, Parser] = {
     "plan": lambda run: tp.plan(run.stdout_text),
     "apply": lambda run: tp.applied(run.stdout_text),

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
@@ -30,7 +29,7 @@ _TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
 _MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-SPEC_FILE = Path(__file__).with_name("tsc.spec.toml")
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "tsc.spec.toml")
 
 # Problems read from tsc's diagnostics: code -> (title, category, status, retryable, fix)
 _DIAG: dict[str, ProblemCode] = {c.code: c for c in (

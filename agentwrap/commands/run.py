@@ -7,7 +7,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agentwrap import envelope, observe, prevention, registry
@@ -61,7 +60,14 @@ def persons_window(opts: Options) -> tuple[int, int] | None:
     return (size.columns, size.lines) if size.columns >= 20 else None
 
 
-def remove_dir(path: Path) -> None:
+def make_shim_root() -> str:
+    """A new private folder for one run's shims (a string: pathlib costs ~3 ms to import, and a run needs none)."""
+    path = os.path.join(os.environ.get("TMPDIR") or "/tmp", new_id("agentwrap"))
+    os.mkdir(path, 0o700)
+    return path
+
+
+def remove_dir(path: str) -> None:
     """Remove the per-run shim folder (flat: shims, request log, answers); tempfile+shutil cost ~6 ms to import."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(path):
@@ -69,7 +75,7 @@ def remove_dir(path: Path) -> None:
         os.rmdir(path)
 
 
-def shown_env(env_set: dict[str, str], shim_root: Path) -> dict[str, str]:
+def shown_env(env_set: dict[str, str], shim_root: str) -> dict[str, str]:
     """env_set as echoed: secret values hidden, per-run shim paths shortened (they recur ~10 times)."""
     prefix = f"{shim_root}/"
     return {k: "[REDACTED]" if is_secret_name(k) else v.replace(prefix, "$AGENTWRAP_SHIMS/")
@@ -92,8 +98,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     stdin = stdin_source(opts)
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
-    shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
-    shim_root.mkdir(mode=0o700)
+    shim_root = make_shim_root()
     try:
         shims = ShimDir(shim_root, opts.answers)
         env_set, child_env = child_environment(shims, adapter.environment(argv), opts)
@@ -120,7 +125,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     context = run_context(opts, cwd, stdin, result, shown)
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
-                   env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
+                   env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
     return finished(record, argv, adapter, cwd, opts, observation, events)
 
 

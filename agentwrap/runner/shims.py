@@ -14,7 +14,6 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import NamedTuple
 
 _SHIM = """#!{python}
@@ -60,30 +59,32 @@ class Request(NamedTuple):
 
 
 class ShimDir:
-    """A private per-run folder holding the shims, the request log and the answers file."""
+    """A private per-run folder holding the shims, the request log and the answers file. Paths are strings:
+    every run makes one, and pathlib costs ~3 ms to import."""
 
-    def __init__(self, root: Path, answers: list[tuple[str, str]]) -> None:
-        self.root = root
-        self.log = root / "requests.jsonl"
+    def __init__(self, root: str | os.PathLike[str], answers: list[tuple[str, str]]) -> None:
+        self.root = os.fspath(root)
+        self.log = os.path.join(self.root, "requests.jsonl")
         self.paths: dict[str, str] = {}
         for kind in ("editor", "askpass"):
-            path = root / f"agentwrap-{kind}"
-            path.write_text(_SHIM.format(python=sys.executable, kind=kind))
-            path.chmod(0o700)
-            self.paths[kind] = str(path)
+            path = os.path.join(self.root, f"agentwrap-{kind}")
+            with open(path, "w") as f:
+                f.write(_SHIM.format(python=sys.executable, kind=kind))
+            os.chmod(path, 0o700)
+            self.paths[kind] = path
         self.answers_file: str | None = None
         self._seen = 0
         self._refused = False
         if answers:
-            fd = os.open(root / "answers.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self.answers_file = os.path.join(self.root, "answers.json")
+            fd = os.open(self.answers_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 json.dump(answers, f)
-            self.answers_file = str(root / "answers.json")
 
     def refused(self) -> bool:
         """Whether a request was refused (a cheap check the runner makes while the program runs)."""
         try:
-            size = self.log.stat().st_size
+            size = os.stat(self.log).st_size
         except OSError:
             return False
         if size == self._seen:
@@ -94,7 +95,8 @@ class ShimDir:
 
     def requests(self) -> list[Request]:
         try:
-            lines = self.log.read_text().splitlines()
+            with open(self.log) as f:
+                lines = f.read().splitlines()
         except OSError:
             return []
         out = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agentwrap import envelope, observe, registry
@@ -19,6 +18,7 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     child_environment,
     close_input,
     finished,
+    make_shim_root,
     persons_window,
     remove_dir,
     run_context,
@@ -30,7 +30,6 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
 )
 from agentwrap.errors import UsageError
 from agentwrap.events import EventStream
-from agentwrap.ids import new_id
 from agentwrap.options import Options
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
@@ -94,8 +93,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     instrumented = traced and not line.endswith("\\")
     events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
     store = ArtifactStore()
-    shim_root = Path(os.environ.get("TMPDIR") or "/tmp") / new_id("agentwrap")
-    shim_root.mkdir(mode=0o700)
+    shim_root = make_shim_root()
     stdin = stdin_source(opts)
     argv = [shell, "-c", line, *extra]
     try:
@@ -108,9 +106,10 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
                                  terminals=not opts.no_pty)
             nonce = built.nonce
-            startup = shim_root / "bash_env"
-            startup.write_text(built.startup)
-            child_env["BASH_ENV"] = str(startup)
+            startup = os.path.join(shim_root, "bash_env")
+            with open(startup, "w") as f:
+                f.write(built.startup)
+            child_env["BASH_ENV"] = startup
             run_argv = [shell, "-c", built.command, *extra]
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
@@ -134,7 +133,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
-                   command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": str(shim_root)})
+                   command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
     return finished(record, argv, adapter, cwd, opts, observation, events)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agentwrap.adapters.git import write
@@ -26,7 +26,7 @@ from agentwrap.sdk import (
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
-_SPEC = Spec.from_toml(Path(__file__).with_name("git.spec.toml"))
+_SPEC = Spec.from_toml(os.path.join(os.path.dirname(__file__), "git.spec.toml"))
 _WITH_VALUE = _SPEC.options_with_value
 _EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
 _EDITOR_FAILED = re.compile(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
