@@ -13,7 +13,7 @@ from typing import Any
 
 from agentwrap.lazyre import lazy
 from agentwrap.problem import adapter_problem
-from agentwrap.records import CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode
+from agentwrap.records import CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode, Value
 from agentwrap.retry import retry_after_in
 from agentwrap.spec_check import SpecError as SpecError  # re-exported: raised here too
 from agentwrap.spec_check import check
@@ -21,8 +21,8 @@ from agentwrap.spec_check import check
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)  # Value: eq, hash and repr written once
+class Rule(Value):
     """One `[[rules]]` table, compiled: a pattern and the problem it makes."""
 
     code: str
@@ -51,8 +51,8 @@ class Rule:
                            else None, docs_url=self.docs_url)
 
 
-@dataclass(frozen=True, kw_only=True)
-class PromptRule:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class PromptRule(Value):
     """One `[[prompts]]` table, compiled: the tool's own way past a prompt it shows."""
 
     pattern: re.Pattern[str]

@@ -7,12 +7,14 @@ import dataclasses
 
 import pytest
 
-from agentwrap import records
+from agentwrap import records, spec
+from agentwrap.adapters.python_errors import ErrorInfo
 from agentwrap.environment import Environment
 from agentwrap.outcome.record import Note, RunRecord, Stream
 
 RECORDS = [records.CodeAction, records.Problem, records.ProblemCode, records.Effects, records.Presentation,
-           records.CapturedRun, records.Interpretation, Note, Stream, RunRecord, Environment]
+           records.CapturedRun, records.Interpretation, Note, Stream, RunRecord, Environment, spec.Rule,
+           spec.PromptRule, ErrorInfo]
 
 
 def _twin(cls: type) -> type:

@@ -10,6 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentwrap.records import Value
 from agentwrap.sdk import CodeAction, ProblemCode
 
 if TYPE_CHECKING:
@@ -65,8 +66,8 @@ DECLARED: dict[str, ProblemCode] = {c.code: c for c in (
 CODES = tuple(DECLARED)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ErrorInfo:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)  # Value: eq, hash and repr written once
+class ErrorInfo(Value):
     """One exception's facts: its declared code, and the fix, docs and actions of this occurrence."""
 
     declared: ProblemCode
