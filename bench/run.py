@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """agentwrap benchmarks, printed as ratios against reference runs made in the same process.
 
-    python3 bench/run.py [startup] [throughput] [memory] [--quick] [--no-install] [--runs=N]
+    python3 bench/run.py [startup] [throughput] [memory] [--quick] [--no-install] [--runs=N] [--against=REV]
 
 startup     `agentwrap --agent true` against a bare `python -c pass` of the same interpreter (median of
             interleaved pairs), in each way a newcomer gets agentwrap: a fresh clone of this checkout's
@@ -9,6 +9,8 @@ startup     `agentwrap --agent true` against a bare `python -c pass` of the same
             the dependencies), and this checkout itself (`python -m agentwrap`). The editable install is
             measured twice: with PYTHONDONTWRITEBYTECODE=1 (no bytecode is ever written, so every module
             is compiled at each start) and once its bytecode is written. --no-install skips the venvs.
+            --against=REV installs a fresh clone of REV too and runs it interleaved with HEAD's install:
+            their difference holds when the machine's speed drifts between runs (it does on shared CI).
 throughput  `agentwrap --agent cat FILE` (64 MiB of text, then of coloured text) against
             `script -qc 'cat FILE' /dev/null` and `unbuffer cat FILE` (Debian package expect), all writing
             to the same pipe, in interleaved rounds (--runs=N, default 3; the minimum is kept); then the
@@ -34,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,7 +125,30 @@ def _venv(name: str, clone: Path, *pip_args: str) -> Path | None:
     return venv / "bin"
 
 
-def startup(quick: bool, install: bool = True) -> None:
+def _against(rev: str, head_bin: Path, cwd: Path, runs: int) -> None:
+    """HEAD's and REV's `pip install .` in rounds of three (bare, HEAD, REV), so drift hits all three."""
+    clone = SCRATCH / "clone-against"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    if subprocess.run(["git", "-C", str(clone), "checkout", "-q", rev], check=False).returncode != 0:
+        print(f"startup   --against={rev}: skipped, no such revision", flush=True)
+        return
+    rev_bin = _venv("venv-against", clone)
+    if rev_bin is None:
+        return
+    env, bare = _startup_env(), [str(head_bin / "python"), "-c", "pass"]
+    head, other = [str(head_bin / "agentwrap"), "--agent", "true"], [str(rev_bin / "agentwrap"), "--agent", "true"]
+    _timed(bare, env, cwd), _timed(head, env, cwd), _timed(other, env, cwd)  # warm caches (not counted)
+    rounds = [(_timed(bare, env, cwd)[1], _timed(head, env, cwd)[1], _timed(other, env, cwd)[1]) for _ in range(runs)]
+
+    def ms(values: Iterable[float]) -> float:
+        return statistics.median(values) * 1000
+
+    head_ms, rev_ms = ms(h - b for b, h, _ in rounds), ms(o - b for b, _, o in rounds)
+    print(f"startup   pip install . of HEAD and of {rev}, CPU over bare: HEAD {head_ms:5.1f} ms | {rev} {rev_ms:5.1f}"
+          f" ms | HEAD - {rev} {ms(h - o for _, h, o in rounds):+5.1f} ms (median of {runs} rounds)", flush=True)
+
+
+def startup(quick: bool, install: bool = True, against: str | None = None) -> None:
     runs = 7 if quick else 31
     if install:
         clone = SCRATCH / "clone"
@@ -133,6 +158,8 @@ def startup(quick: bool, install: bool = True) -> None:
         if bin_dir is not None:
             _pairs("pip install .  (the venv's bin/agentwrap)", [str(bin_dir / "python"), "-c", "pass"],
                    [str(bin_dir / "agentwrap"), "--agent", "true"], _startup_env(), clone, runs)
+            if against:
+                _against(against, bin_dir, clone, runs)
         edit_clone = SCRATCH / "clone-editable"
         _fresh_clone(edit_clone)
         bin_dir = _venv("venv-editable", edit_clone, "-e")
@@ -324,6 +351,7 @@ if __name__ == "__main__":
     RUNS = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--runs=")), 3)
     for name in args or ["startup", "throughput", "memory"]:
         if name == "startup":
-            startup(quick, install="--no-install" not in sys.argv)
+            against = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--against=")), None)
+            startup(quick, install="--no-install" not in sys.argv, against=against)
         else:
             {"throughput": throughput, "memory": memory}[name](quick)
