@@ -15,7 +15,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agentwrap.redact import REDACTED, TRIGGERS, Redactor, is_secret_name, secret_values
+from agentwrap import redact
+from agentwrap.redact import PLAIN_NAMES, REDACTED, TRIGGERS, Redactor, is_secret_name, secret_values
 
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
@@ -583,3 +584,11 @@ def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
     for line in (f"url?x=1&private_token={token}", f"cfg.{token} loaded"):
         out = Redactor().redact(line)
         assert token not in out, out
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_NAMES))
+def test_a_plain_name_the_shortcut_answers_is_no_secret_by_the_whole_rule(name: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """PLAIN_NAMES only saves compiling SECRET_NAME: without it, each of them is still no secret."""
+    monkeypatch.setattr(redact, "PLAIN_NAMES", frozenset())
+    assert not is_secret_name(name)
