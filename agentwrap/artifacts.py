@@ -26,11 +26,6 @@ if TYPE_CHECKING:
 # Paths are strings here: many runs keep an artifact, and pathlib (with urllib.parse and ipaddress) costs
 # ~3 ms of every start. `root`, `cache_base` and `default_root` give a Path to the callers that want one.
 
-
-def file_uri(path: str) -> str:
-    """The `file://` URI of an absolute path, as `Path(path).as_uri()` spells it (RFC 8089)."""
-    return "file://" + quoted(os.fsencode(path))
-
 DEFAULT_TTL_SECONDS = 7 * 86400
 ID_RE = lazy(r"art_[0-9a-hjkmnp-tv-z]{26}")
 # A crashed writer leaves a temporary file or content without a sidecar; after this long no live
@@ -79,6 +74,11 @@ def cache_base() -> Path:
 def default_root() -> Path:
     """Where artifacts are kept: `artifacts` in the cache folder."""
     return cache_base() / "artifacts"
+
+
+def file_uri(path: str) -> str:
+    """The `file://` URI of an absolute path, as `Path(path).as_uri()` spells it (RFC 8089)."""
+    return "file://" + quoted(os.fsencode(path))
 
 
 class ArtifactRef(NamedTuple):
