@@ -7,14 +7,17 @@ screen when it needs a prompt's wording; nothing here touches a process.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.batch import Batch
 from agentwrap.capture import StreamCapture, StreamResult
-from agentwrap.events import EventStream
-from agentwrap.progress import ProgressTracker
 from agentwrap.redact import Redactor
 from agentwrap.terminal import TerminalCleaner
+
+if TYPE_CHECKING:
+    from agentwrap.events import EventStream
+    from agentwrap.progress import ProgressTracker
 
 STREAMS = ("stdout", "stderr")
 ANALYSIS_HEAD = 384 * 1024  # what adapters read: the whole text when small, else head and tail
@@ -32,7 +35,11 @@ class Pipeline:
         self.store = store
         self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
-        self.progress = ProgressTracker() if events is not None else None
+        self.progress: ProgressTracker | None = None
+        if events is not None:  # --format jsonl only: most runs never import either
+            from agentwrap.progress import ProgressTracker
+
+            self.progress = ProgressTracker()
         self.window = window
         cols, rows = window or (250, 50)  # the program's terminal (runner.spawn's default window)
         self.cleaners = {s: TerminalCleaner(rows=rows, cols=cols, on_transient=self._transient_handler(s))

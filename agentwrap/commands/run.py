@@ -12,7 +12,6 @@ from typing import IO, TYPE_CHECKING, Any
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
-from agentwrap.events import EventStream
 from agentwrap.ids import new_id
 from agentwrap.options import Options
 from agentwrap.outcome import build
@@ -23,6 +22,7 @@ from agentwrap.runner.shims import ShimDir
 
 if TYPE_CHECKING:
     from agentwrap.adapter import Adapter
+    from agentwrap.events import EventStream
     from agentwrap.outcome.record import RunRecord
 
 
@@ -58,6 +58,15 @@ def persons_window(opts: Options) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None  # stdout is not a terminal: the output is read by a program
     return (size.columns, size.lines) if size.columns >= 20 else None
+
+
+def event_stream(emit: Callable[[dict[str, Any]], None] | None, request_id: str, opts: Options) -> EventStream | None:
+    """The jsonl event stream of a run, for `--format jsonl` (`emit`); imported only then."""
+    if emit is None:
+        return None
+    from agentwrap.events import EventStream
+
+    return EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16)
 
 
 def make_shim_root() -> str:
@@ -96,7 +105,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
 
         readonly.check(argv, adapter)  # raises MUTATION_REFUSED before anything starts
     stdin = stdin_source(opts)
-    events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
+    events = event_stream(emit, request_id, opts)
     store = ArtifactStore()
     shim_root = make_shim_root()
     try:

@@ -10,6 +10,7 @@ import re
 import signal
 
 from agentwrap.adapter import Adapter, Interpretation, generic_spec
+from agentwrap.lazyre import lazy
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
 from agentwrap.runner.prompts import PROGRAM_KINDS, classify
 from agentwrap.runner.session import PromptInfo, RunResult
@@ -53,10 +54,10 @@ def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]
             for flag, title in _INSTEAD_OF_I[prog]]
 
 
-_FRAME = re.compile(r"^[lqkxmjtuvwn─│┌┐└┘├┤┬┴┼\s]*$")  # a box drawn with DEC line drawing (pinentry)
-_ASKS = re.compile(r"[:?]\s*(?:\[REDACTED\]|_+)?\s*$")
-_SPINNER = re.compile(r"^[\u2800-\u28ff◐◓◑◒◴◷◶◵|/\\-] +(?=\S)")
-_BUTTONS = re.compile(r"(?:\s*<[\w ]+>)+\s*")
+_FRAME = lazy(r"^[lqkxmjtuvwn─│┌┐└┘├┤┬┴┼\s]*$")  # a box drawn with DEC line drawing (pinentry)
+_ASKS = lazy(r"[:?]\s*(?:\[REDACTED\]|_+)?\s*$")
+_SPINNER = lazy(r"^[\u2800-\u28ff◐◓◑◒◴◷◶◵|/\\-] +(?=\S)")
+_BUTTONS = lazy(r"(?:\s*<[\w ]+>)+\s*")
 
 
 def prompt_line(prompt: str) -> str:

@@ -14,11 +14,12 @@ import os
 import re
 from typing import Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.problem import CodeAction, Problem
 
-_ADDUSER = re.compile(r"^Adding (?:new )?user [`'‘\"](?P<user>[^'’`\"\s]+)['’`\"]", re.M)
-_CONFFILE = re.compile(r"^Configuration file '(?P<file>[^']+)'$[\s\S]*\(Y/I/N/O/D/Z\) \[default=N\] \?", re.M)
-_SETTING_UP = re.compile(r"^Setting up (?P<pkg>[^\s(]+) \(", re.M)
+_ADDUSER = lazy(r"^Adding (?:new )?user [`'‘\"](?P<user>[^'’`\"\s]+)['’`\"]", re.M)
+_CONFFILE = lazy(r"^Configuration file '(?P<file>[^']+)'$[\s\S]*\(Y/I/N/O/D/Z\) \[default=N\] \?", re.M)
+_SETTING_UP = lazy(r"^Setting up (?P<pkg>[^\s(]+) \(", re.M)
 
 
 def effects(argv: list[str], error: Problem | None, text: str, left: list[str]) -> list[dict[str, Any]]:

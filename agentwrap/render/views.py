@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
+from agentwrap.lazyre import lazy
 from agentwrap.outcome.lean import words
 from agentwrap.outcome.record import RunRecord, Stream
 from agentwrap.problem import CodeAction, Problem
@@ -211,7 +212,7 @@ def _lean_location(location: dict[str, Any]) -> dict[str, Any]:
     return location
 
 
-_PLACE = re.compile(r"(?P<file>[^:\n]+):(?P<line>\d+)(?::(?P<column>\d+))?: ?")
+_PLACE = lazy(r"(?P<file>[^:\n]+):(?P<line>\d+)(?::(?P<column>\d+))?: ?")
 
 
 def _without_location(detail: str, location: dict[str, Any] | None, severity: str = "error") -> str:

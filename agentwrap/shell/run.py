@@ -17,6 +17,7 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     authorised_answers,
     child_environment,
     close_input,
+    event_stream,
     finished,
     make_shim_root,
     persons_window,
@@ -29,7 +30,6 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     working_dir,
 )
 from agentwrap.errors import UsageError
-from agentwrap.events import EventStream
 from agentwrap.options import Options
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
@@ -91,7 +91,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
                          "of one command or pipeline is read by that command's adapter"})
     # A line ending in a backslash would join the trailer to its last word.
     instrumented = traced and not line.endswith("\\")
-    events = EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16) if emit else None
+    events = event_stream(emit, request_id, opts)
     store = ArtifactStore()
     shim_root = make_shim_root()
     stdin = stdin_source(opts)
