@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -70,6 +71,19 @@ def test_adduser_stopped_at_the_password_names_the_user_it_created():
         subprocess.run(["deluser", "--remove-home", user], capture_output=True)
 
 
+def _install(deb: Path) -> None:
+    """The set-up's `dpkg -i`: it waits (up to 30 s) while another dpkg or apt holds the package database's
+    lock, which is no part of what is tested; any other failure fails the test with dpkg's own words."""
+    for _ in range(60):
+        done = subprocess.run(["dpkg", "-i", str(deb)], capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        if "lock" not in done.stderr:
+            break
+        time.sleep(0.5)
+    pytest.fail(f"set-up: dpkg -i {deb.name} exited {done.returncode}: {done.stderr.strip()}")
+
+
 def _deb(folder: Path, version: str) -> Path:
     pkg = folder / f"pkg{version}"
     (pkg / "DEBIAN").mkdir(parents=True)
@@ -90,7 +104,7 @@ def test_dpkg_stopped_at_a_conffile_question_names_the_unpacked_package(tmp_path
     """A throwaway package of our own with a configuration file changed since it was installed."""
     first, second = _deb(tmp_path, "1"), _deb(tmp_path, "2")
     try:
-        subprocess.run(["dpkg", "-i", str(first)], check=True, capture_output=True)
+        _install(first)
         with open("/etc/agentwrap-test-conf.conf", "a") as f:
             f.write("mine\n")
         a = aw("--cwd", str(tmp_path), "dpkg", "-i", second.name, timeout=60)
@@ -113,7 +127,7 @@ def test_apt_relaying_dpkgs_conffile_question_is_refused_not_left_to_hang(tmp_pa
     dpkg unpacks), but dpkg blocked reading apt's terminal is, for certain."""
     first, second = _deb(tmp_path, "1"), _deb(tmp_path, "2")
     try:
-        subprocess.run(["dpkg", "-i", str(first)], check=True, capture_output=True)
+        _install(first)
         with open("/etc/agentwrap-test-conf.conf", "a") as f:
             f.write("mine\n")
         a = aw("--cwd", str(tmp_path), "--timeout", "120", "apt-get", "install", "-y", f"./{second.name}",
