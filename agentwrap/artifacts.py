@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentwrap.errors import AgentwrapError
+from agentwrap.folders import cache_path
 from agentwrap.ids import new_id, rfc3339
 from agentwrap.lazyre import lazy
 from agentwrap.percent import quoted
@@ -47,21 +47,6 @@ class ArtifactNotFound(AgentwrapError):
     """The id is malformed, unknown or expired: the caller's mistake, hence USAGE."""
 
     code = "USAGE"
-
-
-def cache_path() -> str:
-    """`$AGENTWRAP_CACHE_DIR`, else the user cache folder: on Linux what platformdirs answers
-    (`$XDG_CACHE_HOME` or `~/.cache`, then `agentwrap`), worked out without importing it (5 ms a run).
-    A string: the run path reads the entry-point index from here without pathlib (~3 ms to import)."""
-    override = os.environ.get("AGENTWRAP_CACHE_DIR")
-    if override:
-        return override
-    if sys.platform.startswith("linux"):
-        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        return os.path.join(base, "agentwrap")
-    import platformdirs
-
-    return str(platformdirs.user_cache_dir("agentwrap"))
 
 
 def cache_base() -> Path:

@@ -153,7 +153,7 @@ def _entry_point_index() -> dict[str, str]:
 
 def _cache_file() -> str:
     """Beside the artifacts (AGENTWRAP_CACHE_DIR, else the user cache folder), without platformdirs on Linux."""
-    from agentwrap.artifacts import cache_path
+    from agentwrap.folders import cache_path
 
     return os.path.join(cache_path(), "entry-points.json")
 

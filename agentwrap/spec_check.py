@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -46,6 +45,8 @@ def _keys(source: str, where: str, table: Any, allowed: set[str], required: tupl
         _fail(source, where, f"expected a table, got {type(table).__name__}")
     for key in table:
         if key not in allowed:
+            import difflib  # ~1 ms to import, and only a misspelt key needs it
+
             near = difflib.get_close_matches(key, sorted(allowed), n=1)
             _fail(source, where, f"unknown key {key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
     for key in required:
