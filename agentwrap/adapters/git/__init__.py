@@ -13,6 +13,7 @@ from typing import Any
 from agentwrap.adapters.git import write
 from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
 from agentwrap.adapters.git.parse import parse_branch, parse_status
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -28,8 +29,8 @@ from agentwrap.sdk import (
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 _SPEC = Spec.from_toml(os.path.join(os.path.dirname(__file__), "git.spec.toml"))
 _WITH_VALUE = _SPEC.options_with_value
-_EDITOR_SHIM = re.compile(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
-_EDITOR_FAILED = re.compile(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
+_EDITOR_SHIM = lazy(r"agentwrap: the program asked for an editor and no person is attached: (?P<file>.+)$", re.M)
+_EDITOR_FAILED = lazy(r"^error: (?:There was a problem with the editor|Terminal is dumb, but EDITOR unset)", re.M)
 _FORCES_EDITOR = {"-e", "--edit", "-i", "--interactive"}
 _INFO = {"--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"}
 
@@ -216,7 +217,7 @@ class GitAdapter(BaseAdapter):
         return _summary(sub, data, run.wrote)
 
 
-_UNFILLED = re.compile(r"\{\w+\}")
+_UNFILLED = lazy(r"\{\w+\}")
 
 
 def _expand(action: CodeAction, globals_: list[str], rest: list[str]) -> CodeAction | None:

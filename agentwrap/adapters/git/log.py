@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentwrap.adapters.git.parse import unquote
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
 # A commit's first 12 hex digits, which git accepts wherever a commit is named (the length the Linux kernel
@@ -18,12 +19,12 @@ from agentwrap.sdk import CapturedRun
 # the full sha, which costs 28 tokens against 13 (`concise_omit` in the spec).
 ABBREV = 12
 _GRAPH = r"[*|\\/_. -]*?"
-_COMMIT = re.compile(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
+_COMMIT = lazy(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
                      r"(?: \((?P<refs>.*)\))?$")
-_ONELINE = re.compile(rf"^{_GRAPH}(?P<sha>[0-9a-f]{{7,64}})(?: \((?P<refs>[^)]*)\))?(?: (?P<subject>.*))?$")
-_GRAPH_ONLY = re.compile(r"^[*|\\/_. -]+$")
-_HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z]*): +(?P<value>.*)$")
-_PERSON = re.compile(r"^(?P<name>.*?) <(?P<email>[^>]*)>$")
+_ONELINE = lazy(rf"^{_GRAPH}(?P<sha>[0-9a-f]{{7,64}})(?: \((?P<refs>[^)]*)\))?(?: (?P<subject>.*))?$")
+_GRAPH_ONLY = lazy(r"^[*|\\/_. -]+$")
+_HEADER = lazy(r"^(?P<key>[A-Z][A-Za-z]*): +(?P<value>.*)$")
+_PERSON = lazy(r"^(?P<name>.*?) <(?P<email>[^>]*)>$")
 _DATE_FORMATS = ("%a %b %d %H:%M:%S %Y %z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%dT%H:%M:%S%z", "%a, %d %b %Y %H:%M:%S %z")
 
 
@@ -134,13 +135,13 @@ def shared(commits: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # --- diff ----------------------------------------------------------------------------------------
-_STAT = re.compile(r"^ (?P<path>.+?)\s+\|\s+(?:(?P<n>\d+)(?: (?P<graph>[+-]*))?|Bin(?: (?P<a>\d+) -> (?P<b>\d+) bytes)?"
+_STAT = lazy(r"^ (?P<path>.+?)\s+\|\s+(?:(?P<n>\d+)(?: (?P<graph>[+-]*))?|Bin(?: (?P<a>\d+) -> (?P<b>\d+) bytes)?"
                    r"|(?P<unmerged>Unmerged))$")
-_TOTAL = re.compile(r"^ ?(?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
+_TOTAL = lazy(r"^ ?(?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
                     r"(?:, (?P<dels>\d+) deletions?\(-\))?$")
-_NUMSTAT = re.compile(r"^(?P<ins>\d+|-)\t(?P<dels>\d+|-)\t(?P<path>.+)$")
-_DIFF_GIT = re.compile(r"^diff --git (?P<a>\"?a/.+?\"?) (?P<b>\"?b/.+?\"?)$")
-_RENAME = re.compile(r"^(?P<pre>.*?)\{(?P<old>[^{}]*) => (?P<new>[^{}]*)\}(?P<post>.*)$")
+_NUMSTAT = lazy(r"^(?P<ins>\d+|-)\t(?P<dels>\d+|-)\t(?P<path>.+)$")
+_DIFF_GIT = lazy(r"^diff --git (?P<a>\"?a/.+?\"?) (?P<b>\"?b/.+?\"?)$")
+_RENAME = lazy(r"^(?P<pre>.*?)\{(?P<old>[^{}]*) => (?P<new>[^{}]*)\}(?P<post>.*)$")
 
 
 def _rename(path: str) -> tuple[str, str | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
 _LONG_KIND = {"new file": "added", "modified": "modified", "deleted": "deleted", "renamed": "renamed",
@@ -24,15 +25,15 @@ _IN_PROGRESS = (("You have unmerged paths", "merge"), ("All conflicts fixed but 
                 ("You are currently splitting a commit", "rebase"), ("You are currently cherry-picking", "cherry-pick"),
                 ("You are currently reverting", "revert"), ("You are currently bisecting", "bisect"),
                 ("You are in the middle of an am session", "am"))
-_AHEAD = re.compile(r"Your branch is ahead of '(?P<up>[^']+)' by (?P<n>\d+) commit")
-_BEHIND = re.compile(r"Your branch is behind '(?P<up>[^']+)' by (?P<n>\d+) commit")
-_EVEN = re.compile(r"Your branch is up[ -]to[ -]date with '(?P<up>[^']+)'")
-_DIVERGED = re.compile(r"Your branch and '(?P<up>[^']+)' have diverged,\s*and have (?P<a>\d+) and (?P<b>\d+) different")
-_GONE = re.compile(r"Your branch is based on '(?P<up>[^']+)', but the upstream is gone")
-_SHORT_HEAD = re.compile(r"^## (?:No commits yet on |Initial commit on )?(?P<branch>.+?)"
+_AHEAD = lazy(r"Your branch is ahead of '(?P<up>[^']+)' by (?P<n>\d+) commit")
+_BEHIND = lazy(r"Your branch is behind '(?P<up>[^']+)' by (?P<n>\d+) commit")
+_EVEN = lazy(r"Your branch is up[ -]to[ -]date with '(?P<up>[^']+)'")
+_DIVERGED = lazy(r"Your branch and '(?P<up>[^']+)' have diverged,\s*and have (?P<a>\d+) and (?P<b>\d+) different")
+_GONE = lazy(r"Your branch is based on '(?P<up>[^']+)', but the upstream is gone")
+_SHORT_HEAD = lazy(r"^## (?:No commits yet on |Initial commit on )?(?P<branch>.+?)"
                          r"(?:\.\.\.(?P<up>\S+))?(?: \[(?P<track>[^\]]+)\])?$")
-_SHORT_ENTRY = re.compile(r"^(?P<xy>[ MTADRCU?!]{2}) (?P<path>.+)$")
-_V2_ENTRY = re.compile(r"^(?:1 (?P<xy1>\S\S)(?: \S+){6}|2 (?P<xy2>\S\S)(?: \S+){7}|u (?P<xyu>\S\S)(?: \S+){8}) "
+_SHORT_ENTRY = lazy(r"^(?P<xy>[ MTADRCU?!]{2}) (?P<path>.+)$")
+_V2_ENTRY = lazy(r"^(?:1 (?P<xy1>\S\S)(?: \S+){6}|2 (?P<xy2>\S\S)(?: \S+){7}|u (?P<xyu>\S\S)(?: \S+){8}) "
                        r"(?P<path>[^\t]+)(?:\t(?P<orig>.+))?$")
 
 
@@ -221,7 +222,7 @@ def parse_status(run: CapturedRun) -> dict[str, Any] | None:
 
 
 # --- branch --------------------------------------------------------------------------------------
-_BRANCH_LINE = re.compile(r"^(?P<mark>[*+ ]) (?P<name>\([^)]*\)|\S+)(?: -> (?P<target>\S+))?"
+_BRANCH_LINE = lazy(r"^(?P<mark>[*+ ]) (?P<name>\([^)]*\)|\S+)(?: -> (?P<target>\S+))?"
                           r"(?:\s+(?P<sha>[0-9a-f]{4,64})(?: (?P<rest>.*))?)?$")
 _MUTATING_BRANCH = {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u", "--unset-upstream",
                     "--edit-description", "-f", "--force", "-t", "--track", "--no-track", "--create-reflog"}

@@ -8,15 +8,16 @@ from typing import Any
 
 from agentwrap.adapters.git.log import diff_data
 from agentwrap.adapters.git.parse import args_after
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
-_COMMIT = re.compile(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)
-_TOTAL = re.compile(r"^ (?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
+_COMMIT = lazy(r"^\[(?P<branch>.+?)(?: \(root-commit\))? (?P<sha>[0-9a-f]{4,64})\] (?P<subject>.*)$", re.M)
+_TOTAL = lazy(r"^ (?P<files>\d+) files? changed(?:, (?P<ins>\d+) insertions?\(\+\))?"
                     r"(?:, (?P<dels>\d+) deletions?\(-\))?$", re.M)
-_PUSH_TO = re.compile(r"^To (?P<url>\S+)$", re.M)
-_PUSH_REF = re.compile(r"^ (?P<flag>[ *+=!-]) (?:\[(?P<what>[^\]]+)\]|(?P<old>[0-9a-f]+)\.\.\.?(?P<new>[0-9a-f]+))"
+_PUSH_TO = lazy(r"^To (?P<url>\S+)$", re.M)
+_PUSH_REF = lazy(r"^ (?P<flag>[ *+=!-]) (?:\[(?P<what>[^\]]+)\]|(?P<old>[0-9a-f]+)\.\.\.?(?P<new>[0-9a-f]+))"
                        r"\s+(?P<src>\S+)(?: -> (?P<dst>\S+))?(?: \((?P<note>[^)]+)\))?\s*$", re.M)
-_TRACK = re.compile(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch )?'(?P<up>[^']+)'", re.M)
+_TRACK = lazy(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch )?'(?P<up>[^']+)'", re.M)
 
 
 MERGE_CONFLICT = ProblemCode(code="GIT_MERGE_CONFLICT", title="Merge conflict", category="conflict", status=409,
@@ -38,8 +39,8 @@ def parse_commit(run: CapturedRun) -> dict[str, Any] | None:
     return data
 
 
-_UPDATING = re.compile(r"^Updating (?P<old>[0-9a-f]+)\.\.(?P<new>[0-9a-f]+)$", re.M)
-_STRATEGY = re.compile(r"^Merge made by the '(?P<strategy>[^']+)' strategy\.$", re.M)
+_UPDATING = lazy(r"^Updating (?P<old>[0-9a-f]+)\.\.(?P<new>[0-9a-f]+)$", re.M)
+_STRATEGY = lazy(r"^Merge made by the '(?P<strategy>[^']+)' strategy\.$", re.M)
 
 
 def parse_merge(run: CapturedRun) -> dict[str, Any] | None:
@@ -105,7 +106,7 @@ def effects(sub: str | None, data: Any) -> tuple[dict[str, Any], ...]:
 
 
 # --- conflicts -----------------------------------------------------------------------------------
-_CONFLICT = re.compile(r"^CONFLICT \((?P<kind>[^)]+)\): "
+_CONFLICT = lazy(r"^CONFLICT \((?P<kind>[^)]+)\): "
                        r"(?:Merge conflict in (?P<file>.+?)|(?P<first>\S+) (?P<rest>.*))$", re.M)
 _FLOW: dict[str, tuple[list[str] | None, list[str] | None]] = {
     # subcommand -> (how to conclude once every file is resolved, how to give up)
@@ -154,7 +155,7 @@ def conflicts(run: CapturedRun) -> list[Problem]:
 
 
 # --- remote --------------------------------------------------------------------------------------
-_REMOTE_LINE = re.compile(r"^(?P<name>\S+)\t(?P<url>\S+) \((?P<dir>fetch|push)\)$")
+_REMOTE_LINE = lazy(r"^(?P<name>\S+)\t(?P<url>\S+) \((?P<dir>fetch|push)\)$")
 
 
 def parse_remote(run: CapturedRun) -> dict[str, Any] | None:
