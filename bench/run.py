@@ -150,7 +150,7 @@ def _against(rev: str, head_bin: Path, cwd: Path, runs: int) -> None:
         head_ms, rev_ms = ms(h - b for b, h, _ in rounds), ms(o - b for b, _, o in rounds)
         gain = ms(h - o for _, h, o in rounds)
         print(f"startup   `agentwrap --agent {' '.join(args)}`, pip install . of HEAD and of {rev}, CPU over bare: "
-              f"HEAD {head_ms:5.1f} ms | {rev} {rev_ms:5.1f} ms | HEAD - {rev} {gain:+5.1f} ms",
+              f"HEAD {head_ms:5.1f} ms | {rev} {rev_ms:5.1f} ms | HEAD - {rev} {gain:+5.1f} ms"
               f" (median of {runs} rounds)", flush=True)
 
 
