@@ -8,18 +8,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_APT_LIST = re.compile(r"^(?P<name>[^/\s]+)/(?P<suites>\S+) (?P<version>\S+) (?P<arch>\S+)(?: \[(?P<flags>[^\]]*)\])?$")
-_DPKG_ROW = re.compile(r"^(?P<status>[uihrp][ncUuFWtHi][ R]) (?P<name>\S+)\s+(?P<version>\S+)\s+(?P<arch>\S+)"
+from agentwrap.lazyre import lazy
+
+_APT_LIST = lazy(r"^(?P<name>[^/\s]+)/(?P<suites>\S+) (?P<version>\S+) (?P<arch>\S+)(?: \[(?P<flags>[^\]]*)\])?$")
+_DPKG_ROW = lazy(r"^(?P<status>[uihrp][ncUuFWtHi][ R]) (?P<name>\S+)\s+(?P<version>\S+)\s+(?P<arch>\S+)"
                        r"(?:\s+(?P<description>.*))?$")
-_INST = re.compile(r"^Inst (?P<name>\S+)(?: \[(?P<old>[^\]]+)\])? \((?P<version>\S+) (?P<origin>.*?)"
+_INST = lazy(r"^Inst (?P<name>\S+)(?: \[(?P<old>[^\]]+)\])? \((?P<version>\S+) (?P<origin>.*?)"
                    r"(?: \[(?P<arch>[^\]]+)\])?\)")
-_REMV = re.compile(r"^(?:Remv|Purg) (?P<name>\S+)(?: \[(?P<version>[^\]]+)\])?")
-_SETUP = re.compile(r"^Setting up (?P<name>\S+) \((?P<version>[^)]+)\)")
-_REMOVING = re.compile(r"^(?:Removing|Purging configuration files for) (?P<name>\S+) \((?P<version>[^)]+)\)")
-_SUMMARY = re.compile(r"^(?P<upgraded>\d+) upgraded, (?P<installed>\d+) newly installed, (?:(?P<reinstalled>\d+) "
+_REMV = lazy(r"^(?:Remv|Purg) (?P<name>\S+)(?: \[(?P<version>[^\]]+)\])?")
+_SETUP = lazy(r"^Setting up (?P<name>\S+) \((?P<version>[^)]+)\)")
+_REMOVING = lazy(r"^(?:Removing|Purging configuration files for) (?P<name>\S+) \((?P<version>[^)]+)\)")
+_SUMMARY = lazy(r"^(?P<upgraded>\d+) upgraded, (?P<installed>\d+) newly installed, (?:(?P<reinstalled>\d+) "
                       r"reinstalled, )?(?P<removed>\d+) to remove and (?P<held>\d+) not upgraded\.")
-_KEPT = re.compile(r"^The following packages have been kept back:\s*\n((?:[ \t]+.*\n?)+)", re.M)
-_PLAN = re.compile(r"^The following (?P<what>NEW packages will be installed|packages will be REMOVED"
+_KEPT = lazy(r"^The following packages have been kept back:\s*\n((?:[ \t]+.*\n?)+)", re.M)
+_PLAN = lazy(r"^The following (?P<what>NEW packages will be installed|packages will be REMOVED"
                    r"|packages will be upgraded|packages will be DOWNGRADED):\s*\n(?P<names>(?:[ \t]+.*\n?)+)", re.M)
 _PLAN_KEYS = {"NEW": "new", "REMOVED": "remove", "upgraded": "upgrade", "DOWNGRADED": "downgrade"}
 

@@ -11,18 +11,19 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
-_HEADER = re.compile(r"^(?P<level>error|warning)(?:\[(?P<code>[A-Za-z0-9_]+)\])?: (?P<msg>.+)$")
-_ARROW = re.compile(r"^ *--> (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
-_SRC = re.compile(r"^(?P<gutter> *(?P<n>\d+) *)(?P<sep>[|+-])(?: (?P<src>.*))?$")
-_BAR = re.compile(r"^(?P<gutter> *)\|(?: (?P<marks>.*))?$")
-_NOTE = re.compile(r"^ *= (?P<kind>note|help): (?P<text>.+)$")
-_HELP = re.compile(r"^(?P<kind>help|note): (?P<text>.+)$")
-_GOES_ON = re.compile(r"^ {4,}(?![\d ]*\|)\S")  # a note's next line, aligned under its text (not a `|` gutter)
-_LINT = re.compile(r"#\[(?:warn|deny|forbid)\((?P<lint>[\w:]+)\)\]")
-_INLINE = re.compile(r"help: (?P<msg>.+): `(?P<repl>[^`]*)`$")
-_END = re.compile(r"^(?:error|warning): (?:could not compile|`[^`]+` \(.+\) generated|aborting due|build failed)"
+_HEADER = lazy(r"^(?P<level>error|warning)(?:\[(?P<code>[A-Za-z0-9_]+)\])?: (?P<msg>.+)$")
+_ARROW = lazy(r"^ *--> (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
+_SRC = lazy(r"^(?P<gutter> *(?P<n>\d+) *)(?P<sep>[|+-])(?: (?P<src>.*))?$")
+_BAR = lazy(r"^(?P<gutter> *)\|(?: (?P<marks>.*))?$")
+_NOTE = lazy(r"^ *= (?P<kind>note|help): (?P<text>.+)$")
+_HELP = lazy(r"^(?P<kind>help|note): (?P<text>.+)$")
+_GOES_ON = lazy(r"^ {4,}(?![\d ]*\|)\S")  # a note's next line, aligned under its text (not a `|` gutter)
+_LINT = lazy(r"#\[(?:warn|deny|forbid)\((?P<lint>[\w:]+)\)\]")
+_INLINE = lazy(r"help: (?P<msg>.+): `(?P<repl>[^`]*)`$")
+_END = lazy(r"^(?:error|warning): (?:could not compile|`[^`]+` \(.+\) generated|aborting due|build failed)"
                   r"|^(?:Some errors have|For more information about)")
 #: help messages whose suggestions rustc marks MachineApplicable (checked against --message-format=json)
 MACHINE = re.compile(r"^(?:if this is intentional, prefix it with an underscore|remove this `mut`|consider borrowing"
@@ -151,7 +152,7 @@ def _suggestions(block: list[str], file: str) -> list[tuple[str, Edit]]:
     return out
 
 
-_SOURCE = re.compile(r"^\s*\d+ \| ")
+_SOURCE = lazy(r"^\s*\d+ \| ")
 
 
 def rustc_diagnostics(text: str, tool: str, exit_code: int | None) -> list[Problem]:

@@ -6,17 +6,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 # --- panics and tests -------------------------------------------------------------------------------------------
-_PANIC = re.compile(r"^thread '(?P<thread>[^']+)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?"
+_PANIC = lazy(r"^thread '(?P<thread>[^']+)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?"
                     r"(?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+):?$", re.M)
-_TEST_LINE = re.compile(r"^test (?P<name>\S.*?) \.\.\. (?P<result>ok|FAILED|ignored.*|bench:.*)$", re.M)
-_RESULT = re.compile(r"^test result: (?P<status>ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; "
+_TEST_LINE = lazy(r"^test (?P<name>\S.*?) \.\.\. (?P<result>ok|FAILED|ignored.*|bench:.*)$", re.M)
+_RESULT = lazy(r"^test result: (?P<status>ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; "
                      r"(?P<ignored>\d+) ignored; (?P<measured>\d+) measured; (?P<filtered>\d+) filtered out"
                      r"(?:; finished in (?P<secs>[\d.]+)s)?", re.M)
-_SUITE = re.compile(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-tests (?P<doc>\S+))$", re.M)
-_RERUN = re.compile(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
+_SUITE = lazy(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-tests (?P<doc>\S+))$", re.M)
+_RERUN = lazy(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
 
 
 CARGO_TEST_FAILED = ProblemCode(code="CARGO_TEST_FAILED", title="Test failed", category="validation", status=422)
@@ -89,12 +90,12 @@ def tests_summary(text: str, progress: str) -> dict[str, Any] | None:
 
 
 # --- build summary ----------------------------------------------------------------------------------------------
-_COMPILING = re.compile(r"^\s*Compiling (?P<name>\S+) v(?P<version>\S+)(?: \((?P<path>[^)]+)\))?$", re.M)
-_FINISHED = re.compile(r"^\s*Finished `(?P<profile>[^`]+)` profile \[(?P<opt>[^\]]+)\] target\(s\) in "
+_COMPILING = lazy(r"^\s*Compiling (?P<name>\S+) v(?P<version>\S+)(?: \((?P<path>[^)]+)\))?$", re.M)
+_FINISHED = lazy(r"^\s*Finished `(?P<profile>[^`]+)` profile \[(?P<opt>[^\]]+)\] target\(s\) in "
                        r"(?P<secs>[\d.]+)(?P<unit>m?s)$", re.M)
-_GENERATED = re.compile(r"^warning: `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) generated (?P<n>\d+) warnings?"
+_GENERATED = lazy(r"^warning: `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) generated (?P<n>\d+) warnings?"
                         r"(?: \(.*?run `(?P<fix>cargo fix[^`]*)` to apply (?P<fixable>\d+) suggestions?\))?", re.M)
-_COULD_NOT = re.compile(r"^error: could not compile `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) due to "
+_COULD_NOT = lazy(r"^error: could not compile `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) due to "
                         r"(?P<n>\d+) previous errors?", re.M)
 
 

@@ -3,8 +3,9 @@ response heads curl printed (`-i`, `-I`, `-D -`, `-v`)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
+
+from agentwrap.lazyre import lazy
 
 # Short options that take a value (curl 7.x/8.x); the value may be glued on (`-XPOST`, `-sSX POST`).
 _SHORT_WITH_VALUE = frozenset("AbcCdDeEFHKmoPQrtTuUwxXyYz")
@@ -103,8 +104,8 @@ def invocation(argv: list[str] | tuple[str, ...]) -> Invocation:
     return Invocation(method, writes, shows)
 
 
-_STATUS = re.compile(r"^(?:< )?HTTP/(?P<version>\d(?:\.\d)?) (?P<status>\d{3})(?: (?P<reason>.*))?$")
-_HEADER = re.compile(r"^(?:< )?(?P<name>[A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(?P<value>.*)$")
+_STATUS = lazy(r"^(?:< )?HTTP/(?P<version>\d(?:\.\d)?) (?P<status>\d{3})(?: (?P<reason>.*))?$")
+_HEADER = lazy(r"^(?:< )?(?P<name>[A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(?P<value>.*)$")
 _SECRET_HEADERS = frozenset({"set-cookie", "authorization", "proxy-authorization", "cookie", "x-api-key"})
 
 

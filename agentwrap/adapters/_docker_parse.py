@@ -9,10 +9,11 @@ import re
 from typing import Any
 
 from agentwrap.adapters.tables import table
+from agentwrap.lazyre import lazy
 
 _MAX = 500
-_ID = re.compile(r"^[0-9a-f]{12,64}$")
-_VERSION = re.compile(r"^Docker version (?P<version>[^,\s]+)(?:, build (?P<build>\S+))?", re.M)
+_ID = lazy(r"^[0-9a-f]{12,64}$")
+_VERSION = lazy(r"^Docker version (?P<version>[^,\s]+)(?:, build (?P<build>\S+))?", re.M)
 _KEYS = {"ID": "id", "Names": "names", "Image": "image", "Command": "command", "CreatedAt": "created_at",
          "RunningFor": "created", "Status": "status", "State": "state", "Ports": "ports", "Repository": "repository",
          "Tag": "tag", "CreatedSince": "created", "Size": "size", "Name": "name", "Driver": "driver",

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from agentwrap.adapters.tables import table
+from agentwrap.lazyre import lazy
 
 _MAX_ROWS = 500
 
@@ -51,7 +52,7 @@ def objects(text: str) -> dict[str, Any] | None:
     return {"kind": value.get("kind"), "count": 1, "items": [_summary(value)]}
 
 
-_NO_RESOURCES = re.compile(r"^No resources found(?: in (?P<namespace>\S+) namespace)?\.", re.M)
+_NO_RESOURCES = lazy(r"^No resources found(?: in (?P<namespace>\S+) namespace)?\.", re.M)
 
 
 def get(stdout: str, stderr: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
@@ -79,8 +80,8 @@ def _output_format(argv: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
-_CLIENT = re.compile(r"^Client Version: (?P<v>\S+)", re.M)
-_SERVER = re.compile(r"^Server Version: (?P<v>\S+)", re.M)
+_CLIENT = lazy(r"^Client Version: (?P<v>\S+)", re.M)
+_SERVER = lazy(r"^Server Version: (?P<v>\S+)", re.M)
 
 
 def version(stdout: str) -> dict[str, Any] | None:
@@ -106,7 +107,7 @@ def contexts(stdout: str) -> dict[str, Any] | None:
     return {"current": current, "contexts": [{k: v for k, v in r.items() if k != "current"} for r in rows]}
 
 
-_CHANGED = re.compile(r"^(?P<resource>[\w.-]+(?:/[\w.:-]+| \"[^\"]+\")) (?P<what>created|configured|unchanged|deleted|"
+_CHANGED = lazy(r"^(?P<resource>[\w.-]+(?:/[\w.:-]+| \"[^\"]+\")) (?P<what>created|configured|unchanged|deleted|"
                       r"patched|scaled|labeled|annotated|replaced|restarted|exposed|autoscaled|cordoned|uncordoned|"
                       r"drained|evicted|tainted|untainted|image updated|resource requirements updated|rolled back|"
                       r"paused|resumed|edited)(?: \(.*\))?\s*$", re.M)

@@ -11,16 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
+
 _PATH = r"(?:[A-Za-z]:[\\/])?[^\s:][^:\n]*?\.pyi?|<string>"
 HEADER = re.compile(rf"^(?P<file>{_PATH}):(?:(?P<line>\d+):(?:(?P<column>\d+):(?:(?P<end_line>\d+):"
                     r"(?P<end_column>\d+):)?)?)? (?P<severity>error|warning|note): (?P<message>.*?)"
                     r"(?:  \[(?P<rule>[a-z][a-z0-9-]*)\])?\s*$")
-_RULE_TAIL = re.compile(r"^(?:(?P<text>.*\S)  )?\[(?P<rule>[a-z][a-z0-9-]*)\]\s*$")
-_SUMMARY = re.compile(r"^Found (?P<errors>\d+) errors? in (?P<files>\d+) files?"
+_RULE_TAIL = lazy(r"^(?:(?P<text>.*\S)  )?\[(?P<rule>[a-z][a-z0-9-]*)\]\s*$")
+_SUMMARY = lazy(r"^Found (?P<errors>\d+) errors? in (?P<files>\d+) files?"
                       r" \((?:checked (?P<checked>\d+) source files?|(?P<blocked>errors prevented further checking))\)",
                       re.M)
-_SUCCESS = re.compile(r"^Success: no issues found in (?P<checked>\d+) source files?", re.M)
-_CONTEXT = re.compile(r"^(?:In (?:function|member|class) .*:|At top level:)$")
+_SUCCESS = lazy(r"^Success: no issues found in (?P<checked>\d+) source files?", re.M)
+_CONTEXT = lazy(r"^(?:In (?:function|member|class) .*:|At top level:)$")
 
 
 class Diagnostic(NamedTuple):

@@ -8,6 +8,7 @@ import os
 import re
 from typing import Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
 ERR = r"^npm (?:error|ERR!) "
@@ -22,14 +23,14 @@ ALIASES = {"i": "install", "in": "install", "ins": "install", "inst": "install",
            "se": "search", "c": "config", "ddp": "dedupe", "why": "explain", "author": "owner", "ln": "link",
            "verison": "version", "adduser": "login", "create": "init", "innit": "init", "issues": "bugs"}
 # `├── a@1` (a leaf) and `├─┬ a@1` (a package with children: npm draws one dash and a tee).
-_TREE = re.compile(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-](?:[─-][┬─-]?|┬) )(?P<rest>.+)$")
-_PKG = re.compile(r"^(?P<unmet>UNMET (?:OPTIONAL )?DEPENDENCY )?(?P<name>@?[^@\s]+)@(?P<version>\S+)(?P<flags>.*)$")
-_VULN = re.compile(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?vulnerabilit"
+_TREE = lazy(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-](?:[─-][┬─-]?|┬) )(?P<rest>.+)$")
+_PKG = lazy(r"^(?P<unmet>UNMET (?:OPTIONAL )?DEPENDENCY )?(?P<name>@?[^@\s]+)@(?P<version>\S+)(?P<flags>.*)$")
+_VULN = lazy(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?vulnerabilit"
                    r"(?:y|ies) \((?P<breakdown>[^)]*)\)", re.M)
-_MISSING_SCRIPT = re.compile(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
-_DID_YOU_MEAN = re.compile(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
-_LOG = re.compile(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
-_SCRIPT_HEADER = re.compile(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
+_MISSING_SCRIPT = lazy(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
+_DID_YOU_MEAN = lazy(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
+_LOG = lazy(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
+_SCRIPT_HEADER = lazy(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
 
 
 NPM_ERROR = ProblemCode(code="NPM_ERROR", title="npm failed", category="dependency", status=502, safe_to_retry=False)

@@ -6,15 +6,17 @@ import json
 import re
 from typing import Any
 
-_INSTALLED = re.compile(r"^Successfully installed (?P<items>.+)$", re.M)
-_UNINSTALLED = re.compile(r"^\s*Successfully uninstalled (?P<item>\S+)$", re.M)
-_REPLACED = re.compile(r"^\s*Attempting uninstall: (?P<name>\S+)$", re.M)
-_SATISFIED = re.compile(r"^Requirement already satisfied: (?P<name>[^\s<>=!~;\[]+)", re.M)
-_SKIPPED = re.compile(r"^WARNING: Skipping (?P<name>\S+) as it is not installed\.$", re.M)
-_SAVED = re.compile(r"^Saved (?P<path>.+)$", re.M)
-_NOT_FOUND = re.compile(r"^WARNING: Package\(s\) not found: (?P<names>.+)$", re.M)
-_VERSION = re.compile(r"^pip (?P<version>\S+) from (?P<location>.+) \(python (?P<python>[\d.]+)\)$", re.M)
-_CHECK = re.compile(r"^(?P<name>\S+) (?P<version>\S+) (?:requires (?P<missing>\S+), which is not installed|"
+from agentwrap.lazyre import lazy
+
+_INSTALLED = lazy(r"^Successfully installed (?P<items>.+)$", re.M)
+_UNINSTALLED = lazy(r"^\s*Successfully uninstalled (?P<item>\S+)$", re.M)
+_REPLACED = lazy(r"^\s*Attempting uninstall: (?P<name>\S+)$", re.M)
+_SATISFIED = lazy(r"^Requirement already satisfied: (?P<name>[^\s<>=!~;\[]+)", re.M)
+_SKIPPED = lazy(r"^WARNING: Skipping (?P<name>\S+) as it is not installed\.$", re.M)
+_SAVED = lazy(r"^Saved (?P<path>.+)$", re.M)
+_NOT_FOUND = lazy(r"^WARNING: Package\(s\) not found: (?P<names>.+)$", re.M)
+_VERSION = lazy(r"^pip (?P<version>\S+) from (?P<location>.+) \(python (?P<python>[\d.]+)\)$", re.M)
+_CHECK = lazy(r"^(?P<name>\S+) (?P<version>\S+) (?:requires (?P<missing>\S+), which is not installed|"
                     r"has requirement (?P<req>.+?), but you have (?P<have>.+?))\.$", re.M)
 MAX_ITEMS = 2000
 

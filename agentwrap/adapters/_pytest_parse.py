@@ -12,22 +12,23 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.adapters import tracebacks
+from agentwrap.lazyre import lazy
 
-_BANNER = re.compile(r"^=+ (?P<title>.+?) =+$")
-_SECTION = re.compile(r"^_{2,} (?P<title>.+?) _{2,}$|^_ (?P<short>[^_].*?) _$")
-_CAPTURED = re.compile(r"^-{2,} (?:Captured|captured) .* -{2,}$")
-_ENTRY = re.compile(r"^(?P<file>[^\s:>][^:]*?):(?P<line>\d+)(?::(?: (?P<rest>.*))?)?$")
-_FIXTURE_FILE = re.compile(r"^file (?P<file>.+), line (?P<line>\d+)$")
-_E_LINE = re.compile(r"^E\s+(?P<text>.*)$")
-_SUMMARY_LINE = re.compile(r"^(?P<outcome>FAILED|ERROR) (?P<rest>.+)$")
-_COUNT = re.compile(r"(?P<n>\d+) (?P<what>failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)\b")
-_DURATION = re.compile(r" in (?P<s>\d+(?:\.\d+)?)s\b")
-_ROOTDIR = re.compile(r"^rootdir: (?P<root>.+?)(?:, (?:configfile|inifile|testpaths): .*)?$", re.M)
-_COLLECTED = re.compile(r"^(?:collecting \.\.\. )?collected (?P<n>\d+) items?", re.M)
-_CO_TOTAL = re.compile(r"^(?P<n>\d+)(?:/\d+)? tests? collected(?: \(\d+ deselected\))? in ", re.M)
-_VERBOSE = re.compile(r"^(?P<nodeid>\S+?::\S.*?) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*?\[\s*\d+%\]$")
-_EXC_NAME = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
-_SYNTAX_FILE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_BANNER = lazy(r"^=+ (?P<title>.+?) =+$")
+_SECTION = lazy(r"^_{2,} (?P<title>.+?) _{2,}$|^_ (?P<short>[^_].*?) _$")
+_CAPTURED = lazy(r"^-{2,} (?:Captured|captured) .* -{2,}$")
+_ENTRY = lazy(r"^(?P<file>[^\s:>][^:]*?):(?P<line>\d+)(?::(?: (?P<rest>.*))?)?$")
+_FIXTURE_FILE = lazy(r"^file (?P<file>.+), line (?P<line>\d+)$")
+_E_LINE = lazy(r"^E\s+(?P<text>.*)$")
+_SUMMARY_LINE = lazy(r"^(?P<outcome>FAILED|ERROR) (?P<rest>.+)$")
+_COUNT = lazy(r"(?P<n>\d+) (?P<what>failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)\b")
+_DURATION = lazy(r" in (?P<s>\d+(?:\.\d+)?)s\b")
+_ROOTDIR = lazy(r"^rootdir: (?P<root>.+?)(?:, (?:configfile|inifile|testpaths): .*)?$", re.M)
+_COLLECTED = lazy(r"^(?:collecting \.\.\. )?collected (?P<n>\d+) items?", re.M)
+_CO_TOTAL = lazy(r"^(?P<n>\d+)(?:/\d+)? tests? collected(?: \(\d+ deselected\))? in ", re.M)
+_VERBOSE = lazy(r"^(?P<nodeid>\S+?::\S.*?) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*?\[\s*\d+%\]$")
+_EXC_NAME = lazy(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
+_SYNTAX_FILE = lazy(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
 COUNT_KEYS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed", "warnings", "deselected")
 MAX_LIST = 500
 
@@ -51,7 +52,7 @@ class Report(NamedTuple):
 
 
 EVIDENCE_LINES = 12
-_CARETS = re.compile(r"^\s+[~^]+\s*$")
+_CARETS = lazy(r"^\s+[~^]+\s*$")
 
 
 def evidence(body: list[str]) -> tuple[str, ...]:

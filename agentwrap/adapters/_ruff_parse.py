@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
+
 _PATH = r"(?:[A-Za-z]:[\\/])?[^\s:][^:\n]*?\.(?:pyi?|ipynb)"
 _LOC = rf"(?P<file>{_PATH}):(?:cell (?P<cell>\d+):)?(?P<line>\d+):(?P<column>\d+)"
 # A rule is a code (F401, PLR0913) or, for ruff's own diagnostics, a kebab-case name (invalid-syntax, unformatted).
@@ -22,13 +24,13 @@ _RULE = r"(?:(?P<code>[A-Z]{1,4}[0-9]{1,4})(?P<fix> \[\*\])?|(?P<name>(?!(?:erro
         r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*|SyntaxError):)"
 CONCISE = re.compile(rf"^{_LOC}: {_RULE} (?P<message>.*?)\s*$", re.M)
 FULL = re.compile(rf"^{_RULE} (?P<message>.*?)\s*\n[ \t]*--> {_LOC}\s*$", re.M)
-_GROUP_FILE = re.compile(rf"^(?P<file>{_PATH}):$")
-_GROUP_ROW = re.compile(rf"^\s+(?P<line>\d+):(?P<column>\d+)\s+{_RULE} (?P<message>.*?)\s*$")
-_WOULD_REFORMAT = re.compile(rf"^Would reformat: (?P<file>{_PATH})$", re.M)
-_HELP = re.compile(r"^\s*(?:= )?help: (?P<help>.+?)\s*$", re.M)
-_UNSAFE = re.compile(r"^\s*(?:= )?note: This is an unsafe fix", re.M)
-_FAILED = re.compile(r"^ruff failed\s*$", re.M)
-_CAUSE = re.compile(r"^\s+Cause: (?P<cause>.+?)\s*$")
+_GROUP_FILE = lazy(rf"^(?P<file>{_PATH}):$")
+_GROUP_ROW = lazy(rf"^\s+(?P<line>\d+):(?P<column>\d+)\s+{_RULE} (?P<message>.*?)\s*$")
+_WOULD_REFORMAT = lazy(rf"^Would reformat: (?P<file>{_PATH})$", re.M)
+_HELP = lazy(r"^\s*(?:= )?help: (?P<help>.+?)\s*$", re.M)
+_UNSAFE = lazy(r"^\s*(?:= )?note: This is an unsafe fix", re.M)
+_FAILED = lazy(r"^ruff failed\s*$", re.M)
+_CAUSE = lazy(r"^\s+Cause: (?P<cause>.+?)\s*$")
 
 
 class Diagnostic(NamedTuple):
@@ -101,7 +103,7 @@ def _grouped(text: str) -> list[Diagnostic]:
     return found
 
 
-_CONFIG_AT = re.compile(r"Failed to parse (?P<file>\S+\.toml)(?: .*?at line (?P<line>\d+), column (?P<column>\d+))?")
+_CONFIG_AT = lazy(r"Failed to parse (?P<file>\S+\.toml)(?: .*?at line (?P<line>\d+), column (?P<column>\d+))?")
 
 
 def failures(text: str) -> list[tuple[str, str, dict[str, Any] | None]]:
@@ -132,11 +134,11 @@ def failures(text: str) -> list[tuple[str, str, dict[str, Any] | None]]:
     return out
 
 
-_FOUND = re.compile(r"^Found (?P<n>\d+) errors?(?: \((?P<fixed>\d+) fixed, (?P<left>\d+) remaining\))?\.", re.M)
-_FIXABLE = re.compile(r"^\[\*\] (?P<n>\d+) fixable with", re.M)
-_UNSAFE_N = re.compile(r"(?P<n>\d+) unsafe fix(?:es)? (?:are )?available", re.M)
-_PASSED = re.compile(r"^All checks passed!", re.M)
-_FORMAT = re.compile(r"^(?:(?P<changed>\d+) files? (?P<verb>would be reformatted|reformatted))?(?:, )?"
+_FOUND = lazy(r"^Found (?P<n>\d+) errors?(?: \((?P<fixed>\d+) fixed, (?P<left>\d+) remaining\))?\.", re.M)
+_FIXABLE = lazy(r"^\[\*\] (?P<n>\d+) fixable with", re.M)
+_UNSAFE_N = lazy(r"(?P<n>\d+) unsafe fix(?:es)? (?:are )?available", re.M)
+_PASSED = lazy(r"^All checks passed!", re.M)
+_FORMAT = lazy(r"^(?:(?P<changed>\d+) files? (?P<verb>would be reformatted|reformatted))?(?:, )?"
                      r"(?:(?P<same>\d+) files? (?:already formatted|left unchanged))?\s*$", re.M)
 
 

@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
+
 
 class Diagnostic(NamedTuple):
     severity: str  # "error" | "warning"
@@ -35,9 +37,9 @@ class Diagnostic(NamedTuple):
         return loc
 
 
-_START = re.compile(r"^(Error|Warning): (.*\S)\s*$")
-_ON = re.compile(r"^\s*on (?P<file>.+?) line (?P<line>\d+)(?:, in .*)?:\s*$")
-_SNIPPET = re.compile(r"^\s*(?:\d+:|├|│|\(source code not available\))")
+_START = lazy(r"^(Error|Warning): (.*\S)\s*$")
+_ON = lazy(r"^\s*on (?P<file>.+?) line (?P<line>\d+)(?:, in .*)?:\s*$")
+_SNIPPET = lazy(r"^\s*(?:\d+:|├|│|\(source code not available\))")
 _MAX = 200
 
 
@@ -139,17 +141,17 @@ def json_diagnostics(values: list[dict[str, Any]]) -> list[Diagnostic]:
 
 # --- plan, apply, destroy ---------------------------------------------------------------------------------
 
-_PLAN = re.compile(r"^Plan: (?:(?P<import>\d+) to import, )?(?P<add>\d+) to add, (?P<change>\d+) to change, "
+_PLAN = lazy(r"^Plan: (?:(?P<import>\d+) to import, )?(?P<add>\d+) to add, (?P<change>\d+) to change, "
                    r"(?P<destroy>\d+) to destroy\.", re.M)
-_NO_CHANGES = re.compile(r"^No changes\. ", re.M)
-_ACTION = re.compile(r"^\s*# (?P<address>\S+) (?:will be|must be) (?P<what>created|updated in-place|destroyed|"
+_NO_CHANGES = lazy(r"^No changes\. ", re.M)
+_ACTION = lazy(r"^\s*# (?P<address>\S+) (?:will be|must be) (?P<what>created|updated in-place|destroyed|"
                      r"replaced|read during apply|imported)", re.M)
 _ACTIONS = {"created": "create", "updated in-place": "update", "destroyed": "delete", "replaced": "replace",
             "read during apply": "read", "imported": "import"}
-_APPLIED = re.compile(r"^(?P<what>Apply|Destroy) complete! Resources: (?:(?P<imported>\d+) imported, )?"
+_APPLIED = lazy(r"^(?P<what>Apply|Destroy) complete! Resources: (?:(?P<imported>\d+) imported, )?"
                       r"(?:(?P<added>\d+) added, (?P<changed>\d+) changed, )?(?P<destroyed>\d+) destroyed\.", re.M)
-_SCALAR = re.compile(r'^(?:"(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false)$')
-_OUTPUT_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w-]*) = (?P<value>.*)$")
+_SCALAR = lazy(r'^(?:"(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false)$')
+_OUTPUT_LINE = lazy(r"^(?P<name>[A-Za-z_][\w-]*) = (?P<value>.*)$")
 
 
 def plan(text: str) -> dict[str, Any]:
@@ -255,10 +257,10 @@ def outputs(text: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
 
 # --- other read commands ----------------------------------------------------------------------------------
 
-_VERSION = re.compile(r"^(?:Terraform|OpenTofu) v(?P<version>\S+)\s*$(?:\non (?P<platform>\S+))?", re.M)
-_PROVIDER_VERSION = re.compile(r"^\+ provider (?P<name>\S+) v(?P<version>\S+)", re.M)
-_INSTALLED = re.compile(r"^- Install(?:ed|ing) (?P<name>\S+) v(?P<version>[^\s.]\S*?)(?:\.\.\.|\s|$)", re.M)
-_REUSED = re.compile(r"^- (?:Reusing previous version of|Using previously-installed) (?P<name>\S+?)"
+_VERSION = lazy(r"^(?:Terraform|OpenTofu) v(?P<version>\S+)\s*$(?:\non (?P<platform>\S+))?", re.M)
+_PROVIDER_VERSION = lazy(r"^\+ provider (?P<name>\S+) v(?P<version>\S+)", re.M)
+_INSTALLED = lazy(r"^- Install(?:ed|ing) (?P<name>\S+) v(?P<version>[^\s.]\S*?)(?:\.\.\.|\s|$)", re.M)
+_REUSED = lazy(r"^- (?:Reusing previous version of|Using previously-installed) (?P<name>\S+?)"
                      r"(?: v(?P<version>\S+?))?(?: from the dependency lock file)?\s*$", re.M)
 
 

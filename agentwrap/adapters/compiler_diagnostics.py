@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentwrap.lazyre import lazy
+
 _SEVERITIES = "fatal error|internal compiler error|error|warning|note|remark"
 # Files of other languages are never gcc's: a saved log may interleave mypy's `app.py:2: error:` lines.
 _OTHER_LANGUAGE = r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?<!\.rs)(?<!\.go)(?<!\.java)(?<!\.rb)"
@@ -22,22 +24,22 @@ _OTHER_LANGUAGE = r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?<
 DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?(?:[^\s:]+(?::[^\s:]+)*?|[^:\n]*[^:\s\n]))" + _OTHER_LANGUAGE
                   + r":(?P<line>\d+):(?:(?P<column>\d+):)? "
                   rf"(?P<severity>{_SEVERITIES}): (?P<message>.*)$")
-_OPTION = re.compile(r"\s\[(?P<option>-[A-Za-z][^\]\s]*)\]$")
-_FIXIT = re.compile(r'^fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:'
+_OPTION = lazy(r"\s\[(?P<option>-[A-Za-z][^\]\s]*)\]$")
+_FIXIT = lazy(r'^fix-it:"(?P<file>(?:[^"\\]|\\.)*)":\{(?P<l1>\d+):(?P<c1>\d+)-(?P<l2>\d+):(?P<c2>\d+)\}:'
                     r'"(?P<text>(?:[^"\\]|\\.)*)"\s*$')
-_INCLUDED = re.compile(r"^(?:In file included|\s+) from (?P<where>.+?)[:,]\s*$")
-_SCOPE = re.compile(r"^(?P<file>[^:\n]+): (?P<text>(?:In |At )[^\n]*):\s*$")
-_CONTEXT = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)?   (?P<text>\S.*)$")
-_GCC_SOURCE = re.compile(r"^( *(?P<n>\d+) \|) ?(?P<text>.*)$")
-_GCC_ANNOT = re.compile(r"^( +\|) ?(?P<text>.*)$")
-_GCC_LEADING = re.compile(r"^( *\+\+\+ \|)\+(?P<text>.*)$")
-_GCC_GAP = re.compile(r"^ *\.{3,}(?: *\|.*)?$")
-_CARET = re.compile(r"^[ ~^]*\^[ ~^]*$")
-_SEGMENT = re.compile(r"\S+(?: \S+)*")
-_QUOTED = re.compile(r"[‘'`]([^’'`]+)[’']")
-_INSERT_WORDS = re.compile(r"\b(expected|missing|insert|add)\b", re.I)
-_SUMMARY = re.compile(r"^\d+ (?:warnings?|errors?)(?: and \d+ (?:warnings?|errors?))? generated\.$")
-_MISSING_HEADER = re.compile(r"^(?:(?P<gcc>.+?): No such file or directory|'(?P<clang>.+?)' file not found)$")
+_INCLUDED = lazy(r"^(?:In file included|\s+) from (?P<where>.+?)[:,]\s*$")
+_SCOPE = lazy(r"^(?P<file>[^:\n]+): (?P<text>(?:In |At )[^\n]*):\s*$")
+_CONTEXT = lazy(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)?   (?P<text>\S.*)$")
+_GCC_SOURCE = lazy(r"^( *(?P<n>\d+) \|) ?(?P<text>.*)$")
+_GCC_ANNOT = lazy(r"^( +\|) ?(?P<text>.*)$")
+_GCC_LEADING = lazy(r"^( *\+\+\+ \|)\+(?P<text>.*)$")
+_GCC_GAP = lazy(r"^ *\.{3,}(?: *\|.*)?$")
+_CARET = lazy(r"^[ ~^]*\^[ ~^]*$")
+_SEGMENT = lazy(r"\S+(?: \S+)*")
+_QUOTED = lazy(r"[‘'`]([^’'`]+)[’']")
+_INSERT_WORDS = lazy(r"\b(expected|missing|insert|add)\b", re.I)
+_SUMMARY = lazy(r"^\d+ (?:warnings?|errors?)(?: and \d+ (?:warnings?|errors?))? generated\.$")
+_MISSING_HEADER = lazy(r"^(?:(?P<gcc>.+?): No such file or directory|'(?P<clang>.+?)' file not found)$")
 
 
 @dataclass

@@ -13,11 +13,12 @@ import re
 from typing import Any
 
 from agentwrap.adapters import compiler_diagnostics as gp
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, Spec, problem
 
 DRIVER = (r"(?:cc1(?:plus|obj|objplus)?|collect2|(?:[\w.+-]*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+)"
           r"(?:-[\d.]+)?)")
-_DRIVER_LINE = re.compile(rf"^(?P<prog>{DRIVER}): (?P<severity>fatal error|error|warning): (?P<message>.+)$",
+_DRIVER_LINE = lazy(rf"^(?P<prog>{DRIVER}): (?P<severity>fatal error|error|warning): (?P<message>.+)$",
                           re.M)
 
 # code: title, category, status, retryable, safe_to_retry

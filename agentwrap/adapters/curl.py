@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from agentwrap.adapters import _curl_parse as cp
+from agentwrap.lazyre import lazy
 from agentwrap.retry import retry_after_in
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
@@ -23,7 +24,7 @@ _AMBIGUOUS = frozenset({"CURL_TIMEOUT", "CURL_EMPTY_REPLY", "CURL_SEND_ERROR", "
                         "CURL_HTTP_SERVER_ERROR", "CURL_HTTP_ERROR", "CURL_HTTP_TIMEOUT"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-_CURL_MESSAGE = re.compile(r"^curl: (?:\(\d+\)|option|try)", re.M)
+_CURL_MESSAGE = lazy(r"^curl: (?:\(\d+\)|option|try)", re.M)
 
 
 def _effects(inv: cp.Invocation) -> Effects:
@@ -36,7 +37,7 @@ def _effects(inv: cp.Invocation) -> Effects:
     return Effects(read_only=False, destructive=None, idempotent=None, open_world=True)
 
 
-_EXIT_RULE = re.compile(r"\^curl: \\\((\d+)\\\) ")  # a rule for `curl: (N) ...`, curl's message for exit N
+_EXIT_RULE = lazy(r"\^curl: \\\((\d+)\\\) ")  # a rule for `curl: (N) ...`, curl's message for exit N
 
 
 def exit_code_rules(spec: Spec) -> dict[int, str]:

@@ -12,15 +12,16 @@ import os
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://eslint.org/docs/latest/"
 ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
-_SUMMARY = re.compile(r"^[✖X] (?P<problems>\d+) problems? \((?P<errors>\d+) errors?, (?P<warnings>\d+) warnings?\)",
+_SUMMARY = lazy(r"^[✖X] (?P<problems>\d+) problems? \((?P<errors>\d+) errors?, (?P<warnings>\d+) warnings?\)",
                       re.M)
-_FIXABLE = re.compile(r"^\s*(?P<errors>\d+) errors? and (?P<warnings>\d+) warnings? potentially fixable", re.M)
-_NOT_PATH = re.compile(r":\d|: |^[✖X] \d")  # `file:3:5: error`, `✖ 3 problems`: not a file line
-_RULE_ID = re.compile(r"^(?:@[\w.-]+/|[\w.-]+/)?[\w-]+(?:/[\w-]+)?$")
+_FIXABLE = lazy(r"^\s*(?P<errors>\d+) errors? and (?P<warnings>\d+) warnings? potentially fixable", re.M)
+_NOT_PATH = lazy(r":\d|: |^[✖X] \d")  # `file:3:5: error`, `✖ 3 problems`: not a file line
+_RULE_ID = lazy(r"^(?:@[\w.-]+/|[\w.-]+/)?[\w-]+(?:/[\w-]+)?$")
 # Core rules with an automatic fix (eslint's meta.fixable, v10), and common plugin ones.
 _FIXABLE_RULES = frozenset((  # noqa: SIM905 - one readable word list
     "array-bracket-newline array-bracket-spacing array-element-newline arrow-body-style arrow-parens arrow-spacing "

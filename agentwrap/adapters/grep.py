@@ -14,13 +14,14 @@ import os
 import re
 from typing import Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Spec
 
 #: The declarative part (rules, effects, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "grep.spec.toml")
 
-_MATCH = re.compile(r"^(?P<path>.+?):(?P<item>\d+:.*)$")  # the first `:N:` ends the path, as a reader takes it
-_UNNAMED = re.compile(r"^\d+[:-]")  # a line of a search that names no file: `59:text`
+_MATCH = lazy(r"^(?P<path>.+?):(?P<item>\d+:.*)$")  # the first `:N:` ends the path, as a reader takes it
+_UNNAMED = lazy(r"^\d+[:-]")  # a line of a search that names no file: `59:text`
 _SEPARATOR = "--"
 # The agent's inline budget: a longer search stays text, its head and tail inline and the rest in the artifact,
 # since data over the bound is cut to each item's identity (here, the paths alone) before anything else.

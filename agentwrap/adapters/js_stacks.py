@@ -10,22 +10,23 @@ import shlex
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 NODE_DOCS = "https://nodejs.org/api/errors.html"
-_FRAME = re.compile(r"^\s+at (?:(?P<func>.+?) \((?P<loc1>[^()]+)\)|(?P<loc2>[^()]+?))(?: \{)?\s*$")
-_LOC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
-_ERROR_LINE = re.compile(r"^(?:Uncaught )?(?P<type>[A-Z][\w$]*(?:\.[\w$]+)*)(?: \[(?P<code>[A-Z0-9_]+)\])?: "
+_FRAME = lazy(r"^\s+at (?:(?P<func>.+?) \((?P<loc1>[^()]+)\)|(?P<loc2>[^()]+?))(?: \{)?\s*$")
+_LOC = lazy(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
+_ERROR_LINE = lazy(r"^(?:Uncaught )?(?P<type>[A-Z][\w$]*(?:\.[\w$]+)*)(?: \[(?P<code>[A-Z0-9_]+)\])?: "
                          r"(?P<message>.*)$")
-_HEADER = re.compile(r"^(?P<file>(?:file://)?/[^:]+|[A-Za-z]:\\[^:]+|node:[\w/]+):(?P<line>\d+)$")
-_PROP_CODE = re.compile(r"^\s+code: '(?P<code>[A-Z0-9_]+)',?$")
-_MODULE = re.compile(r"Cannot find (?:module|package) '(?P<name>[^']+)'(?: imported from (?P<importer>\S+))?")
-_TEST_COUNT = re.compile(r"^(?:ℹ|#) (?P<key>tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) "
+_HEADER = lazy(r"^(?P<file>(?:file://)?/[^:]+|[A-Za-z]:\\[^:]+|node:[\w/]+):(?P<line>\d+)$")
+_PROP_CODE = lazy(r"^\s+code: '(?P<code>[A-Z0-9_]+)',?$")
+_MODULE = lazy(r"Cannot find (?:module|package) '(?P<name>[^']+)'(?: imported from (?P<importer>\S+))?")
+_TEST_COUNT = lazy(r"^(?:ℹ|#) (?P<key>tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) "
                          r"(?P<value>[\d.]+)$", re.M)
-_TEST_AT = re.compile(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
-_TEST_FAIL = re.compile(r"^\s*✖ (?P<name>.+?)(?: \([\d.]+m?s\))?$")
-_TAP_FAIL = re.compile(r"^(?P<indent>\s*)not ok \d+ - (?P<name>.+?)(?: # .*)?$")
-_TAP_LOCATION = re.compile(r"^\s+location: '(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)'$")
+_TEST_AT = lazy(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
+_TEST_FAIL = lazy(r"^\s*✖ (?P<name>.+?)(?: \([\d.]+m?s\))?$")
+_TAP_FAIL = lazy(r"^(?P<indent>\s*)not ok \d+ - (?P<name>.+?)(?: # .*)?$")
+_TAP_LOCATION = lazy(r"^\s+location: '(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)'$")
 
 _NETWORK = {"ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"}
 #: code -> (title, category, status, retryable, safe_to_retry)

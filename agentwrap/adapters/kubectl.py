@@ -9,11 +9,11 @@ keep the caller's connection options (--server, --context, -n) so they ask the s
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from agentwrap.adapters import _kubectl_parse as kp
 from agentwrap.adapters.tables import table
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
 
 #: Global options that take a value (`kubectl -n ns get pods`); the same ones choose the cluster for code actions.
@@ -38,7 +38,7 @@ _PARSERS: dict[str, Parser] = {
 }
 _CHANGES = frozenset({"apply", "create", "delete", "patch", "scale", "label", "annotate", "replace", "expose",
                       "autoscale", "set", "rollout", "cordon", "uncordon", "drain", "taint", "run", "edit"})
-_MISSING = re.compile(r'^(?P<kind>[\w.-]+) "(?P<name>[^"]+)" not found')
+_MISSING = lazy(r'^(?P<kind>[\w.-]+) "(?P<name>[^"]+)" not found')
 _INTERACTIVE = frozenset({"-i", "-t", "-it", "-ti", "--stdin", "--tty", "--interactive", "--interactive=true"})
 
 

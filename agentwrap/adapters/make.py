@@ -13,6 +13,7 @@ from agentwrap.adapters import tracebacks
 from agentwrap.adapters.compiler_problems import counted, located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.python_errors import DECLARED
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -30,13 +31,13 @@ from agentwrap.sdk import (
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
-_ENTERING = re.compile(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
-_UP_TO_DATE = re.compile(_LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
-_NOTHING = re.compile(_LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
-_FAILED = re.compile(_LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
+_ENTERING = lazy(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
+_UP_TO_DATE = lazy(_LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
+_NOTHING = lazy(_LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
+_FAILED = lazy(_LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
                      r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
 # make's own warnings look like compiler diagnostics (`Makefile:8: warning: ...`): they are make's, not gcc's
-_MAKE_WARNING = re.compile(r"^(?:overriding recipe|ignoring old recipe|undefined variable)")
+_MAKE_WARNING = lazy(r"^(?:overriding recipe|ignoring old recipe|undefined variable)")
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "--file", "--makefile", "-I", "--include-dir", "-j", "--jobs", "-l",
                                  "-o", "-W", "--directory", "--old-file", "--assume-old", "--what-if", "--new-file",
                                  "--assume-new", "-E", "--eval", "--load-average", "--max-load"})

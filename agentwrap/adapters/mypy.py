@@ -9,10 +9,10 @@ failures (usage, configuration, daemon) are declarative rules below.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from agentwrap.adapters import _mypy_parse as mp
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
@@ -43,7 +43,7 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
 )}
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
 _TEMPLATED_FIX = frozenset({"MYPY_TYPE_ERROR", "MYPY_NOTE"})
-_HINT = re.compile(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
+_HINT = lazy(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
 
 
 def _code(d: mp.Diagnostic) -> str | None:

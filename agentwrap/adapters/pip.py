@@ -14,24 +14,25 @@ from typing import Any
 
 from agentwrap.adapters import _pip_parse, tracebacks
 from agentwrap.adapters._pip_codes import FACTS
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Interpretation, Problem, Spec, problem
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "pip.spec.toml")
 
-_NETWORK = re.compile(r"Failed to establish a new connection|Connection refused|Max retries exceeded|Temporary failure "
+_NETWORK = lazy(r"Failed to establish a new connection|Connection refused|Max retries exceeded|Temporary failure "
                       r"in name resolution|Name or service not known|No route to host|Network is unreachable|Read "
                       r"timed out|ConnectTimeoutError|ProxyError|Could not fetch URL|Connection reset by peer|"
                       r"RemoteDisconnected|Connection aborted")
-_NOT_FOUND = re.compile(r"^ERROR: Could not find a version that satisfies the requirement (?P<req>.+?) "
+_NOT_FOUND = lazy(r"^ERROR: Could not find a version that satisfies the requirement (?P<req>.+?) "
                         r"\(from versions: (?P<versions>[^)]*)\)", re.M)
-_CONFLICT = re.compile(r"^ERROR: (?:Cannot install (?P<what>.+?) because these package versions have conflicting "
+_CONFLICT = lazy(r"^ERROR: (?:Cannot install (?P<what>.+?) because these package versions have conflicting "
                        r"dependencies\.|ResolutionImpossible)", re.M)
-_CAUSED_BY = re.compile(r"^\s+(?P<line>(?:\S+ \S+ depends on .+|The user requested .+))$", re.M)
-_BUILD = re.compile(r"^(?:\s*error: (?P<kind>subprocess-exited-with-error|metadata-generation-failed|"
+_CAUSED_BY = lazy(r"^\s+(?P<line>(?:\S+ \S+ depends on .+|The user requested .+))$", re.M)
+_BUILD = lazy(r"^(?:\s*error: (?P<kind>subprocess-exited-with-error|metadata-generation-failed|"
                     r"legacy-install-failure)|\s*(?:ERROR: )?Failed building wheel for (?P<pkg>\S+)|ERROR: (?:Could "
                     r"not build wheels for|Failed to build installable wheels))", re.M)
-_STEP = re.compile(r"^\s*× (?P<step>.+?) did not run successfully\.", re.M)
+_STEP = lazy(r"^\s*× (?P<step>.+?) did not run successfully\.", re.M)
 _HINTS = (("'gcc' failed|command 'cc' failed|gcc: not found|No such file or directory: 'gcc'",
            "install a C compiler (build-essential)"),
           ("Python.h: No such file", "install the Python headers (python3-dev)"),

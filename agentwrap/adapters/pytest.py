@@ -11,6 +11,7 @@ from typing import Any
 from agentwrap.adapters import _pytest_parse
 from agentwrap.adapters._pytest_parse import Report
 from agentwrap.adapters.python_errors import module_not_found
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -59,8 +60,8 @@ _FACTS: dict[str, ProblemCode] = {c.code: c for c in (
     ProblemCode(code="PYTEST_INTERNAL_ERROR", title="pytest: internal error (a plugin or hook raised)",
                 category="internal", status=500),
 )}
-_UNRECOGNIZED = re.compile(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
-_VERSION = re.compile(r"^pytest (\d+\.\d+\S*)$", re.M)
+_UNRECOGNIZED = lazy(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
+_VERSION = lazy(r"^pytest (\d+\.\d+\S*)$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
                "--fixtures-per-test"}
 

@@ -10,6 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.records import Value
 from agentwrap.sdk import CodeAction, ProblemCode
 
@@ -36,7 +37,7 @@ _NETWORK = {"ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
             "TimeoutError", "gaierror", "URLError", "RemoteDisconnected", "ConnectTimeout", "ReadTimeout",
             "NewConnectionError", "MaxRetryError", "ConnectError", "SSLError", "SSLCertVerificationError",
             "IncompleteRead", "ProtocolError", "ClientConnectorError", "ServerDisconnectedError"}
-_MODULE = re.compile(r"No module named '?(?P<module>[\w.]+)'?(?P<not_package>; '[\w.]+' is not a package)?")
+_MODULE = lazy(r"No module named '?(?P<module>[\w.]+)'?(?P<not_package>; '[\w.]+' is not a package)?")
 DOCS = "https://docs.python.org/3/library/exceptions.html#"
 #: Every code `classify` can return, declared once (the fix of each occurrence names its own exception).
 DECLARED: dict[str, ProblemCode] = {c.code: c for c in (

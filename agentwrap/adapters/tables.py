@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+from agentwrap.lazyre import lazy
+
 _MAX_ROWS = 500
-_GAP = re.compile(r"\S+(?: \S+)*")  # a header cell: words separated by single spaces
-_HEADER_CELL = re.compile(r"^[A-Z][A-Z0-9 ()%./_-]*$")
+_GAP = lazy(r"\S+(?: \S+)*")  # a header cell: words separated by single spaces
+_HEADER_CELL = lazy(r"^[A-Z][A-Z0-9 ()%./_-]*$")
 
 
 def table(text: str, *, max_rows: int = _MAX_ROWS) -> list[dict[str, str]] | None:

@@ -9,10 +9,10 @@ alternatives are built from the original command line.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from agentwrap.adapters import _terraform_parse as tp
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -32,7 +32,7 @@ def _workspaces(text: str) -> dict[str, Any]:
     return {"workspaces": names, "current": current}
 
 
-_LOCK_INFO = re.compile(r"\b(ID|Operation|Who|Created):\s+(\S+(?: \S+ \S+ \S+(?= Info:))?)")
+_LOCK_INFO = lazy(r"\b(ID|Operation|Who|Created):\s+(\S+(?: \S+ \S+ \S+(?= Info:))?)")
 # one boxed diagnostic at a time
 _BLOCKS = Spec.from_toml(os.path.join(os.path.dirname(__file__), "terraform.blocks.toml"))
 _PARSERS: dict[str, Parser] = {

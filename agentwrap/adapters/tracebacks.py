@@ -11,18 +11,19 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.adapters.python_errors import classify
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Problem, problem
 
-_HEADER = re.compile(r"^(?P<lead>[ \t]*)(?P<mark>[+|][ ]*)?(?P<group>Exception Group )?"
+_HEADER = lazy(r"^(?P<lead>[ \t]*)(?P<mark>[+|][ ]*)?(?P<group>Exception Group )?"
                      r"Traceback \(most recent call last\):\s*$")
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
-_EXC = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::[ ]?(?P<msg>.*))?$")
-_CARET = re.compile(r"^(?P<lead>\s*)(?P<marks>\^+)\s*$")
+_FRAME = lazy(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_EXC = lazy(r"^(?P<type>[A-Za-z_][\w.]*)(?::[ ]?(?P<msg>.*))?$")
+_CARET = lazy(r"^(?P<lead>\s*)(?P<marks>\^+)\s*$")
 _SEPARATORS = {
     "The above exception was the direct cause of the following exception:": "cause",
     "During handling of the above exception, another exception occurred:": "context",
 }
-_LIBRARY = re.compile(r"^<|[/\\]lib[/\\]python\d[\d.]*[/\\]|site-packages|dist-packages|[/\\]_pytest[/\\]"
+_LIBRARY = lazy(r"^<|[/\\]lib[/\\]python\d[\d.]*[/\\]|site-packages|dist-packages|[/\\]_pytest[/\\]"
                       r"|[/\\]pluggy[/\\]|importlib[._]")
 MAX_MESSAGE_LINES = 20
 

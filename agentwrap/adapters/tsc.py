@@ -14,6 +14,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
 
 DOCS = "https://www.typescriptlang.org/"
@@ -22,11 +23,11 @@ _TAIL = r"(?P<severity>error|warning) TS(?P<num>\d+): (?P<message>.*?)\s*$"
 PLAIN = re.compile(rf"^(?P<file>{_PATH})\((?P<line>\d+),(?P<column>\d+)\): {_TAIL}")
 PRETTY = re.compile(rf"^(?P<file>{_PATH}):(?P<line>\d+):(?P<column>\d+) - {_TAIL}")
 BARE = re.compile(rf"^{_TAIL}")  # options and project errors have no location
-_RELATED = re.compile(rf"^  (?P<at>{_PATH}:\d+:\d+) - (?P<message>.+?)\s*$")  # pretty: where a type came from
-_SUMMARY = re.compile(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<files>\d+) files|the same file"
+_RELATED = lazy(rf"^  (?P<at>{_PATH}:\d+:\d+) - (?P<message>.+?)\s*$")  # pretty: where a type came from
+_SUMMARY = lazy(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<files>\d+) files|the same file"
                       r"|(?P<one>\S+):\d+)|\.)", re.M)
-_TRY = re.compile(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
-_MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
+_TRY = lazy(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
+_MODULE = lazy(r"Cannot find module '(?P<module>[^']+)'")
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "tsc.spec.toml")
