@@ -6,7 +6,8 @@ of its start-up beyond a bare `agentwrap --agent true`. The checked data is kept
 path, modification time and size, by agentwrap's version and by the checker's own file, so an edited
 spec or a changed checker is parsed and checked again. A file changed in the last two seconds is not
 kept (an edit within the same clock tick would leave its time unchanged, the racy-timestamp problem
-git's index has). A cache that cannot be read or written costs only the parse: it never fails a run.
+git's index has). A cache that cannot be read or written costs only the parse: it never fails a run. A
+kept file is read only when it and its folder are the user's own and writable by nobody else.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def _entry(path: str) -> tuple[str, dict[str, Any]] | None:
     return os.path.join(cache_path(), "specs", name), key
 
 
+def _private(st: os.stat_result) -> bool:
+    """Ours and writable by us alone (a cache folder on a shared disk must not let another user's file in)."""
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
 def load(path: str) -> dict[str, Any] | None:
     """The checked data of the spec at `path` (absolute), if a kept copy matches the file as it is now."""
     entry = _entry(path)
@@ -50,6 +56,8 @@ def load(path: str) -> dict[str, Any] | None:
         return None
     where, key = entry
     try:
+        if not (_private(os.stat(os.path.dirname(where))) and _private(os.stat(where))):
+            return None  # what someone else could have written may not stand for a spec's rules and fixes
         with open(where, encoding="utf-8") as f:
             kept = json.load(f)
     except (OSError, ValueError):
@@ -73,7 +81,8 @@ def keep(path: str, data: dict[str, Any]) -> None:
     tmp = f"{where}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private whatever the umask
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, where)
     except OSError:

@@ -112,3 +112,21 @@ def test_a_cache_that_cannot_be_written_or_read_only_costs_the_parse(tmp_path: P
     (kept,) = (tmp_path / "cache" / "specs").iterdir()
     kept.write_text("{not json")
     assert [r.code for r in Spec.from_toml(path).rules] == ["TINY_BROKE"]
+
+
+def test_a_kept_spec_that_others_could_have_written_is_not_read(tmp_path: Path, cache: Path) -> None:
+    """A spec's rules carry fixes and commands an agent may run: a cache file another user could write (a
+    shared cache folder) never stands for them."""
+    path = tmp_path / "tiny.toml"
+    path.write_text(SPEC)
+    _aged(path)
+    Spec.from_toml(path)
+    (kept,) = (cache / "specs").iterdir()
+    assert spec_cache.load(str(path)) is not None
+    assert kept.stat().st_mode & 0o077 == 0  # written private, whatever the umask
+    os.chmod(kept, 0o666)
+    assert spec_cache.load(str(path)) is None
+    os.chmod(kept, 0o600)
+    os.chmod(cache / "specs", 0o777)
+    assert spec_cache.load(str(path)) is None
+    assert [r.code for r in Spec.from_toml(path).rules] == ["TINY_BROKE"]  # parsed instead
