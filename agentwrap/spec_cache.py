@@ -24,6 +24,7 @@ from agentwrap.folders import cache_path
 
 VERSION = 1
 _RACY_NS = 2_000_000_000
+MAX_KEPT = 256  # files in specs/: a few install locations' specs; past it the oldest go
 
 
 def _checker_stamp() -> list[int]:
@@ -88,3 +89,19 @@ def keep(path: str, data: dict[str, Any]) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        return
+    _prune(os.path.dirname(where))
+
+
+def _prune(folder: str) -> None:
+    """Keep at most MAX_KEPT files, the newest: only a miss writes, so this runs when a spec is new or changed."""
+    try:
+        entries = [e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+        if len(entries) <= MAX_KEPT:
+            return
+        entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns)
+        for entry in entries[: len(entries) - MAX_KEPT]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    except OSError:
+        pass  # housekeeping: never a reason to fail a run

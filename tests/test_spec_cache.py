@@ -130,3 +130,18 @@ def test_a_kept_spec_that_others_could_have_written_is_not_read(tmp_path: Path, 
     os.chmod(cache / "specs", 0o777)
     assert spec_cache.load(str(path)) is None
     assert [r.code for r in Spec.from_toml(path).rules] == ["TINY_BROKE"]  # parsed instead
+
+
+def test_the_kept_specs_stay_bounded_and_the_newest_stay(tmp_path: Path, cache: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spec_cache, "MAX_KEPT", 3)
+    paths = []
+    for i in range(5):
+        path = tmp_path / f"tiny{i}.toml"
+        path.write_text(SPEC)
+        _aged(path)
+        Spec.from_toml(path)
+        paths.append(path)
+        time.sleep(0.01)  # distinct modification times for the kept files
+    assert len(list((cache / "specs").iterdir())) == 3
+    assert [spec_cache.load(str(p)) is not None for p in paths] == [False, False, True, True, True]
