@@ -56,9 +56,16 @@ def cache_base() -> Path:
     return Path(cache_path())
 
 
-def default_root() -> Path:
+def default_folder() -> str:
     """Where artifacts are kept: `artifacts` in the cache folder."""
-    return cache_base() / "artifacts"
+    return os.path.join(cache_path(), "artifacts")
+
+
+def default_root() -> Path:
+    """`default_folder` as a Path."""
+    from pathlib import Path
+
+    return Path(default_folder())
 
 
 def file_uri(path: str) -> str:
@@ -200,7 +207,7 @@ class ArtifactStore:
     def folder(self) -> str:
         """The store's folder, worked out when first used: a run whose output fits inline never uses it."""
         if self._folder is None:
-            self._folder = os.path.join(cache_path(), "artifacts")
+            self._folder = default_folder()
         return self._folder
 
     @property

@@ -13,7 +13,6 @@ AGENTWRAP_ADAPTERS=builtin loads the built-ins only (tests, reproducible CI).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agentwrap.adapter import Adapter, BaseAdapter
 from agentwrap.adapters import INDEX
 from agentwrap.errors import UsageError
+from agentwrap.folders import cache_path, config_path, write_cached
 from agentwrap.lazyre import lazy
 
 if TYPE_CHECKING:
@@ -52,15 +52,7 @@ def family_keys(argv0: str) -> list[str]:
 
 def user_folder() -> str:
     """The user's adapter folder: `$AGENTWRAP_ADAPTER_DIR`, else `adapters` in agentwrap's config folder."""
-    override = os.environ.get("AGENTWRAP_ADAPTER_DIR")
-    if override:
-        return override
-    if sys.platform.startswith("linux"):  # what platformdirs answers on Linux, without its ~2 ms import
-        config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-        return os.path.join(config, "agentwrap", "adapters")
-    import platformdirs
-
-    return os.path.join(platformdirs.user_config_dir("agentwrap"), "adapters")
+    return os.environ.get("AGENTWRAP_ADAPTER_DIR") or os.path.join(config_path(), "adapters")
 
 
 def user_dir() -> Path:
@@ -153,8 +145,6 @@ def _entry_point_index() -> dict[str, str]:
 
 def _cache_file() -> str:
     """Beside the artifacts (AGENTWRAP_CACHE_DIR, else the user cache folder), without platformdirs on Linux."""
-    from agentwrap.folders import cache_path
-
     return os.path.join(cache_path(), "entry-points.json")
 
 
@@ -324,15 +314,7 @@ def _write_cache(path: str, folders: dict[str, Any]) -> None:
         others = [f for f in folders if f not in current]
         for f in others[: len(folders) - _CACHE_MAX_FOLDERS]:
             del folders[f]
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.write(json.dumps({"version": _CACHE_VERSION, "folders": folders}))
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_cached(path, json.dumps({"version": _CACHE_VERSION, "folders": folders}))
 
 
 def _read_with_importlib() -> dict[str, str]:

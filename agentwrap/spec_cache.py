@@ -20,7 +20,7 @@ import zlib
 from typing import Any
 
 from agentwrap import __version__
-from agentwrap.folders import cache_path
+from agentwrap.folders import cache_path, write_cached
 
 VERSION = 1
 _RACY_NS = 2_000_000_000
@@ -79,18 +79,8 @@ def keep(path: str, data: dict[str, Any]) -> None:
         text = json.dumps({"key": key, "data": data})
     except (TypeError, ValueError):  # a TOML date or time has no JSON form: such a spec is parsed each time
         return
-    tmp = f"{where}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private whatever the umask
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, where)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        return
-    _prune(os.path.dirname(where))
+    if write_cached(where, text):
+        _prune(os.path.dirname(where))
 
 
 def _prune(folder: str) -> None:

@@ -8,24 +8,12 @@ path does without pathlib (~3 ms to import).
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
+
+from agentwrap.folders import state_path as state_path  # re-exported: the ledger's string form
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def state_path() -> str:
-    override = os.environ.get("AGENTWRAP_STATE_DIR")
-    if override:
-        return override
-    if sys.platform.startswith("linux"):
-        base = os.environ.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return os.path.join(base, "agentwrap")
-    import platformdirs
-
-    return str(platformdirs.user_state_dir("agentwrap"))
 
 
 def state_dir() -> Path:
