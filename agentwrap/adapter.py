@@ -211,7 +211,10 @@ class BaseAdapter:
                                   data=data, success=False)
         reason = last_error_line(run)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
-        error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code)
+        # With no output there is no stream to read: the table's fix would point at text nobody can see.
+        silent = {} if reason else {"suggested_fix": f"{prog} printed nothing: see what exit status "
+                                    f"{run.exit_code} means in its documentation, or run it again verbose."}
+        error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code, **silent)
         return Interpretation(summary=detail[:300], error=error, problems=tuple(problems), data=data, success=False)
 
 

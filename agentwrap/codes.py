@@ -63,7 +63,7 @@ _CODES = (
     CodeInfo("COMMAND_FAILED", "command-failed", "Program failed",
              "The program exited with a non-zero status and no adapter rule explained why.",
              "dependency", 502, None, False, False,
-             ("Read `detail` and the salient lines of output.stderr.",
+             ("Read `detail` and the last lines of the output.",
               "Fetch the full output with `agentwrap artifact show ID` when it was truncated.")),
     CodeInfo("INTERRUPTED", "interrupted", "Run was interrupted",
              "agentwrap received SIGINT, SIGTERM or SIGHUP and ended the program's whole process tree "

@@ -40,6 +40,14 @@ def test_exit_code_is_exact_and_unexplained_failure_is_command_failed():
     assert a.env["exit"]["code"] == 3
 
 
+def test_a_silent_failure_is_not_sent_to_read_output_it_does_not_have():
+    a = aw("sh", "-c", "exit 3")
+    assert a.error["code"] == "COMMAND_FAILED" and a.env["output"]["stdout"]["bytes"] == 0
+    assert "output" not in a.error["suggested_fix"] and "exit status 3" in a.error["suggested_fix"]
+    loud = aw("sh", "-c", "echo broke; exit 3")
+    assert "output" in loud.error["suggested_fix"]
+
+
 def test_signal_death_is_128_plus_n():
     a = aw("sh", "-c", "kill -SEGV $$")
     assert a.code == 128 + 11

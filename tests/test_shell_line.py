@@ -209,9 +209,16 @@ def test_a_failure_the_line_went_on_from_is_a_warning(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(Path("/bin/sh").resolve().name == "bash", reason="needs an sh that is not bash")
 def test_sh_that_is_not_bash_runs_untraced(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "echo one; ls /nonexistent-aw")
+    assert answer.code == 2
+    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+
+
+@pytest.mark.skipif(Path("/bin/sh").resolve().name == "bash", reason="needs an sh that is not bash")
+def test_sh_running_one_command_is_read_by_its_adapter_without_a_warning(tmp_path: Path) -> None:
     answer = aw("--cwd", str(tmp_path), "--", "sh", "-c", "ls /nonexistent-aw")
     assert answer.code == 2 and answer.error is not None and answer.error["code"] == "FILE_NOT_FOUND"
-    assert any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
+    assert not any(w["code"] == "SHELL_NOT_TRACED" for w in answer.env["warnings"])
 
 
 def test_an_appended_log_is_not_read_as_this_runs_output(tmp_path: Path) -> None:

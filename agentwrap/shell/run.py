@@ -70,6 +70,11 @@ def _prevention(plan: model.Line | None) -> tuple[dict[str, str], bool]:
     return env, mutating
 
 
+def _lone_command(plan: model.Line) -> bool:
+    units = plan.units
+    return not plan.features and len(units) == 1 and len(units[0].stages) == 1 and units[0].stages[0] is not None
+
+
 def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shell: str = "bash",
             emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
     if not line.strip():
@@ -82,7 +87,8 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     plan, notes = _plan(line, "bash" if traceable else "posix")
     warnings += notes
     traced = plan is not None and traceable and "trace-conflict" not in plan.features
-    if plan is not None and not traced:
+    # A lone simple command is read by its adapter whether traced or not: a warning would cost tokens and say nothing.
+    if plan is not None and not traced and not _lone_command(plan):
         why = f"{shell} is not bash and has no trace"
         if traceable:
             why = ("the line changes or shows what the trace is made of (set -x, a DEBUG trap, a listing of "
