@@ -7,13 +7,14 @@
 Downloads a real project as test data (more-itertools, a source distribution from PyPI), makes it a git
 repository with a few commits, injects failures (two Python tests, a ruff error, a mypy error, a C compile
 error built by make, a failing node test, a Rust type error) and replays SESSION, a deterministic list of
-shell lines in the mix of rtk's published 30-minute Claude Code session. Every command runs four ways, each
+shell lines in the mix of rtk's published 30-minute Claude Code session. Every command runs five ways, each
 in its own copy of the repository so that edits and commits happen once per copy:
 
   raw     `bash -c LINE`, stdout and stderr merged, stdin /dev/null (what an agent's shell tool receives)
   direct  `agentwrap --agent -- ARGV` (argv from shlex.split; n/a for a line with shell syntax)
   bash    `agentwrap --agent -- bash -c LINE`
   rtk     the line as rtk's Claude Code hook rewrites it (`rtk rewrite LINE`), else the line itself
+  hook    the line as agentwrap's Claude Code hook rewrites it (`agentwrap hook claude-code`), else the line
 
 Outputs are counted in o200k tokens (bpe-openai, offline) and bytes. For every failing pytest, ruff, mypy,
 make, node --test and cargo build command the tool is run again in its machine-readable form (junitxml, json)
@@ -48,7 +49,7 @@ ASSETS = Path(__file__).resolve().parent / "session"
 INLINE_BUDGET = 4096  # bytes: agentwrap's inline budget per stream under --agent
 TIMEOUT = 180.0  # seconds, for every subprocess
 FILE_READS = ("cat ", "sed -n", "head ")
-VARIANTS = ("raw", "direct", "bash", "rtk")
+VARIANTS = ("raw", "direct", "bash", "rtk", "hook")
 GIT_DATE = "2024-09-01T12:00:00+00:00"
 
 # The session, replayed in order in the repository's root. Edits are `sed -i` lines, as an agent's shell makes them.
@@ -316,7 +317,7 @@ def build_repo(tmp: Path, sdist: Path, env: dict[str, str]) -> Path:
 
 
 def workspaces(tmp: Path, base: Path) -> dict[str, Path]:
-    """One copy of the repository per variant, at paths of the same length (w0..w3)."""
+    """One copy of the repository per variant, at paths of the same length (w0..w4)."""
     copies = {}
     for i, variant in enumerate(VARIANTS):
         dest = tmp / f"w{i}" / PROJECT
@@ -357,6 +358,15 @@ def rtk_rewrite(rtk: str, line: str, env: dict[str, str]) -> str | None:
         proc.communicate()
         return None
     return rewritten if proc.returncode in (0, 3) and rewritten and rewritten != line else None
+
+
+def hook_rewrite(agentwrap: str, line: str, cwd: Path, env: dict[str, str]) -> str | None:
+    """The line as agentwrap's Claude Code hook answers for it in `cwd`, or None when it leaves the line alone."""
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(cwd), "tool_input": {"command": line}}
+    proc = subprocess.run([agentwrap, "hook", "claude-code"], input=json.dumps(event), capture_output=True, text=True,
+                          cwd=cwd, env={**env, "AGENTWRAP_HOOK_PROGRAM": agentwrap}, timeout=30, check=False)
+    answer = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return answer.get("hookSpecificOutput", {}).get("updatedInput", {}).get("command")
 
 
 # --- facts: what the tool's machine-readable output says a failure is -----------------------------------
@@ -553,6 +563,7 @@ class Record:
     line: str
     direct: bool
     rtk_line: str | None
+    hook_line: str | None = None
     codes: dict[str, int | None] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
@@ -578,7 +589,8 @@ class Session:
 def measure(session: Session, index: int, line: str) -> Record:
     """Run the line raw, through agentwrap (direct and bash -c) and as rtk rewrites it, each in its copy."""
     argv, tools, env, copies = simple_argv(line), session.tools, session.env, session.copies
-    rec = Record(index, line, argv is not None, rtk_rewrite(tools.rtk, line, env))
+    rec = Record(index, line, argv is not None, rtk_rewrite(tools.rtk, line, env),
+                 hook_rewrite(tools.agentwrap[0], line, copies["hook"], env))
     outs = {"raw": run(["bash", "-c", line], copies["raw"], env)}
     probe = probe_for(argv) if argv else None
     facts = probe(argv, copies["raw"], env, session.scratch) if argv and probe and outs["raw"].code else []
@@ -588,13 +600,14 @@ def measure(session: Session, index: int, line: str) -> Record:
         run(["bash", "-c", line], copies["direct"], env)  # keeps that copy in step; not measured
     outs["bash"] = run([*tools.agentwrap, "--", "bash", "-c", line], copies["bash"], env)
     outs["rtk"] = run(["bash", "-c", rec.rtk_line or line], copies["rtk"], env)
+    outs["hook"] = run(["bash", "-c", rec.hook_line or line], copies["hook"], env)
     for name, out in outs.items():
         rec.codes[name], rec.bytes[name], rec.outputs[name] = out.code, len(out.text.encode()), out.text
         rec.tokens[name] = tools.count_tokens(out.text)
     raw = Seen.of(outs["raw"].text)
     rec.facts = [f for f in dict.fromkeys(facts) if f.value and present(f, raw)]
     rec.unprinted = [f for f in dict.fromkeys(facts) if f.value and not present(f, raw)]
-    for name in ("direct", "bash", "rtk"):
+    for name in ("direct", "bash", "rtk", "hook"):
         if name in outs:
             seen = Seen.of(outs[name].text)
             rec.lost[name] = [f for f in rec.facts if not present(f, seen)]
@@ -617,26 +630,28 @@ def aw_cell(r: Record) -> str:
 def lost_cell(r: Record) -> str:
     if not r.facts:
         return ""
-    return "/".join(str(len(r.lost.get(v, []))) for v in ("direct" if r.direct else "bash", "bash", "rtk"))
+    return "/".join(str(len(r.lost.get(v, []))) for v in ("direct" if r.direct else "bash", "bash", "hook", "rtk"))
 
 
 def table_rows(records: list[Record]) -> list[list[str]]:
     """One row per command, then the totals."""
     rows = [[str(r.index), short(r.line), str(r.bytes["raw"]), str(r.tokens["raw"]), aw_cell(r),
-             ratio(r.aw(), r.tokens["raw"]), str(r.tokens["bash"]), str(r.tokens["rtk"]) + ("" if r.rtk_line else "="),
+             ratio(r.aw(), r.tokens["raw"]), str(r.tokens["bash"]),
+             str(r.tokens["hook"]) + ("" if r.hook_line else "="), str(r.tokens["rtk"]) + ("" if r.rtk_line else "="),
              ratio(r.tokens["rtk"], r.tokens["raw"]), lost_cell(r)] for r in records]
     t = sums(records)
-    lost = [sum(len(r.lost.get(v, [])) for r in records) for v in ("aw", "bash", "rtk")]
+    lost = [sum(len(r.lost.get(v, [])) for r in records) for v in ("aw", "bash", "hook", "rtk")]
     lost[0] = sum(len(r.lost.get("direct" if r.direct else "bash", [])) for r in records)
     n_facts = sum(len(r.facts) for r in records)
     rows.append(["", f"total ({len(records)} commands)", str(sum(r.bytes["raw"] for r in records)), str(t["raw"]),
-                 str(t["aw"]), ratio(t["aw"], t["raw"]), str(t["bash"]), str(t["rtk"]), ratio(t["rtk"], t["raw"]),
+                 str(t["aw"]), ratio(t["aw"], t["raw"]), str(t["bash"]), str(t["hook"]), str(t["rtk"]),
+                 ratio(t["rtk"], t["raw"]),
                  "/".join(map(str, lost)) + f" of {n_facts}"])
     return rows
 
 
-HEADER = ["#", "command", "raw B", "raw tok", "aw tok", "aw/raw", "aw bash -c", "rtk tok", "rtk/raw",
-          "facts lost aw/bash/rtk"]
+HEADER = ["#", "command", "raw B", "raw tok", "aw tok", "aw/raw", "aw bash -c", "aw hook", "rtk tok", "rtk/raw",
+          "facts lost aw/bash/hook/rtk"]
 
 
 def render(header: list[str], rows: list[list[str]], markdown: bool) -> str:
@@ -650,34 +665,37 @@ def render(header: list[str], rows: list[list[str]], markdown: bool) -> str:
 
 
 def sums(records: list[Record]) -> dict[str, int]:
-    out = {v: sum(r.tokens.get(v, 0) for r in records) for v in ("raw", "bash", "rtk")}
+    out = {v: sum(r.tokens.get(v, 0) for r in records) for v in ("raw", "bash", "rtk", "hook")}
     out["aw"] = sum(r.aw() for r in records)
     return out
 
 
 def goal_rows(records: list[Record]) -> list[list[str]]:
+    """Each goal of issue 7, for agentwrap (as an agent calls it), through bash -c, through its hook, and rtk."""
     small = [r for r in records if r.bytes["raw"] <= INLINE_BUDGET]
     s, t = sums(small), sums(records)
-    over = [r for r in records if r.aw() > r.tokens["raw"] + 50]
-    reads = [r for r in records if r.line.startswith(FILE_READS) and r.aw() > r.tokens["raw"] + 30]
-    over_b = [r for r in records if r.tokens["bash"] > r.tokens["raw"] + 50]
-    over_r = [r for r in records if r.tokens["rtk"] > r.tokens["raw"] + 50]
-    reads_b = [r for r in records if r.line.startswith(FILE_READS) and r.tokens["bash"] > r.tokens["raw"] + 30]
-    reads_r = [r for r in records if r.line.startswith(FILE_READS) and r.tokens["rtk"] > r.tokens["raw"] + 30]
-    lost = [f for r in records for f in r.lost.get("direct" if r.direct else "bash", [])]
-    lost_b = [f for r in records for f in r.lost.get("bash", [])]
-    lost_r = [f for r in records for f in r.lost.get("rtk", [])]
+    forms = ("aw", "bash", "hook", "rtk")
+
+    def cost(r: Record, form: str) -> int:
+        return r.aw() if form == "aw" else r.tokens[form]
+
+    def lost(form: str) -> int:
+        return sum(len(r.lost.get(("direct" if r.direct else "bash") if form == "aw" else form, [])) for r in records)
+
+    over = [str(sum(cost(r, f) > r.tokens["raw"] + 50 for r in records)) for f in forms]
+    reads = [str(sum(r.line.startswith(FILE_READS) and cost(r, f) > r.tokens["raw"] + 30 for r in records))
+             for f in forms]
     n_facts = sum(len(r.facts) for r in records)
     return [
         [f"(a) raw <= {INLINE_BUDGET} B ({len(small)} commands): tokens / raw", "<= 0.60x",
-         f"{ratio(s['aw'], s['raw'])} ({s['aw']}/{s['raw']})", f"{ratio(s['bash'], s['raw'])}",
-         f"{ratio(s['rtk'], s['raw'])} ({s['rtk']})"],
-        ["(b) commands over raw + 50 tokens", "0", str(len(over)), str(len(over_b)), str(len(over_r))],
-        ["(b) file reads (cat, sed -n, head) over raw + 30 tokens", "0", str(len(reads)), str(len(reads_b)),
-         str(len(reads_r))],
-        [f"(c) whole session ({len(records)} commands): tokens", "< rtk", f"{t['aw']} ({ratio(t['aw'], t['raw'])})",
-         f"{t['bash']} ({ratio(t['bash'], t['raw'])})", f"{t['rtk']} ({ratio(t['rtk'], t['raw'])}); raw {t['raw']}"],
-        [f"(d) facts lost (of {n_facts})", "0", str(len(lost)), str(len(lost_b)), str(len(lost_r))],
+         f"{ratio(s['aw'], s['raw'])} ({s['aw']}/{s['raw']})", ratio(s["bash"], s["raw"]),
+         f"{ratio(s['hook'], s['raw'])} ({s['hook']})", f"{ratio(s['rtk'], s['raw'])} ({s['rtk']})"],
+        ["(b) commands over raw + 50 tokens", "0", *over],
+        ["(b) file reads (cat, sed -n, head) over raw + 30 tokens", "0", *reads],
+        [f"(c) whole session ({len(records)} commands): tokens", "< rtk",
+         *(f"{t[f]} ({ratio(t[f], t['raw'])})" for f in forms[:3]),
+         f"{t['rtk']} ({ratio(t['rtk'], t['raw'])}); raw {t['raw']}"],
+        [f"(d) facts lost (of {n_facts})", "0", *(str(lost(f)) for f in forms)],
     ]
 
 
@@ -690,7 +708,7 @@ def listings(records: list[Record]) -> list[str]:
             what = "file read over raw + 30" if read and r.aw() <= r.tokens["raw"] + 50 else "over raw + 50"
             out.append(f"{what}: #{r.index} {short(r.line, 70)}: {r.aw()} tokens vs raw {r.tokens['raw']}")
     for r in records:
-        for form in ("direct", "bash", "rtk"):
+        for form in ("direct", "bash", "hook", "rtk"):
             out += [f"lost ({form}): #{r.index} {short(r.line, 50)}: {f.kind} {f.value!r}"
                     for f in r.lost.get(form, [])]
         out += [f"(not in the raw output either, not counted: #{r.index} {f.kind} {f.value!r})" for f in r.unprinted]
@@ -700,10 +718,11 @@ def listings(records: list[Record]) -> list[str]:
 def report(records: list[Record], markdown: bool) -> None:
     print(render(HEADER, table_rows(records), markdown))
     print()
-    print(render(["goal (issue 7)", "goal", "agentwrap", "aw bash -c", "rtk"], goal_rows(records), markdown))
+    print(render(["goal (issue 7)", "goal", "agentwrap", "aw bash -c", "aw hook", "rtk"], goal_rows(records), markdown))
     bullet = "- " if markdown else "  "
     print("\n".join(["", "aw: `agentwrap --agent -- ARGV`, or (*) `agentwrap --agent -- bash -c LINE` for a line"
-                     " with shell syntax; rtk: the line as `rtk rewrite` gives it (=: not rewritten, run as is);"
+                     " with shell syntax; aw hook: the line as `agentwrap hook claude-code` answers for it; rtk: the"
+                     " line as `rtk rewrite` gives it (=: not rewritten, run as is);"
                      " tokens: o200k (bpe-openai)", *(bullet + x for x in listings(records))]))
 
 

@@ -8,6 +8,7 @@ exits 0 with nothing on stdout, so the host runs the command as written. A failu
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import IO, Any
 
@@ -50,7 +51,10 @@ def _answer(host: str, raw: bytes) -> dict[str, Any] | None:
     call = codec.read(data)
     if call is None or call.background:
         return None  # not a shell command, or one that runs in the background: nobody would read its envelope
-    rw = rewrite(call.command, wrapper_program())
+    cwd: str | None = data["cwd"] if isinstance(data.get("cwd"), str) else os.getcwd()  # where the line runs
+    if os.environ.get("AGENTWRAP_HOOK_READS") == "wrap":
+        cwd = None  # the user wants every read through agentwrap, small ones too
+    rw = rewrite(call.command, wrapper_program(), cwd)
     if rw.command is None:
         return None
     verdict = codec.policy(data, rw)

@@ -14,6 +14,7 @@ import shlex
 import sys
 from typing import Any, NamedTuple
 
+from agentwrap.hooks import plain_read
 from agentwrap.shell import grammar, model
 
 # Programs that are a session for a person when asked for (with no script, file or command to run).
@@ -122,8 +123,9 @@ def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
 
 
-def rewrite(line: str, program: str | None = "agentwrap") -> Rewrite:
-    """The rewritten command line (starting agentwrap as `program`), or why the line is left alone."""
+def rewrite(line: str, program: str | None = "agentwrap", cwd: str | None = None) -> Rewrite:
+    """The rewritten command line (starting agentwrap as `program`), or why the line is left alone. With the
+    `cwd` the line will run in, a read of small plain files is left alone too (`plain_read`)."""
     if program is None:
         return Rewrite(None, "agentwrap is not on PATH: the host's shell could not run the rewritten line")
     if not isinstance(line, str) or not line.strip():
@@ -160,6 +162,8 @@ def rewrite(line: str, program: str | None = "agentwrap") -> Rewrite:
     single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
     command = built.commands[0]
     if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
+        if cwd is not None and not prefix and plain_read.left_raw(command.words, cwd):
+            return Rewrite(None, plain_read.WHY, original, programs)
         wrapped = shlex.join([program, AGENT, "--", *command.words])
     else:
         wrapped = f"{shlex.join([program, AGENT])} --shell {shlex.quote(rest.strip())}"
