@@ -170,7 +170,8 @@ WARNINGS = {
     "OUTPUT_TRUNCATED": "A stream exceeded the inline budget; head, salient lines and tail are inline, "
                         "the complete text is in the named artifact.",
     "INVALID_UTF8": "The program wrote bytes that are not UTF-8; they are shown as U+FFFD.",
-    "BINARY_OUTPUT": "The program wrote binary data (NUL or many control bytes); it was removed from text.",
+    "BINARY_OUTPUT": "The program wrote binary data (NUL or many control bytes); it was removed from text, and a "
+                     "stream a third or more of whose bytes were not text is not shown at all.",
     "ARTIFACT_UNAVAILABLE": "The artifact directory could not be written; only the inline text is kept.",
     "TREE_ENDED": "Descendants were still running after the program exited; agentwrap ended them.",
     "PROMPT_ANSWERED": "A prompt was answered with a reply authorised by --answer.",

@@ -24,6 +24,7 @@ ANALYSIS_HEAD = 384 * 1024  # what adapters read: the whole text when small, els
 ANALYSIS_TAIL = 128 * 1024
 HOLD_LINE_CHARS = 1 << 20  # a line is redacted whole up to this length, then in overlapping pieces
 HOLD_OVERLAP = 8192  # more than the longest secret the redactor matches (4096 characters)
+BINARY_MIN = 32  # non-text bytes before a stream can be judged binary (a stray byte in a log is not)
 PROMPT_LINES = 8  # a dialog (pinentry, whiptail) asks above its button row and frame
 
 
@@ -141,15 +142,29 @@ class Pipeline:
         results = {}
         for stream in STREAMS:
             self._commit(stream, self.cleaners[stream].finish(), final=True)
-            results[stream] = self.captures[stream].close()
+            result = self.captures[stream].close()
+            if self._binary(stream, result):  # its text is replacement characters: tokens that say nothing
+                result = result._replace(text="", truncated=True, omitted_lines=result.lines)
+            results[stream] = result
         self._results = results
         return results
+
+    def _binary(self, stream: str, result: StreamResult) -> bool:
+        """Whether the stream was binary data: a third of its bytes or more were not text."""
+        cleaner = self.cleaners[stream]
+        odd = cleaner.binary_bytes + cleaner.invalid_utf8
+        return odd >= BINARY_MIN and 3 * odd >= result.bytes
 
     def warnings(self) -> list[dict[str, str]]:
         out: list[dict[str, str]] = []
         for stream in STREAMS:
             cleaner, capture = self.cleaners[stream], self.captures[stream]
             out.extend(capture.warnings)
+            if self._results is not None and self._binary(stream, self._results[stream]):
+                out.append({"code": "BINARY_OUTPUT", "message": f"{stream} was binary data "
+                            f"({self._results[stream].bytes} bytes), not shown: to keep its bytes, redirect it to a "
+                            "file (`> out.bin`); to read it, pipe it through `od -c` or `xxd`"})
+                continue
             if cleaner.invalid_utf8:
                 out.append({"code": "INVALID_UTF8", "message":
                             f"{stream}: {cleaner.invalid_utf8} byte sequences were not UTF-8 (shown as U+FFFD)"})

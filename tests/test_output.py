@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,16 @@ def test_binary_output_never_crashes():
     assert a.code == 0
     assert len(a.stdout) < 16 * 1024
     assert {"INVALID_UTF8", "BINARY_OUTPUT"} & {w["code"] for w in a.env["warnings"]}
+
+
+def test_binary_output_is_said_not_shown_and_text_with_a_stray_byte_is_shown():
+    a = aw("cat", "/bin/sh", detail="concise")
+    assert a.code == 0 and "output" not in a.env
+    [warning] = [w for w in a.env["warnings"] if w["code"] == "BINARY_OUTPUT"]
+    assert f"({os.path.getsize(os.path.realpath('/bin/sh'))} bytes)" in warning["message"]
+    assert "INVALID_UTF8" not in {w["code"] for w in a.env["warnings"]}
+    log = aw("printf", "build ok\\n\\377 stray\\n" + "line of text\\n" * 40, detail="concise")
+    assert "\ufffd stray" in log.text() and "BINARY_OUTPUT" not in {w["code"] for w in log.env.get("warnings", [])}
 
 
 @pytest.mark.slow
