@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentwrap.adapters.git import write
+from agentwrap.adapters.git.answer import answer
 from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
 from agentwrap.adapters.git.parse import parse_branch, parse_status
 from agentwrap.lazyre import lazy
@@ -188,6 +189,10 @@ class GitAdapter(BaseAdapter):
         if run.failed and (editor or _EDITOR_FAILED.search(run.text())):
             return self._editor_required(run, editor.group("file").strip() if editor else "")
         interp = super().interpret(run)
+        if not any(p.severity == "error" and p.code != "COMMAND_FAILED" for p in interp.problems) and (
+                said := answer(word, rest, run)):
+            # the exit status is the answer (1: no match, differs, not an ancestor): a success that says it
+            return interp._replace(summary=said[1], data=said[0], error=None, success=True)
         problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
         if word == "push" and {"-n", "--dry-run"} & set(rest) and isinstance(interp.data, dict):
