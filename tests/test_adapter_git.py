@@ -385,3 +385,49 @@ def test_a_real_failure_of_those_commands_stays_an_error(answers, genv, argv, co
     answer = run(genv, answers, "git", *argv)
     assert answer.env["status"] == "error" and answer.code == code
     assert "data" not in answer.env or not answer.env["data"]
+
+
+@pytest.mark.parametrize("form", [[], ["-sb"], ["--porcelain=v2", "--branch"]])
+def test_status_with_its_upstream_deleted_says_it_is_gone_not_up_to_date(tmp_path, genv, form):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "switch", "-q", "-c", "topic")
+    git(genv, work, "push", "-q", "-u", "origin", "topic")
+    git(genv, work, "push", "-q", "origin", "--delete", "topic")
+    git(genv, work, "fetch", "-q", "-p")
+    answer = run(genv, work, "git", "status", *form)
+    data = answer.env["data"]
+    assert data["upstream_gone"] is True and data["upstream"] == "origin/topic"
+    assert answer.env["summary"] == "on topic (upstream origin/topic is gone): working tree clean"
+    git(genv, work, "push", "-q", "origin", "topic")  # the upstream is back: in step with it again
+    git(genv, work, "fetch", "-q")
+    back = run(genv, work, "git", "status", *form)
+    assert back.env["data"]["upstream_gone"] is False
+    assert back.env["summary"] == "on topic (up to date with origin/topic): working tree clean"
+
+
+def test_status_detached_from_a_commit_head_has_left_does_not_call_it_head(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    for n in (2, 3):
+        (work / "a.txt").write_text(f"{n}\n")
+        git(genv, work, "commit", "-qam", f"c{n}")
+    git(genv, work, "checkout", "-q", "HEAD~2")
+    start = git(genv, work, "rev-parse", "HEAD").strip()
+    at = run(genv, work, "git", "status").env
+    assert start.startswith(at["data"]["head"]) and at["data"]["detached_at"] == at["data"]["head"]
+    assert at["summary"] == f"HEAD detached at {at['data']['head']}: working tree clean"
+    (work / "d.txt").write_text("d\n")
+    git(genv, work, "add", "d.txt")
+    git(genv, work, "commit", "-qm", "on a detached head")
+    moved = run(genv, work, "git", "status").env
+    assert moved["data"]["detached"] is True and moved["data"]["head"] is None, "git's line names where it was"
+    assert start.startswith(moved["data"]["detached_from"])
+    assert moved["summary"] == f"HEAD detached from {moved['data']['detached_from']}: working tree clean"
+    v2 = run(genv, work, "git", "status", "--porcelain=v2", "--branch").env["data"]
+    assert v2["head"] == git(genv, work, "rev-parse", "HEAD").strip()
+    git(genv, work, "tag", "v0", start)
+    git(genv, work, "checkout", "-q", "v0")
+    tagged = run(genv, work, "git", "status").env["data"]  # git names the tag: no sha to call HEAD
+    assert (tagged["detached_at"], tagged["head"]) == ("v0", None)

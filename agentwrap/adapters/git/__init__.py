@@ -256,7 +256,12 @@ def _plural(n: int, word: str) -> str:
 def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> str | None:
     if sub == "status" and "staged" in data:
         where = f"on {data['branch']}" if data.get("branch") else "detached HEAD" if data.get("detached") else "status"
-        if data.get("upstream"):  # in step with it says nothing but that: no zero counts
+        if data.get("detached_at") or data.get("detached_from"):  # git's words: `from` is not where HEAD is now
+            where = (f"HEAD detached at {data['detached_at']}" if data.get("detached_at")
+                     else f"HEAD detached from {data['detached_from']}")
+        if data.get("upstream_gone"):  # its counts are of nothing: the branch it tracked was deleted
+            where += f" (upstream {data['upstream']} is gone)" if data.get("upstream") else " (upstream gone)"
+        elif data.get("upstream"):  # in step with it says nothing but that: no zero counts
             moved = ", ".join(f"{k} {data[k]}" for k in ("ahead", "behind") if data[k])
             where += f" ({data['upstream']}: {moved})" if moved else f" (up to date with {data['upstream']})"
         if data.get("in_progress"):
