@@ -9,6 +9,7 @@ git's own machine-readable output (porcelain v2, --format=%H, --numstat).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -320,3 +321,113 @@ def test_a_commits_summary_leaves_out_the_message_the_caller_just_wrote(tmp_path
     git(genv, work, "add", "c.txt")
     from_file = run(genv, work, "git", "commit", "-F", "msg")
     assert from_file.env["summary"].endswith(": Add c from a file (1 file changed, 1 insertion)"), "not in argv"
+
+
+@pytest.fixture
+def answers(tmp_path, genv) -> Path:
+    """A repository where each yes/no question has an answer either way: main is behind feature, a.txt
+    is changed, build/ is ignored."""
+    work = repo(genv, tmp_path / "work", {"a.txt": "a\n", ".gitignore": "build/\n"})
+    git(genv, work, "switch", "-q", "-c", "feature")
+    (work / "f.txt").write_text("f\n")
+    git(genv, work, "add", "f.txt")
+    git(genv, work, "commit", "-qm", "feature")
+    git(genv, work, "switch", "-q", "main")
+    (work / "a.txt").write_text("a\nchanged\n")
+    return work
+
+
+@pytest.mark.parametrize(("argv", "data", "summary"), [
+    (["grep", "nomatchzzz"], {"matching_lines": 0}, "no match"),
+    (["grep", "-q", "nomatchzzz"], {"matched": False}, "no match"),
+    (["diff", "--quiet"], {"differs": True}, "differences found"),
+    (["diff", "--exit-code", "--stat"], {"differs": True, "files_changed": 1, "insertions": 1, "deletions": 0},
+     "1 file changed, +1 -0"),
+    (["merge-base", "--is-ancestor", "feature", "main"], {"is_ancestor": False},
+     "feature is not an ancestor of main"),
+    (["check-ignore", "a.txt"], {"ignored": []}, "no path is ignored"),
+    (["config", "user.nosuchkey"], {"key": "user.nosuchkey", "set": False}, "user.nosuchkey is not set"),
+    (["rev-parse", "--verify", "--quiet", "nosuch"], {"exists": False}, "nosuch does not exist"),
+    (["show-ref", "--verify", "--quiet", "refs/heads/nosuch"], {"exists": False}, "no such ref"),
+])
+def test_exit_1_that_answers_no_is_a_success_that_says_the_answer(answers, genv, argv, data, summary):
+    """git's exit 1 here is a "no" (as grep's no-match is, CONTRACT 2), not a failure: status success,
+    agentwrap exits 0 (section 4), `exit.code` keeps git's 1, and the data and the summary give the answer."""
+    raw = subprocess.run(["git", *argv], cwd=answers, capture_output=True, env={**os.environ, **genv})
+    assert raw.returncode == 1, raw
+    answer = run(genv, answers, "git", *argv)
+    assert (answer.code, answer.env["status"], answer.env["exit"]["code"]) == (0, "success", 1)
+    assert answer.error is None
+    assert {k: answer.env["data"][k] for k in data} == data
+    assert answer.env["summary"] == summary
+    lean = aw("--cwd", str(answers), "git", *argv, env=genv, detail="concise").env
+    assert lean["status"] == "success" and "error" not in lean and lean["summary"] == summary
+
+
+@pytest.mark.parametrize(("argv", "data"), [
+    (["grep", "-q", "changed"], {"matched": True}),
+    (["diff", "--quiet", "HEAD", "HEAD"], {"differs": False}),
+    (["merge-base", "--is-ancestor", "main", "feature"], {"is_ancestor": True}),
+    (["check-ignore", "build/x.o"], {"ignored": ["build/x.o"]}),
+])
+def test_the_same_questions_answered_yes(answers, genv, argv, data):
+    answer = run(genv, answers, "git", *argv)
+    assert (answer.code, answer.env["exit"]["code"]) == (0, 0)
+    assert answer.env["data"] == data
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["merge-base", "--is-ancestor", "main", "nosuch"], 128),
+    (["diff", "--no-index", "a.txt", "missing.txt"], 1),
+    (["grep", "-e"], 129),
+])
+def test_a_real_failure_of_those_commands_stays_an_error(answers, genv, argv, code):
+    answer = run(genv, answers, "git", *argv)
+    assert answer.env["status"] == "error" and answer.code == code
+    assert "data" not in answer.env or not answer.env["data"]
+
+
+@pytest.mark.parametrize("form", [[], ["-sb"], ["--porcelain=v2", "--branch"]])
+def test_status_with_its_upstream_deleted_says_it_is_gone_not_up_to_date(tmp_path, genv, form):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "switch", "-q", "-c", "topic")
+    git(genv, work, "push", "-q", "-u", "origin", "topic")
+    git(genv, work, "push", "-q", "origin", "--delete", "topic")
+    git(genv, work, "fetch", "-q", "-p")
+    answer = run(genv, work, "git", "status", *form)
+    data = answer.env["data"]
+    assert data["upstream_gone"] is True and data["upstream"] == "origin/topic"
+    assert answer.env["summary"] == "on topic (upstream origin/topic is gone): working tree clean"
+    git(genv, work, "push", "-q", "origin", "topic")  # the upstream is back: in step with it again
+    git(genv, work, "fetch", "-q")
+    back = run(genv, work, "git", "status", *form)
+    assert back.env["data"]["upstream_gone"] is False
+    assert back.env["summary"] == "on topic (up to date with origin/topic): working tree clean"
+
+
+def test_status_detached_from_a_commit_head_has_left_does_not_call_it_head(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    for n in (2, 3):
+        (work / "a.txt").write_text(f"{n}\n")
+        git(genv, work, "commit", "-qam", f"c{n}")
+    git(genv, work, "checkout", "-q", "HEAD~2")
+    start = git(genv, work, "rev-parse", "HEAD").strip()
+    at = run(genv, work, "git", "status").env
+    assert start.startswith(at["data"]["head"]) and at["data"]["detached_at"] == at["data"]["head"]
+    assert at["summary"] == f"HEAD detached at {at['data']['head']}: working tree clean"
+    (work / "d.txt").write_text("d\n")
+    git(genv, work, "add", "d.txt")
+    git(genv, work, "commit", "-qm", "on a detached head")
+    moved = run(genv, work, "git", "status").env
+    assert moved["data"]["detached"] is True and moved["data"]["head"] is None, "git's line names where it was"
+    assert start.startswith(moved["data"]["detached_from"])
+    assert moved["summary"] == f"HEAD detached from {moved['data']['detached_from']}: working tree clean"
+    v2 = run(genv, work, "git", "status", "--porcelain=v2", "--branch").env["data"]
+    assert v2["head"] == git(genv, work, "rev-parse", "HEAD").strip()
+    git(genv, work, "tag", "v0", start)
+    git(genv, work, "checkout", "-q", "v0")
+    tagged = run(genv, work, "git", "status").env["data"]  # git names the tag: no sha to call HEAD
+    assert (tagged["detached_at"], tagged["head"]) == ("v0", None)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentwrap.adapters.git import write
+from agentwrap.adapters.git.answer import answer
 from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
 from agentwrap.adapters.git.parse import parse_branch, parse_status
 from agentwrap.lazyre import lazy
@@ -188,6 +189,10 @@ class GitAdapter(BaseAdapter):
         if run.failed and (editor or _EDITOR_FAILED.search(run.text())):
             return self._editor_required(run, editor.group("file").strip() if editor else "")
         interp = super().interpret(run)
+        if not any(p.severity == "error" and p.code != "COMMAND_FAILED" for p in interp.problems) and (
+                said := answer(word, rest, run)):
+            # the exit status is the answer (1: no match, differs, not an ancestor): a success that says it
+            return interp._replace(summary=said[1], data=said[0], error=None, success=True)
         problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
         if word == "push" and {"-n", "--dry-run"} & set(rest) and isinstance(interp.data, dict):
@@ -251,7 +256,12 @@ def _plural(n: int, word: str) -> str:
 def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> str | None:
     if sub == "status" and "staged" in data:
         where = f"on {data['branch']}" if data.get("branch") else "detached HEAD" if data.get("detached") else "status"
-        if data.get("upstream"):  # in step with it says nothing but that: no zero counts
+        if data.get("detached_at") or data.get("detached_from"):  # git's words: `from` is not where HEAD is now
+            where = (f"HEAD detached at {data['detached_at']}" if data.get("detached_at")
+                     else f"HEAD detached from {data['detached_from']}")
+        if data.get("upstream_gone"):  # its counts are of nothing: the branch it tracked was deleted
+            where += f" (upstream {data['upstream']} is gone)" if data.get("upstream") else " (upstream gone)"
+        elif data.get("upstream"):  # in step with it says nothing but that: no zero counts
             moved = ", ".join(f"{k} {data[k]}" for k in ("ahead", "behind") if data[k])
             where += f" ({data['upstream']}: {moved})" if moved else f" (up to date with {data['upstream']})"
         if data.get("in_progress"):

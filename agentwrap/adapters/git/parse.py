@@ -32,6 +32,7 @@ _DIVERGED = lazy(r"Your branch and '(?P<up>[^']+)' have diverged,\s*and have (?P
 _GONE = lazy(r"Your branch is based on '(?P<up>[^']+)', but the upstream is gone")
 _SHORT_HEAD = lazy(r"^## (?:No commits yet on |Initial commit on )?(?P<branch>.+?)"
                          r"(?:\.\.\.(?P<up>\S+))?(?: \[(?P<track>[^\]]+)\])?$")
+_HEX = lazy(r"^[0-9a-f]{4,64}$")
 _SHORT_ENTRY = lazy(r"^(?P<xy>[ MTADRCU?!]{2}) (?P<path>.+)$")
 _V2_ENTRY = lazy(r"^(?:1 (?P<xy1>\S\S)(?: \S+){6}|2 (?P<xy2>\S\S)(?: \S+){7}|u (?P<xyu>\S\S)(?: \S+){8}) "
                        r"(?P<path>[^\t]+)(?:\t(?P<orig>.+))?$")
@@ -133,6 +134,7 @@ def _status_v2(lines: list[str]) -> dict[str, Any]:
                 data["no_commits"] = value == "(initial)"
             elif key == "upstream":
                 data["upstream"] = value
+                data["upstream_gone"] = not any(line.startswith("# branch.ab ") for line in lines)  # git: no ab
             elif key == "ab":
                 nums = value.split()
                 data["ahead"], data["behind"] = int(nums[0].lstrip("+")), int(nums[1].lstrip("-"))
@@ -172,8 +174,13 @@ def _status_long(text: str) -> dict[str, Any]:
     for line in text.splitlines():
         if line.startswith("On branch "):
             data["branch"] = line[len("On branch "):].strip()
-        elif line.startswith(("HEAD detached at ", "HEAD detached from ")):
-            data["detached"], data["head"] = True, line.split()[-1]
+        elif line.startswith("HEAD detached at "):
+            # git names the commit HEAD is at, by a ref when one points there (`origin/main`, `v1.0`)
+            data["detached"], data["detached_at"] = True, line.split()[-1]
+            data["head"] = data["detached_at"] if _HEX.match(data["detached_at"]) else None
+        elif line.startswith("HEAD detached from "):
+            # the commit HEAD was detached at, which it has since left (a commit, a reset): not HEAD itself
+            data["detached"], data["detached_from"] = True, line.split()[-1]
         elif line.startswith("Not currently on any branch"):
             data["detached"] = True
         elif line.startswith(("No commits yet", "Initial commit")):
