@@ -1,0 +1,75 @@
+"""The concise text loses no fact and says nothing untrue (CONTRACT 2a): a line leaves it only when the
+envelope already holds what it says. On real tools: a diff's lines, a code frame's caret and a printed
+object's closing brace are never taken for restatements because they hold no words."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, check_envelope
+
+from agentwrap.outcome import lean
+
+PY = sys.executable
+
+
+def run(*args: str, cwd: Path, detail: str | None = None, shell: str | None = None) -> dict:
+    """`agentwrap --agent [--detail D] -- ARGS` (or `--shell LINE`), as an agent's tool runs it."""
+    extra = ["--detail", detail] if detail else []
+    command = ["--shell", shell] if shell is not None else ["--", *args]
+    proc = subprocess.run([PY, "-m", "agentwrap", "--agent", *extra, *command], capture_output=True, timeout=120,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_NO_STATS": "1"},
+                          stdin=subprocess.DEVNULL)
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    env = json.loads(proc.stdout)
+    check_envelope(env, proc.returncode)
+    return env
+
+
+def text_of(env: dict, stream: str) -> str:
+    return str(((env.get("output") or {}).get(stream) or {}).get("text", ""))
+
+
+# --- lines of no words ---------------------------------------------------------------------------
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff not installed")
+def test_a_format_diff_keeps_every_line_of_its_hunk(tmp_path):
+    (tmp_path / "fmt.py").write_text("x=[1,2,\n  3]\ndef  f( a ):\n  return a\n")
+    raw = subprocess.run(["ruff", "format", "--diff", "fmt.py"], cwd=tmp_path, capture_output=True, text=True).stdout
+    hunk = raw[raw.index("@@"):].rstrip("\n")
+    assert "\n+\n+\n+def f(a):" in hunk, raw  # the two blank lines ruff adds before a def
+    env = run("ruff", "format", "--diff", "fmt.py", cwd=tmp_path)
+    assert hunk in text_of(env, "stdout"), "a diff's `+` lines are the change: none is left out"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_a_node_error_keeps_its_caret_and_the_closing_brace_of_its_object(tmp_path):
+    (tmp_path / "req.js").write_text("require('left-padzz');\n")
+    env = run("node", "req.js", cwd=tmp_path)
+    assert env["error"]["code"] == "NODE_PACKAGE_NOT_FOUND"
+    lines = text_of(env, "stderr").splitlines()
+    assert "  throw err;" in lines
+    assert lines[lines.index("  throw err;") + 1] == "  ^", "the caret under a line that stays, stays"
+    if any(line.startswith("  requireStack:") for line in lines):
+        assert "}" in lines, "the object printed with its members keeps its closing brace"
+
+
+def test_a_caret_goes_only_with_the_line_it_marks():
+    said = lean.facts_said([], {"file": "a.py", "name": "total_cost"}, "")
+    text = "    total_cost\n    ^^^^^^^^^^\n    keep = this(line)\n    ^^^^\n+\n}\n"
+    out, _, restated, _ = lean.lean_text(text, [], said, layout=False)
+    assert out == "    keep = this(line)\n    ^^^^\n+\n}\n", out
+    assert restated == 2
+
+
+def test_a_banner_of_at_signs_is_no_diff():
+    said = lean.facts_said([], {"host": "example", "changed": "key"}, "host key changed")
+    banner = "@" * 40
+    text = f"{banner}\n@  host key changed  @\n{banner}\nkey changed host\nsomething else entirely here\n"
+    out, _, _, _ = lean.lean_text(text, [], said, layout=False)
+    assert "key changed host" not in out, "a banner does not protect the lines under it as a hunk"
