@@ -73,3 +73,28 @@ def test_a_banner_of_at_signs_is_no_diff():
     text = f"{banner}\n@  host key changed  @\n{banner}\nkey changed host\nsomething else entirely here\n"
     out, _, _, _ = lean.lean_text(text, [], said, layout=False)
     assert "key changed host" not in out, "a banner does not protect the lines under it as a hunk"
+
+
+def show(artifact: str, grep: str, cwd: Path) -> list[str]:
+    """The lines of an artifact that match `grep`, as `agentwrap artifact show --grep` numbers them."""
+    assert artifact.startswith("art_"), artifact
+    proc = subprocess.run([PY, "-m", "agentwrap", "artifact", "show", artifact, "--grep", grep, "--limit", "1048576"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=cwd)
+    return [m["text"] for m in json.loads(proc.stdout)["data"]["matches"]]
+
+
+# --- more failures than the concise envelope lists ---------------------------------------------------
+def test_concise_counts_the_problems_it_leaves_out_and_names_the_artifact_that_has_them(tmp_path):
+    (tmp_path / "test_many.py").write_text(
+        "import pytest\n\n\n@pytest.mark.parametrize('i', range(60))\n"
+        "def test_n(i):\n    assert i % 7 == 0, f'value {i} not divisible'\n")
+    env = run("pytest", "-q", "-p", "no:randomly", cwd=tmp_path)
+    shown = {p["nodeid"] for p in [env["error"], *env["problems"]] if "nodeid" in p} | {
+        p["detail"].split(" ", 1)[0] for p in [env["error"], *env["problems"]]}
+    assert env["problems_omitted"] == 51 - 1 - len(env["problems"]) == 30
+    warning = next(w for w in env["warnings"] if w["code"] == "PROBLEMS_TRUNCATED")
+    assert warning["message"].startswith(f"{env['problems_omitted']} more problems were left out"), warning
+    whole = "\n".join(show(warning["message"].rsplit(" ", 1)[-1], "^FAILED ", tmp_path))
+    failing = {f"test_many.py::test_n[{i}]" for i in range(60) if i % 7}
+    left_out = failing - shown
+    assert len(left_out) == 30 and all(f"FAILED {nodeid} " in whole for nodeid in left_out), whole

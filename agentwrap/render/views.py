@@ -64,7 +64,13 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
     if streams:
         out["output"] = streams
-    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP]
+    others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
+    omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
+    kept_whole = _artifact_of(rec) if omitted else None
+    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP | {"PROBLEMS_TRUNCATED"}]
+    if omitted:  # this envelope's count, and where the problems it leaves out can be read
+        warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{omitted} more problems were left out"
+                         + (f"; the full output is in artifact {kept_whole}" if kept_whole else ".")})
     if rec.lean_data_cut:
         warnings.append({"code": "DATA_TRUNCATED", "message": f"{rec.lean_data_cut} items of data were left out; "
                          "--detail standard or the artifact has them"})
@@ -73,7 +79,6 @@ def concise(rec: RunRecord) -> dict[str, Any]:
             out[key] = value
     if rec.error is not None:
         out["error"] = deciding_problem(rec)
-    others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
         deciding_fix = rec.error.suggested_fix if rec.error is not None else None
         listed = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
@@ -82,10 +87,14 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         listed = [p for p in listed if set(p) != {"code"} or rec.error is None]
         if listed:
             out["problems"] = listed
-        omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
     return out
+
+
+def _artifact_of(rec: RunRecord) -> str | None:
+    """The artifact holding the run's whole output (stdout's first), when one was kept."""
+    return next((s.artifact for name in ("stdout", "stderr") if (s := rec.output.get(name)) and s.artifact), None)
 
 
 def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
