@@ -98,3 +98,77 @@ def test_concise_counts_the_problems_it_leaves_out_and_names_the_artifact_that_h
     failing = {f"test_many.py::test_n[{i}]" for i in range(60) if i % 7}
     left_out = failing - shown
     assert len(left_out) == 30 and all(f"FAILED {nodeid} " in whole for nodeid in left_out), whole
+
+
+# --- pytest's captured output ----------------------------------------------------------------------
+CAPTURING = '''import logging
+import pytest
+
+
+@pytest.fixture
+def noisy():
+    print("setting up the noisy fixture")
+    yield
+    raise RuntimeError("teardown boom")
+
+
+def test_logs():
+    print("debug value=42")
+    logging.getLogger("app").warning("cache miss for user 17")
+    assert 1 + 1 == 3
+
+
+def test_other():
+    print("other value=43")
+    assert "a" == "b"
+
+
+def test_teardown(noisy):
+    pass
+
+
+def test_long():
+    for i in range(30):
+        print(f"step {i} done")
+    assert False
+'''
+
+
+@pytest.fixture(scope="module")
+def capturing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
+    folder = tmp_path_factory.mktemp("captured")
+    (folder / "test_cap.py").write_text(CAPTURING)
+    return folder, run("pytest", "-q", "-p", "no:randomly", cwd=folder), run(
+        "pytest", "-q", "-p", "no:randomly", cwd=folder, detail="standard")
+
+
+def _by_test(env: dict) -> dict[str, dict]:
+    shown = [env["error"], *env.get("problems", [])]
+    return {p.get("nodeid") or p["detail"].split(" ", 1)[0].rstrip(":"): p for p in shown}
+
+
+def test_what_a_failing_test_printed_and_logged_is_carried_by_its_problem(capturing):
+    _, env, _ = capturing
+    tests = _by_test(env)
+    assert tests["test_cap.py::test_logs"]["captured"] == {
+        "stdout call": ["debug value=42"], "log call": ["WARNING  app:test_cap.py:14 cache miss for user 17"]}
+    assert tests["test_cap.py::test_other"]["captured"] == {"stdout call": ["other value=43"]}
+    assert tests["test_cap.py::test_teardown"]["captured"]["stdout setup"] == ["setting up the noisy fixture"]
+    text = "".join(s.get("text", "") for s in (env.get("output") or {}).values())
+    assert "Captured" not in text, "no header is left without the output it heads"
+
+
+def test_a_long_capture_keeps_its_last_lines_and_says_where_the_rest_is(capturing):
+    folder, env, standard = capturing
+    long = _by_test(env)["test_cap.py::test_long"]
+    assert long["captured"]["stdout call"] == [f"step {i} done" for i in range(10, 30)]
+    assert long["captured_omitted"] == {"stdout call": 10}
+    warning = next(w for w in env["warnings"] if w["code"] == "OUTPUT_TRUNCATED")
+    found = show(warning["message"].rsplit(" ", 1)[-1], "^step [0-9] done$", folder)
+    assert found == [f"step {i} done" for i in range(10)], found
+    assert standard["output"]["stdout"]["artifact"].startswith("art_")
+
+
+def test_the_standard_text_keeps_the_captured_output(capturing):
+    _, _, standard = capturing
+    assert "debug value=42" in standard["output"]["stdout"]["text"] or standard["output"]["stdout"]["truncated"]
