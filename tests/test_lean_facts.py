@@ -172,3 +172,15 @@ def test_a_long_capture_keeps_its_last_lines_and_says_where_the_rest_is(capturin
 def test_the_standard_text_keeps_the_captured_output(capturing):
     _, _, standard = capturing
     assert "debug value=42" in standard["output"]["stdout"]["text"] or standard["output"]["stdout"]["truncated"]
+
+
+# --- counts read through a pipe --------------------------------------------------------------------
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff not installed")
+def test_counts_read_from_what_head_let_through_are_not_given_as_totals(tmp_path):
+    (tmp_path / "a.py").write_text("".join(f"import m{i}\n" for i in range(9)))
+    whole = run(shell="ruff check --select F401 .", cwd=tmp_path)["summary"]
+    assert whole.startswith("ruff: 9 errors in 1 file"), whole
+    cut = run(shell="ruff check --select F401 . | head -3", cwd=tmp_path)
+    assert cut["command"]["decided_by"]["hidden_by_pipe"] is True
+    assert "`head -3` let through" in cut["summary"] and "may not be the total" in cut["summary"], cut["summary"]
+    assert run(shell="ruff check --select F401 . | cat", cwd=tmp_path)["summary"] == whole, "cat passes all on"
