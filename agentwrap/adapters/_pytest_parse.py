@@ -16,7 +16,7 @@ from agentwrap.lazyre import lazy
 
 _BANNER = lazy(r"^=+ (?P<title>.+?) =+$")
 _SECTION = lazy(r"^_{2,} (?P<title>.+?) _{2,}$|^_ (?P<short>[^_].*?) _$")
-_CAPTURED = lazy(r"^-{2,} (?:Captured|captured) .* -{2,}$")
+_CAPTURED = lazy(r"^-{2,} (?:Captured|captured) (?P<name>.*) -{2,}$")
 _ENTRY = lazy(r"^(?P<file>[^\s:>][^:]*?):(?P<line>\d+)(?::(?: (?P<rest>.*))?)?$")
 _FIXTURE_FILE = lazy(r"^file (?P<file>.+), line (?P<line>\d+)$")
 _E_LINE = lazy(r"^E\s+(?P<text>.*)$")
@@ -45,9 +45,11 @@ class Report(NamedTuple):
     crash: dict[str, Any] | None  # where the exception was raised, when it is not `file:line`
     fixture: str | None = None  # a fixture that does not exist
     evidence: tuple[str, ...] = ()  # the deciding lines: the failing source line (`>`) and the `E` lines
+    # what the test printed or logged, by pytest's section name (`stdout call`, `log setup`), as printed
+    captured: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
+        out = {k: v for k, v in self._asdict().items() if v is not None and k not in ("evidence", "captured")}
         return {**out, "evidence": list(self.evidence)} if self.evidence else out
 
 
@@ -80,13 +82,26 @@ def evidence(body: list[str]) -> tuple[str, ...]:
 
 
 def failure_blocks(text: str) -> dict[str, str]:
-    """The text of each FAILURES and ERRORS section, by its title: what a failure's problem was read from."""
+    """The text of each FAILURES and ERRORS section, by its title: what a failure's problem was read from
+    (its captured output too, which the problem carries)."""
     by_title = dict(_blocks(text.splitlines()))
     out: dict[str, str] = {}
     for name in ("FAILURES", "ERRORS"):
-        for title, body in _sections(by_title.get(name, [])):
+        for title, raw in _section_lines(by_title.get(name, [])):
             if title:
-                out[title] = "\n".join(body)
+                out[title] = "\n".join(raw)
+    return out
+
+
+def _section_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """Each `___ title ___` section's lines as printed, its captured output with them."""
+    out: list[tuple[str, list[str]]] = []
+    for line in lines:
+        head = _SECTION.match(line)
+        if head and not re.fullmatch(r"[_ ]+", line):
+            out.append((head.group("title") or head.group("short"), []))
+        elif out:
+            out[-1][1].append(line)
     return out
 
 
@@ -102,22 +117,43 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
     return blocks
 
 
+Captured = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 def _sections(lines: list[str]) -> list[tuple[str | None, list[str]]]:
-    """`___ title ___` sections; captured output inside them is dropped (user text could look like a path)."""
-    out: list[tuple[str | None, list[str]]] = []
+    """`___ title ___` sections; captured output inside them is left out (user text could look like a path)."""
+    return [(title, body) for title, body, _ in _captured_sections(lines)]
+
+
+def _captured_sections(lines: list[str]) -> list[tuple[str | None, list[str], Captured]]:
+    """`___ title ___` sections: each one's traceback lines, and apart from them its captured output, by
+    pytest's name for it (`stdout call`), without the trailing blank lines pytest leaves."""
+    out: list[tuple[str | None, list[str], list[tuple[str, list[str]]]]] = []
     captured = False
     for line in lines:
         head = _SECTION.match(line)
         if head and not re.fullmatch(r"[_ ]+", line):
-            out.append((head.group("title") or head.group("short"), []))
+            out.append((head.group("title") or head.group("short"), [], []))
             captured = False
-        elif _CAPTURED.match(line):
-            captured = True
-        elif not captured:
+        elif (c := _CAPTURED.match(line)) is not None:
             if not out:
-                out.append((None, []))
+                out.append((None, [], []))
+            out[-1][2].append((c.group("name"), []))
+            captured = True
+        elif captured:
+            out[-1][2][-1][1].append(line)
+        else:
+            if not out:
+                out.append((None, [], []))
             out[-1][1].append(line)
-    return out
+    return [(title, body, tuple((name, tuple(_trimmed(text))) for name, text in captured))
+            for title, body, captured in out]
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
 
 
 def _rel(path: str, root: str | None) -> str:
@@ -210,19 +246,19 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
                   exception, crash_dict, fixture.group(1) if fixture else None, evidence(body))
 
 
-def _match_sections(sections: list[tuple[str | None, list[str]]], summary: list[tuple[str, str, str]],
+def _match_sections(sections: list[tuple[str | None, list[str], Captured]], summary: list[tuple[str, str, str]],
                     outcome: str, root: str | None) -> list[Report]:
     """Pair each section with its short-summary entry: by title, then by order."""
     pending = [(nodeid, msg) for kind, nodeid, msg in summary if kind == outcome]
     reports = []
-    for title, body in sections:
+    for title, body, captured in sections:
         name = title or ""
         if outcome == "error":
             name = re.sub(r"^ERROR (?:at (?:setup|teardown) of |collecting )", "", name)
         pick = next((i for i, (nodeid, _) in enumerate(pending)
                      if head_line(nodeid) == name or nodeid == name), 0 if pending else None)
         nodeid, msg = pending.pop(pick) if pick is not None else (None, "")
-        reports.append(_report(title, body, nodeid, outcome, root, msg))
+        reports.append(_report(title, body, nodeid, outcome, root, msg)._replace(captured=captured))
     for nodeid, msg in pending:  # --tb=no: the summary is all there is
         reports.append(_report(None, [], nodeid, outcome, root, msg))
     return reports
@@ -248,6 +284,11 @@ def _line_style(body: list[str], summary: list[tuple[str, str, str]], root: str 
 
 def parse(text: str) -> dict[str, Any]:
     """Counts, duration and failing tests from pytest's terminal output."""
+    return parse_reports(text)[0]
+
+
+def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
+    """`parse`, and the reports of its failures whole (with what each test printed, which data leaves out)."""
     lines = text.splitlines()
     root_match = _ROOTDIR.search(text)
     root = root_match.group("root") if root_match else None
@@ -270,10 +311,10 @@ def parse(text: str) -> dict[str, Any]:
         data["collected"] = int(c.group("n"))
     reports: list[Report] = []
     if "ERRORS" in by_title:
-        reports += _match_sections(_sections(by_title["ERRORS"]), summary, "error", root)
+        reports += _match_sections(_captured_sections(by_title["ERRORS"]), summary, "error", root)
     elif any(kind == "error" for kind, _, _ in summary):
         reports += _match_sections([], summary, "error", root)
-    failures = _sections(by_title.get("FAILURES", []))
+    failures = _captured_sections(by_title.get("FAILURES", []))
     if failures and failures[0][0] is None:
         reports += _line_style(failures[0][1], summary, root)
     else:
@@ -288,7 +329,7 @@ def parse(text: str) -> dict[str, Any]:
         nodeids = [line for line in lines if "::" in line and " " not in line.split("::")[0] and not
                    _VERBOSE.match(line) and not line.startswith(("FAILED", "ERROR"))]
         data["tests"] = nodeids[:MAX_LIST]
-    return data
+    return data, reports[:MAX_LIST]
 
 
 def conftest_error(text: str) -> Report | None:

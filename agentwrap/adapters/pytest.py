@@ -123,10 +123,31 @@ def _evidence(r: Report) -> list[str]:
     return kept
 
 
+CAPTURED_LINES = 20  # of each captured section a problem carries: its last lines, nearest the failure
+CAPTURED_WIDTH = 300
+
+
+def _captured(r: Report) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """What the test printed and logged, by pytest's section name (`stdout call`, `log call`): a fact of
+    its failure, carried by its problem; and, for a long section, how many of its first lines it leaves
+    out (`captured_omitted`: the run's artifact has them). Each section keeps its last lines, nearest the
+    failure."""
+    out: dict[str, list[str]] = {}
+    omitted: dict[str, int] = {}
+    for name, lines in r.captured:
+        if lines:
+            out[name] = [*out.get(name, []), *(line[:CAPTURED_WIDTH] for line in lines[-CAPTURED_LINES:])]
+        if len(lines) > CAPTURED_LINES:
+            omitted[name] = omitted.get(name, 0) + len(lines) - CAPTURED_LINES
+    return out, omitted
+
+
 def _from_report(r: Report, run: CapturedRun) -> Problem:
     location = {"file": r.file, **({"line": r.line} if r.line else {})} if r.file else None
+    captured, captured_omitted = _captured(r)
     extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
-                               ("crash", r.crash), ("evidence", _evidence(r))) if v}
+                               ("crash", r.crash), ("evidence", _evidence(r)), ("captured", captured),
+                               ("captured_omitted", captured_omitted)) if v}
     rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
                         applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
     if r.nodeid and _ran_alone(run.argv, r.nodeid):
@@ -212,9 +233,9 @@ def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
-    data = _pytest_parse.parse(run.text())
+    data, found = _pytest_parse.parse_reports(run.text())
     rank = {"collect": 0, "call": 1}  # collection errors, then failed tests, then set-up/tear-down errors
-    ordered = sorted(_pytest_parse.reports(data), key=lambda r: rank.get(r.when or "", 2))
+    ordered = sorted(found, key=lambda r: rank.get(r.when or "", 2))
     blocks = _pytest_parse.failure_blocks(run.text())
     # each problem stands for its whole failure block: the block's lines are not repeated inline
     return [_from_report(r, run)._replace(matched=blocks.get(r.title, "")) for r in ordered] + _run_level(run, data)

@@ -36,6 +36,9 @@ class Reading(NamedTuple):
     adapter: Adapter
     captured: CapturedRun
     result: RunResult
+    # The later stages of its pipeline its stdout went through (`head -3` of `ruff check . | head -3`): what
+    # the line shows is what they let through, so counts read from it may not be its totals.
+    piped: str = ""
 
 
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -48,7 +51,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     cwd = (context or {}).get("cwd")
     run_argv, run_result = argv, result
     if reading is not None:
-        run_argv, adapter, captured, run_result = reading
+        run_argv, adapter, captured, run_result, _ = reading
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes = interpret(adapter, captured)
@@ -69,6 +72,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         shown = dataclasses.replace(shown, columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
     summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
+    if reading is not None and reading.piped and interp.summary and summary == interp.summary[:300]:
+        summary = f"{summary[:200]} (counted in what `{reading.piped[:60]}` let through: may not be the total)"
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Rule 3: a member the adapter names in `concise_written` whose value the caller wrote (a commit's -m)

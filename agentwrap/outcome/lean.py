@@ -33,6 +33,9 @@ SHARED_PREFIX = "[agentwrap: "
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
+# A line that only marks the line above it: python's `^^^^`, a compiler's `|  ^~~~`, a code frame's margin.
+_MARKS = lazy(r"^\s*[\^~|]+(?:\s+[\^~|]+)*\s*$")
+_FRAME = lazy(r"^[\s\u2500-\u257f]*[\u2500-\u257f][\s\u2500-\u257f]*$")  # a box's edge (terraform's `╷ │ ╵`)
 
 
 def words(text: str) -> list[str]:
@@ -73,13 +76,12 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
 
 def restates(line: str, said: Said) -> bool:
     """A line a problem was read from, or whose words (nearly) all appear in the facts already given
-    (pytest's `FAILED id - msg`)."""
+    (pytest's `FAILED id - msg`). A line of fewer than two words restates only when a problem was read
+    from it: a diff's `+`, a closing `}` or a caret under a line that stays are part of what they stand in."""
     if line.strip() in said.lines:
         return True
     found = words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
-    if not found:
-        return bool(line.strip()) and bool(said)  # a caret or margin line: its source line is evidence
-    if len(found) < 2 or not said:
+    if len(found) < 2 or not said:  # a line of no words (a diff's `+`, a closing `}`) says no fact either
         return False
     new = sum(1 for w in found if w not in said.words)
     return new == 0 or (len(found) >= 8 and new * 10 <= len(found))
@@ -162,10 +164,14 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     noisy = restated = 0
     fired: set[str] = set()
     lines = text.splitlines()
-    kinds = patch_kinds(lines) if patch else [OTHER] * len(lines)
+    # A diff's hunks are kept byte for byte wherever they are (`ruff format --diff`, not only git's
+    # patches); only in a patch are the file headers its `diff --git` line says left out.
+    kinds = patch_kinds(lines) if patch else [k if k == HUNK else OTHER for k in patch_kinds(lines, headed=True)]
+    marked = False  # the last line was left out as a restatement: a line of marks under it goes with it
     for line, kind in zip(lines, kinds, strict=True):
         if kind == HUNK:
             out.append(line)
+            marked = False
             continue
         if kind == DROP:
             noisy += 1
@@ -177,16 +183,20 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             line = one_space_cells(line)
         if line.startswith(MARKER):
             out.append(line)
+            marked = False
             continue
         rule = next((n for n in noise if n.search(line)), None)
-        drawn = layout and len(line) >= 3 and not line.strip(line[0]) and not line[0].isalnum()
+        drawn = len(line) >= 3 and not line.strip(line[0]) and not line[0].isalnum() and (
+            layout or said is not None and len(line) >= 8 and line[0] in "=_*#-")  # a rule under a report
         if rule is not None or drawn:
             noisy += 1
             fired.add(rule.pattern if rule is not None else "drawn rule")
             continue
-        if said is not None and restates(line, said):
+        if said is not None and (restates(line, said) or marked and _MARKS.match(line) or _FRAME.match(line)):
             restated += 1
+            marked = True
             continue
+        marked = False
         if layout and not line.strip() and (not out or not out[-1].strip()):
             continue  # one blank line is layout enough
         out.append(line)

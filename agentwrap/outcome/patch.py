@@ -21,8 +21,10 @@ _INDEX = lazy(r"^index [0-9a-f]{7,}(?:,[0-9a-f]{7,})*\.\.[0-9a-f]{7,}(?: [0-7]{6
 RULE = "patch header said by its diff --git line"
 
 
-def kinds(lines: list[str]) -> list[str]:
-    """Each line's kind: HUNK (inside a hunk, counted by its `@@` header), DROP or OTHER."""
+def kinds(lines: list[str], headed: bool = False) -> list[str]:
+    """Each line's kind: HUNK (inside a hunk, counted by its `@@` header), DROP or OTHER. `headed`: in text
+    not known to be a patch, a hunk counts only under its file's `+++` line or right after another hunk
+    (a banner of `@` signs is no combined diff)."""
     out = [OTHER] * len(lines)
     old = new = 0
     combined = False  # a merge's combined diff (`@@@`): one mark column per parent, kept to the next file
@@ -45,7 +47,9 @@ def kinds(lines: list[str]) -> list[str]:
                 out[i] = OTHER  # a hunk shorter than its header said (a cut text): stop counting
                 old = new = 0
             continue
-        if line.startswith("@@@"):
+        if headed and not (i > 0 and (lines[i - 1].startswith("+++ ") or out[i - 1] == HUNK)):
+            continue
+        if line.startswith("@@@") and (not headed or _HUNK_HEAD.match(line)):
             out[i], combined = HUNK, True
         elif m := _HUNK_HEAD.match(line):
             out[i] = HUNK

@@ -64,7 +64,16 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
     if streams:
         out["output"] = streams
-    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP]
+    others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
+    omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
+    kept_whole = _artifact_of(rec) if omitted or _part_shown(rec, others[:CONCISE_PROBLEMS]) else None
+    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP | {"PROBLEMS_TRUNCATED"}]
+    if omitted:  # this envelope's count, and where the problems it leaves out can be read
+        warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{omitted} more problems were left out"
+                         + (f"; the full output is in artifact {kept_whole}" if kept_whole else ".")})
+    elif kept_whole and not any(s.lean_cut and s.artifact for s in rec.output.values()):
+        warnings.append({"code": "OUTPUT_TRUNCATED", "message": "problems show part of the output they were read "
+                         f"from (see their `*_omitted` counts); the full output is in artifact {kept_whole}"})
     if rec.lean_data_cut:
         warnings.append({"code": "DATA_TRUNCATED", "message": f"{rec.lean_data_cut} items of data were left out; "
                          "--detail standard or the artifact has them"})
@@ -73,7 +82,6 @@ def concise(rec: RunRecord) -> dict[str, Any]:
             out[key] = value
     if rec.error is not None:
         out["error"] = deciding_problem(rec)
-    others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     if others:
         deciding_fix = rec.error.suggested_fix if rec.error is not None else None
         listed = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
@@ -82,10 +90,20 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         listed = [p for p in listed if set(p) != {"code"} or rec.error is None]
         if listed:
             out["problems"] = listed
-        omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
         if omitted:
             out["problems_omitted"] = omitted
     return out
+
+
+def _artifact_of(rec: RunRecord) -> str | None:
+    """The artifact holding the run's whole output (stdout's first), when one was kept."""
+    return next((s.artifact for name in ("stdout", "stderr") if (s := rec.output.get(name)) and s.artifact), None)
+
+
+def _part_shown(rec: RunRecord, problems: list[Problem]) -> bool:
+    """A problem the envelope shows says it left out part of what it was read from (`captured_omitted`)."""
+    return any(key.endswith("_omitted") and value for p in [*([rec.error] if rec.error else []), *problems]
+               for key, value in (p.extra or {}).items())
 
 
 def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:

@@ -155,7 +155,22 @@ def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
     stage_result.returncode, stage_result.signal = captured.exit_code, captured.signal
     if result.timed_out or result.interrupted is not None or result.prompt is not None:
         stage_result.returncode, stage_result.signal = result.returncode, result.signal
-    return Reading(list(argv), adapter, captured, stage_result)
+    return Reading(list(argv), adapter, captured, stage_result, _downstream(decision))
+
+
+_PASS_ON = {"cat", "tee"}  # stages that pass every line on unchanged
+
+
+def _downstream(decision: Decision) -> str:
+    """The later stages of the pipeline that the deciding command's stdout went through, as written; ""
+    when it went to the terminal or a file, or only through stages that change nothing (`| cat`)."""
+    command, later = decision.command, decision.unit.stages[decision.stage + 1:]
+    if not later or (command is not None and command.redirects.get("stdout", "").startswith(("file:", "append:"))):
+        return ""
+    if all(stage is not None and stage.program in _PASS_ON and not any(w.startswith("-") for w in stage.words[1:])
+           for stage in later):
+        return ""
+    return " | ".join(stage.text if stage is not None else "…" for stage in later)
 
 
 def described(decision: Decision, line: Line) -> dict[str, Any]:
