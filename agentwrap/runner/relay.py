@@ -74,6 +74,10 @@ class ThreadedSink:
         text: str = self._sink.prompt_text()
         return text
 
+    def answering(self) -> None:
+        self.flush()
+        self._sink.answering()
+
     def event(self, kind: str, payload: dict[str, object]) -> None:
         self.flush()
         self._sink.event(kind, payload)

@@ -82,6 +82,7 @@ class Sink(Protocol):
 
     def output(self, stream: str, data: bytes) -> None: ...
     def prompt_text(self) -> str: ...
+    def answering(self) -> None: ...
     def event(self, kind: str, payload: dict[str, object]) -> None: ...
 
 
@@ -295,6 +296,8 @@ class _Session:
         return None
 
     def try_answer(self, prompt: PromptInfo) -> bool:
+        """Reply to `prompt` when an --answer rule matches it. The prompt's text is only what the program wrote
+        since the last reply (the sink's `answering`), so a rule never answers a later, different question."""
         fd = self.chans.answer_fd
         if fd is None:
             return False
@@ -307,6 +310,7 @@ class _Session:
             if streak > MAX_SAME_ANSWER or total >= MAX_ANSWERS:
                 return False
             self.answer_counts[answer.pattern.pattern] = (total + 1, streak, self.newlines)
+            self.sink.answering()  # before the reply: whatever comes after it is the next prompt
             with contextlib.suppress(OSError):
                 os.write(fd, answer.reply.encode() + b"\n")
             record: dict[str, object] = {"pattern": answer.pattern.pattern, "prompt": prompt.text,
