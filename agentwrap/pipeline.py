@@ -59,6 +59,7 @@ class Pipeline:
         self._partial = dict.fromkeys(STREAMS, "")  # the end of a line not yet committed
         # what the program wrote since the last --answer reply (see answering), or None
         self._since: dict[str, TerminalCleaner] | None = None
+        self._since_text: dict[str, list[str]] = {s: [] for s in STREAMS}
         self._since_bytes = 0
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
@@ -86,7 +87,7 @@ class Pipeline:
             if self._since_bytes > SINCE_ANSWER_BYTES:
                 self._since = None
             else:
-                self._since[stream].feed(data)
+                self._since_text[stream].append(self._since[stream].feed(data))
         self.last_stream = stream
 
     def answering(self) -> None:
@@ -94,6 +95,7 @@ class Pipeline:
         after it, so that a rule never matches the question it already answered (`Continue? [y/N] Name:`)."""
         cols, rows = self.window or (250, 50)
         self._since = {s: TerminalCleaner(rows=rows, cols=cols) for s in STREAMS}
+        self._since_text = {s: [] for s in STREAMS}
         self._since_bytes = 0
 
     def prompt_text(self) -> str:
@@ -109,6 +111,14 @@ class Pipeline:
             if tail:
                 return self.redactors[stream].redact(tail)[-1000:]
         return ""
+
+    def since_answer(self) -> str | None:
+        """Everything the program wrote on both streams since the last --answer reply (redacted), or None:
+        no reply yet, or more than SINCE_ANSWER_BYTES since it."""
+        if self._since is None:
+            return None
+        parts = ["".join(self._since_text[s]) + self._since[s].screen_tail(PROMPT_LINES) for s in STREAMS]
+        return "\n".join(self.redactors[s].redact(p) for s, p in zip(STREAMS, parts, strict=True) if p.strip())
 
     def event(self, kind: str, payload: dict[str, object]) -> None:
         if self.events is not None:

@@ -66,6 +66,9 @@ class TraceSink:
     def answering(self) -> None:
         self.pipeline.answering()
 
+    def since_answer(self) -> str | None:
+        return self.pipeline.since_answer()
+
     def event(self, kind: str, payload: dict[str, object]) -> None:
         self.pipeline.event(kind, payload)
 
