@@ -26,6 +26,9 @@ HOLD_LINE_CHARS = 1 << 20  # a line is redacted whole up to this length, then in
 HOLD_OVERLAP = 8192  # more than the longest secret the redactor matches (4096 characters)
 BINARY_MIN = 32  # non-text bytes before a stream can be judged binary (a stray byte in a log is not)
 PROMPT_LINES = 8  # a dialog (pinentry, whiptail) asks above its button row and frame
+# After an --answer reply the prompt is what the program writes after it, read on a screen of its own; past
+# this much output the old prompt has long scrolled away and the run's own screen says it again.
+SINCE_ANSWER_BYTES = 64 * 1024
 
 
 class Pipeline:
@@ -55,6 +58,10 @@ class Pipeline:
         self._cut = dict.fromkeys(STREAMS, False)
         self._results: dict[str, StreamResult] | None = None
         self._partial = dict.fromkeys(STREAMS, "")  # the end of a line not yet committed
+        # what the program wrote since the last --answer reply (see answering), or None
+        self._since: dict[str, TerminalCleaner] | None = None
+        self._since_text: dict[str, list[str]] = {s: [] for s in STREAMS}
+        self._since_bytes = 0
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -76,19 +83,43 @@ class Pipeline:
         text = self.cleaners[stream].feed(data)
         if text:
             self._commit(stream, text)
+        if self._since is not None:
+            self._since_bytes += len(data)
+            if self._since_bytes > SINCE_ANSWER_BYTES:
+                self._since = None
+            else:
+                self._since_text[stream].append(self._since[stream].feed(data))
         self.last_stream = stream
 
+    def answering(self) -> None:
+        """An --answer reply is about to be written: from now on the prompt is only what the program writes
+        after it, so that a rule never matches the question it already answered (`Continue? [y/N] Name:`)."""
+        cols, rows = self.window or (250, 50)
+        self._since = {s: TerminalCleaner(rows=rows, cols=cols) for s in STREAMS}
+        self._since_text = {s: [] for s in STREAMS}
+        self._since_bytes = 0
+
     def prompt_text(self) -> str:
-        """What the program last showed: the unfinished lines of the stream it wrote to last."""
+        """What the program last showed: the unfinished lines of the stream it wrote to last (since the last
+        --answer reply, when there was one)."""
+        cleaners = self._since if self._since is not None else self.cleaners
         order = [self.last_stream, *(s for s in STREAMS if s != self.last_stream)]
         # a prompt is an unfinished line: the stream whose cursor sits after text asks (npm writes
         # "Username: " to the terminal, then a notice line to stderr)
-        order.sort(key=lambda s: not self.cleaners[s].screen_tail(1).strip())
+        order.sort(key=lambda s: not cleaners[s].screen_tail(1).strip())
         for stream in order:
-            tail = self.cleaners[stream].screen_tail(PROMPT_LINES).strip()
+            tail = cleaners[stream].screen_tail(PROMPT_LINES).strip()
             if tail:
                 return self.redactors[stream].redact(tail)[-1000:]
         return ""
+
+    def since_answer(self) -> str | None:
+        """Everything the program wrote on both streams since the last --answer reply (redacted), or None:
+        no reply yet, or more than SINCE_ANSWER_BYTES since it."""
+        if self._since is None:
+            return None
+        parts = ["".join(self._since_text[s]) + self._since[s].screen_tail(PROMPT_LINES) for s in STREAMS]
+        return "\n".join(self.redactors[s].redact(p) for s, p in zip(STREAMS, parts, strict=True) if p.strip())
 
     def event(self, kind: str, payload: dict[str, object]) -> None:
         if self.events is not None:

@@ -163,6 +163,20 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
     return streams, fired, refs
 
 
+def _answered_note(answered: list[dict[str, object]]) -> str:
+    """Which prompts --answer rules answered, short: each asking line once, with its count (never the reply)."""
+    from agentwrap.outcome.decide import prompt_line
+
+    counts: dict[str, int] = {}
+    for record in answered:
+        line = prompt_line(str(record.get("prompt") or ""))[-80:] or "(no prompt text)"
+        counts[line] = counts.get(line, 0) + 1
+    shown = [f"{line!r}" + (f" x{n}" if n > 1 else "") for line, n in list(counts.items())[:3]]
+    more = f" and {len(counts) - 3} more" if len(counts) > 3 else ""
+    n = len(answered)
+    return f"{n} prompt{'s were' if n != 1 else ' was'} answered by --answer rules: {', '.join(shown)}{more}"
+
+
 def _run_notes(result: RunResult, streams: dict[str, Stream], interp: Interpretation, complete: bool, cut: int,
                problems_omitted: int) -> list[Note]:
     notes = [Note("OUTPUT_TRUNCATED", f"{name}: {s.omitted_lines} of {s.lines} lines not inline"
@@ -180,5 +194,5 @@ def _run_notes(result: RunResult, streams: dict[str, Stream], interp: Interpreta
         notes.append(Note("TREE_ENDED", f"{result.tree_ended} descendants were still running after the program "
                           "exited and were ended"))
     if result.answered:
-        notes.append(Note("PROMPT_ANSWERED", f"{len(result.answered)} prompts were answered by --answer rules"))
+        notes.append(Note("PROMPT_ANSWERED", _answered_note(result.answered)))
     return notes

@@ -155,6 +155,18 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
                                                       if not a.command or a.command[:2] not in known)))
 
 
+def _answer_rejected(problem: Problem, prog: str, rejected: dict[str, object]) -> Problem:
+    """The program asked again, at once, what an --answer rule had just answered: the reply is not sent again."""
+    times = int(str(rejected.get("times") or 0))
+    said = f"{times} time" + ("s" if times != 1 else "")
+    detail = (f"{prog} rejected the reply authorised by --answer rule `{rejected.get('pattern')}`: it asked "
+              f"{str(rejected.get('prompt'))!r} again at once after it (sent {said}), so it was not sent again")
+    fix = ("The program did not accept the authorised reply: change the REPLY of that --answer rule to one it "
+           "accepts, or use the program's non-interactive flag.")
+    return problem._replace(detail=detail, suggested_fix=fix,
+                            extra={**(problem.extra or {}), "answer_rejected": dict(rejected)})
+
+
 # CONTRACT section 4: codes that fix agentwrap's exit status whatever the program did.
 _FIXED_EXIT = {"TIMEOUT": 124, "INPUT_REQUIRED": 125, "USAGE": 125, "MUTATION_REFUSED": 125,
                "IDEMPOTENCY_CONFLICT": 125, "INTERNAL": 125, "NOT_EXECUTABLE": 126, "PROGRAM_NOT_FOUND": 127}
@@ -212,6 +224,8 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
                                   "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
         problem = _asked(_from_prompt(argv, run.prompt), adapter, argv, rerun)
+        if run.rejected is not None:
+            problem = _answer_rejected(problem, prog, run.rejected)
     elif pending:
         # Whatever the program did next (CONTRACT 5.1): it never had the answer it asked for. The first
         # request is the cause: a password prompt after a refused passphrase is a symptom.

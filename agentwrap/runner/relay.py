@@ -74,6 +74,15 @@ class ThreadedSink:
         text: str = self._sink.prompt_text()
         return text
 
+    def answering(self) -> None:
+        self.flush()
+        self._sink.answering()
+
+    def since_answer(self) -> str | None:
+        self.flush()
+        text: str | None = self._sink.since_answer()
+        return text
+
     def event(self, kind: str, payload: dict[str, object]) -> None:
         self.flush()
         self._sink.event(kind, payload)

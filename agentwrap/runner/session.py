@@ -38,8 +38,10 @@ CONFIRM = {"kernel": 0.1, "kernel-wait": 0.1, "kernel-relay": 0.1, "kernel-peer"
 HEURISTIC_IDLE = 1.5
 OUTSIDE_IDLE = 1.0  # silence before looking for readers of our terminal outside the tree, and how often
 LINGER_AFTER_EXIT = 0.3  # descendants holding the terminal get this long to finish writing
-MAX_SAME_ANSWER = 3
 MAX_ANSWERS = 100
+# A reply the program rejected: it asks the same question again at once. What it wrote since our reply is
+# compared when it is at most this long (an error line and the prompt); more is real output (another item).
+SHORT_BETWEEN = 400
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -82,6 +84,8 @@ class Sink(Protocol):
 
     def output(self, stream: str, data: bytes) -> None: ...
     def prompt_text(self) -> str: ...
+    def answering(self) -> None: ...
+    def since_answer(self) -> str | None: ...
     def event(self, kind: str, payload: dict[str, object]) -> None: ...
 
 
@@ -92,6 +96,12 @@ class PromptInfo(NamedTuple):
     source: str
     pid: int
     process: str
+
+
+def _asking_line(text: str) -> str:
+    """The last line of a prompt's text: the one that asks."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 class RunResult:
@@ -107,6 +117,7 @@ class RunResult:
         self.duration_ms = self.cpu_ms = self.max_rss_bytes = self.tree_ended = 0
         self.raw_bytes = {"stdout": 0, "stderr": 0}
         self.answered: list[dict[str, object]] = []
+        self.rejected: dict[str, object] | None = None  # an answer the program asked again for at once
         self.requests: list[Request] = []
         self.left: list[str] = []  # files a stopped program left half done (a git index.lock)
 
@@ -134,9 +145,9 @@ class _Session:
         self.last_check = 0.0
         self.outside_scan = 0.0
         self.outside_pids: list[int] = []
-        self.answer_counts: dict[str, tuple[int, int, int]] = {}
+        self.answer_counts: dict[str, int] = {}
+        self.last_answer: tuple[str, str, str | None] | None = None  # (pattern, its prompt's line, seen before)
         self.finished: list[int] = []
-        self.newlines = 0
         self.forwarders: list[forward.Forwarder] = []
         self.masters: set[int] = set()  # terminals still read here, which a forwarder may take over
 
@@ -182,7 +193,6 @@ class _Session:
         if batch:
             data = b"".join(batch)
             self.result.raw_bytes[stream] += size
-            self.newlines += data.count(b"\n")
             if not _animation(data):  # a blinking cursor or a redrawn spinner is no sign of progress
                 self.last_output = time.monotonic()
             self.sink.output(stream, data)
@@ -295,18 +305,25 @@ class _Session:
         return None
 
     def try_answer(self, prompt: PromptInfo) -> bool:
+        """Reply to `prompt` when an --answer rule matches it. The prompt's text is only what the program wrote
+        since the last reply (the sink's `answering`), so a rule never answers a later, different question."""
         fd = self.chans.answer_fd
         if fd is None:
             return False
         for answer in self.spec.answers:
             if not answer.pattern.search(prompt.text):
                 continue
-            # A reply the program keeps refusing (it asks again and prints no new line) is not repeated.
-            total, streak, mark = self.answer_counts.get(answer.pattern.pattern, (0, 0, -1))
-            streak = streak + 1 if mark == self.newlines else 1
-            if streak > MAX_SAME_ANSWER or total >= MAX_ANSWERS:
+            total = self.answer_counts.get(answer.pattern.pattern, 0)
+            if total >= MAX_ANSWERS:
                 return False
-            self.answer_counts[answer.pattern.pattern] = (total + 1, streak, self.newlines)
+            seen = self.sink.since_answer()
+            if self._rejected(answer, prompt.text, seen):
+                self.result.rejected = {"pattern": answer.pattern.pattern, "prompt": _asking_line(prompt.text),
+                                        "times": total}
+                return False
+            self.answer_counts[answer.pattern.pattern] = total + 1
+            self.last_answer = (answer.pattern.pattern, _asking_line(prompt.text), seen)
+            self.sink.answering()  # before the reply: whatever comes after it is the next prompt
             with contextlib.suppress(OSError):
                 os.write(fd, answer.reply.encode() + b"\n")
             record: dict[str, object] = {"pattern": answer.pattern.pattern, "prompt": prompt.text,
@@ -316,6 +333,22 @@ class _Session:
             self.candidate, self.last_output = None, time.monotonic()
             return True
         return False
+
+    def _rejected(self, answer: Answer, text: str, seen: str | None) -> bool:
+        """The program asks again, at once, the question this rule just answered: it rejected the reply.
+
+        At once means: between our reply and the question again it wrote nothing else, or the same short text
+        as the last time (`please type yes`); a program asking the same question for another item writes
+        something else between (`rm -ri`: another name), or more than SHORT_BETWEEN."""
+        last = self.last_answer
+        if last is None or last[0] != answer.pattern.pattern or _asking_line(text) != last[1]:
+            return False
+        if seen is None or len(seen) > SHORT_BETWEEN:
+            return False
+        words = " ".join(seen.split())
+        if words in (" ".join(text.split()), " ".join(f"{answer.reply} {text}".split())):
+            return True  # nothing but the question again (and our reply, where the program echoed it)
+        return last[2] is not None and words == " ".join(last[2].split())
 
     # --- the loop -----------------------------------------------------------------------------
     def run(self) -> RunResult:

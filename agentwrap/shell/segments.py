@@ -63,6 +63,12 @@ class TraceSink:
     def prompt_text(self) -> str:
         return self.pipeline.prompt_text()
 
+    def answering(self) -> None:
+        self.pipeline.answering()
+
+    def since_answer(self) -> str | None:
+        return self.pipeline.since_answer()
+
     def event(self, kind: str, payload: dict[str, object]) -> None:
         self.pipeline.event(kind, payload)
 
