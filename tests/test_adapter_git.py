@@ -431,3 +431,85 @@ def test_status_detached_from_a_commit_head_has_left_does_not_call_it_head(tmp_p
     git(genv, work, "checkout", "-q", "v0")
     tagged = run(genv, work, "git", "status").env["data"]  # git names the tag: no sha to call HEAD
     assert (tagged["detached_at"], tagged["head"]) == ("v0", None)
+
+
+def _stashed_and_dirty(genv, tmp_path) -> Path:
+    """A stash entry that changes f.txt's first line, and an uncommitted change to its last line."""
+    work = repo(genv, tmp_path / "work", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    (work / "f.txt").write_text("ONE\ntwo\nthree\nfour\nfive\n")
+    git(genv, work, "stash", "-q")
+    (work / "f.txt").write_text("one\ntwo\nthree\nfour\nFIVE\n")
+    return work
+
+
+def test_a_stash_pop_blocked_by_local_changes_is_not_told_to_stash_and_pop_again(tmp_path, genv):
+    """`git stash` then the same `git stash pop` would pop the entry just pushed: the fix commits the
+    changes first, or names the entry the pop meant once another is pushed on top (stash@{1})."""
+    work = _stashed_and_dirty(genv, tmp_path)
+    answer = run(genv, work, "git", "stash", "pop")
+    err = answer.error
+    assert err["code"] == "GIT_LOCAL_CHANGES" and err["location"] == {"file": "f.txt"}
+    assert err["detail"].endswith(": f.txt")
+    assert "git stash pop stash@{1}" in err["suggested_fix"]
+    commands = [a["command"] for a in err["code_actions"]]
+    assert ["git", "stash"] in commands and ["git", "stash", "pop"] in commands
+    assert commands.index(["git", "stash", "pop"]) < commands.index(["git", "stash"]), "pop again before any stash"
+    preferred = next(a for a in err["code_actions"] if a["is_preferred"])
+    assert preferred["command"][:2] == ["git", "commit"]
+    # followed as written: commit, then pop again: the stashed change comes back, the stack is empty
+    assert run(genv, work, *apply(preferred, MESSAGE="wip")).code == 0
+    assert run(genv, work, "git", "stash", "pop").code == 0
+    assert (work / "f.txt").read_text() == "ONE\ntwo\nthree\nfour\nFIVE\n"
+    assert git(genv, work, "stash", "list") == ""
+
+
+def test_the_stash_way_out_of_a_blocked_pop_pops_the_entry_meant(tmp_path, genv):
+    work = _stashed_and_dirty(genv, tmp_path)
+    err = run(genv, work, "git", "stash", "pop").error
+    stash, pop = [a["command"] for a in err["code_actions"]][-2:]
+    assert (stash, pop) == (["git", "stash"], ["git", "stash", "pop", "stash@{1}"])
+    assert run(genv, work, *stash).code == 0 and run(genv, work, *pop).code == 0
+    assert (work / "f.txt").read_text() == "ONE\ntwo\nthree\nfour\nfive\n", "the first entry, not the new one"
+    assert git(genv, work, "stash", "show", "-p").count("+FIVE") == 1, "the local change waits in the new entry"
+
+
+def test_untracked_files_in_the_way_are_named_and_stashed_with_include_untracked(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "switch", "-q", "-c", "feature")
+    (work / "x.txt").write_text("theirs\n")
+    git(genv, work, "add", "x.txt")
+    git(genv, work, "commit", "-qm", "add x")
+    git(genv, work, "switch", "-q", "main")
+    (work / "x.txt").write_text("mine\n")
+    for argv in (["merge", "feature"], ["switch", "feature"]):
+        err = run(genv, work, "git", *argv).error
+        assert err["code"] == "GIT_LOCAL_CHANGES" and err["title"] == "Untracked files would be overwritten"
+        assert err["detail"].endswith("untracked files: x.txt") and err["location"] == {"file": "x.txt"}
+        assert "--include-untracked" in err["suggested_fix"] and "`git stash`" not in err["suggested_fix"]
+    stash, retry = err["code_actions"]
+    assert stash["is_preferred"] and "--include-untracked" in stash["command"]
+    assert run(genv, work, *stash["command"]).code == 0
+    assert run(genv, work, *retry["command"]).code == 0, "the retry goes through once x.txt is stashed"
+    assert "mine" in git(genv, work, "stash", "show", "-p", "--include-untracked")
+
+
+def test_local_changes_in_the_way_are_named_in_the_detail_and_bounded(tmp_path, genv):
+    names = [f"f{n:02}.txt" for n in range(12)]
+    work = repo(genv, tmp_path / "work", dict.fromkeys(names, "a\n"))
+    git(genv, work, "switch", "-q", "-c", "other")
+    for name in names:
+        (work / name).write_text("other\n")
+    git(genv, work, "commit", "-qam", "other")
+    git(genv, work, "switch", "-q", "main")
+    (work / "f00.txt").write_text("mine\n")
+    one = run(genv, work, "git", "switch", "other").error
+    assert one["detail"].endswith(": f00.txt") and one["location"] == {"file": "f00.txt"}
+    assert "git stash pop" in one["suggested_fix"], "a stash for the switch is popped after it"
+    for name in names:
+        (work / name).write_text("mine\n")
+    many = run(genv, work, "git", "switch", "other").error
+    assert many["detail"].endswith(", ".join(names[:10]) + " and 2 more") and "location" not in many
+    stash, retry = many["code_actions"]
+    assert stash["command"] == ["git", "stash"]
+    assert run(genv, work, *stash["command"]).code == 0 and run(genv, work, *retry["command"]).code == 0
+
