@@ -195,6 +195,8 @@ class GitAdapter(BaseAdapter):
             return interp._replace(summary=said[1], data=said[0], error=None, success=True)
         problems = tuple(_refine_problem(_localize(p, globals_, rest), globals_, word, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
+        if error is not None and error.code == "COMMAND_FAILED" and self.effects(list(run.argv)).read_only:
+            error = error._replace(safe_to_retry=True)  # a read-only command run again changes nothing
         if word == "push" and {"-n", "--dry-run"} & set(rest) and isinstance(interp.data, dict):
             # git prints a dry run's refs as if pushed: say it was not, and claim no change
             data = {**interp.data, "dry_run": True}
@@ -248,6 +250,8 @@ def _refine_problem(problem: Problem, globals_: list[str], word: str | None, res
     the caller's global options (`git -C DIR`), as `_localize` keeps them."""
     if problem.code == "GIT_LOCAL_CHANGES":
         refined = write.local_changes(problem, word, rest)
+    elif problem.code == "GIT_ALREADY_EXISTS":
+        refined = write.already_exists(problem, word, rest)
     else:
         return problem
     if not globals_:

@@ -235,3 +235,33 @@ def local_changes(p: Problem, word: str | None, args: list[str]) -> Problem:
     return p._replace(detail=detail, suggested_fix=fix, code_actions=tuple(actions),
                       location={"file": files[0]} if len(files) == 1 else p.location)
 
+
+# --- a name that is taken ------------------------------------------------------------------------------
+_FORCE_CREATE = {"checkout": {"-b": "-B"}, "switch": {"-c": "-C", "--create": "--force-create"},
+                 "worktree": {"-b": "-B"}}
+
+
+def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
+    """GIT_ALREADY_EXISTS with the user's own command made to replace the name: `checkout -b X START` ->
+    `checkout -B X START`, `switch -c` -> `switch -C`, `branch X` -> `branch -f X`; and a clone's own
+    arguments with another directory in place of the one that exists."""
+    actions = list(p.code_actions)
+    if p.title == "Branch already exists" and word in ("checkout", "switch", "worktree", "branch"):
+        swap = _FORCE_CREATE.get(word or "", {})
+        forced = [swap.get(a, a) for a in args] if word != "branch" else ["-f", *args]
+        if forced != list(args):
+            title = "Reset the existing branch to this start point (its own commits become unreachable)"
+            actions = [a for a in actions if not a.title.startswith("Reset ")]  # the spec's `switch -C`
+            actions.append(CodeAction(title=title, command=("git", word or "", *forced),
+                                      applicability="maybe_incorrect"))
+    elif p.title == "Remote already exists" and args[:1] == ["add"]:
+        pos = [a for a in args[1:] if not a.startswith("-")]
+        if len(pos) == 2:  # `remote add NAME URL`: the URL the caller meant for NAME
+            actions = [a._replace(command=("git", "remote", "set-url", *pos), applicability="maybe_incorrect")
+                       if a.title.startswith("Point ") else a for a in actions]
+    elif p.title == "Destination directory already exists" and word == "clone":
+        m = re.search(r"'([^']+)'", p.detail)
+        given = args[:-1] if m and args and args[-1].rstrip("/") == m.group(1).rstrip("/") else args
+        actions = [a._replace(command=("git", "clone", *given, "<DIRECTORY>")) if a.title.startswith("Clone into")
+                   else a for a in actions]
+    return p._replace(code_actions=tuple(actions))
