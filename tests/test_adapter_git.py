@@ -431,3 +431,169 @@ def test_status_detached_from_a_commit_head_has_left_does_not_call_it_head(tmp_p
     git(genv, work, "checkout", "-q", "v0")
     tagged = run(genv, work, "git", "status").env["data"]  # git names the tag: no sha to call HEAD
     assert (tagged["detached_at"], tagged["head"]) == ("v0", None)
+
+
+def _stashed_and_dirty(genv, tmp_path) -> Path:
+    """A stash entry that changes f.txt's first line, and an uncommitted change to its last line."""
+    work = repo(genv, tmp_path / "work", {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    (work / "f.txt").write_text("ONE\ntwo\nthree\nfour\nfive\n")
+    git(genv, work, "stash", "-q")
+    (work / "f.txt").write_text("one\ntwo\nthree\nfour\nFIVE\n")
+    return work
+
+
+def test_a_stash_pop_blocked_by_local_changes_is_not_told_to_stash_and_pop_again(tmp_path, genv):
+    """`git stash` then the same `git stash pop` would pop the entry just pushed: the fix commits the
+    changes first, or names the entry the pop meant once another is pushed on top (stash@{1})."""
+    work = _stashed_and_dirty(genv, tmp_path)
+    answer = run(genv, work, "git", "stash", "pop")
+    err = answer.error
+    assert err["code"] == "GIT_LOCAL_CHANGES" and err["location"] == {"file": "f.txt"}
+    assert err["detail"].endswith(": f.txt")
+    assert "git stash pop stash@{1}" in err["suggested_fix"]
+    commands = [a["command"] for a in err["code_actions"]]
+    assert ["git", "stash"] in commands and ["git", "stash", "pop"] in commands
+    assert commands.index(["git", "stash", "pop"]) < commands.index(["git", "stash"]), "pop again before any stash"
+    preferred = next(a for a in err["code_actions"] if a["is_preferred"])
+    assert preferred["command"][:2] == ["git", "commit"]
+    # followed as written: commit, then pop again: the stashed change comes back, the stack is empty
+    assert run(genv, work, *apply(preferred, MESSAGE="wip")).code == 0
+    assert run(genv, work, "git", "stash", "pop").code == 0
+    assert (work / "f.txt").read_text() == "ONE\ntwo\nthree\nfour\nFIVE\n"
+    assert git(genv, work, "stash", "list") == ""
+
+
+def test_the_stash_way_out_of_a_blocked_pop_pops_the_entry_meant(tmp_path, genv):
+    work = _stashed_and_dirty(genv, tmp_path)
+    err = run(genv, work, "git", "stash", "pop").error
+    stash, pop = [a["command"] for a in err["code_actions"]][-2:]
+    assert (stash, pop) == (["git", "stash"], ["git", "stash", "pop", "stash@{1}"])
+    assert run(genv, work, *stash).code == 0 and run(genv, work, *pop).code == 0
+    assert (work / "f.txt").read_text() == "ONE\ntwo\nthree\nfour\nfive\n", "the first entry, not the new one"
+    assert git(genv, work, "stash", "show", "-p").count("+FIVE") == 1, "the local change waits in the new entry"
+
+
+def test_untracked_files_in_the_way_are_named_and_stashed_with_include_untracked(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "switch", "-q", "-c", "feature")
+    (work / "x.txt").write_text("theirs\n")
+    git(genv, work, "add", "x.txt")
+    git(genv, work, "commit", "-qm", "add x")
+    git(genv, work, "switch", "-q", "main")
+    (work / "x.txt").write_text("mine\n")
+    for argv in (["merge", "feature"], ["switch", "feature"]):
+        err = run(genv, work, "git", *argv).error
+        assert err["code"] == "GIT_LOCAL_CHANGES" and err["title"] == "Untracked files would be overwritten"
+        assert err["detail"].endswith("untracked files: x.txt") and err["location"] == {"file": "x.txt"}
+        assert "--include-untracked" in err["suggested_fix"] and "`git stash`" not in err["suggested_fix"]
+    stash, retry = err["code_actions"]
+    assert stash["is_preferred"] and "--include-untracked" in stash["command"]
+    assert run(genv, work, *stash["command"]).code == 0
+    assert run(genv, work, *retry["command"]).code == 0, "the retry goes through once x.txt is stashed"
+    assert "mine" in git(genv, work, "stash", "show", "-p", "--include-untracked")
+
+
+def test_local_changes_in_the_way_are_named_in_the_detail_and_bounded(tmp_path, genv):
+    names = [f"f{n:02}.txt" for n in range(12)]
+    work = repo(genv, tmp_path / "work", dict.fromkeys(names, "a\n"))
+    git(genv, work, "switch", "-q", "-c", "other")
+    for name in names:
+        (work / name).write_text("other\n")
+    git(genv, work, "commit", "-qam", "other")
+    git(genv, work, "switch", "-q", "main")
+    (work / "f00.txt").write_text("mine\n")
+    one = run(genv, work, "git", "switch", "other").error
+    assert one["detail"].endswith(": f00.txt") and one["location"] == {"file": "f00.txt"}
+    assert "git stash pop" in one["suggested_fix"], "a stash for the switch is popped after it"
+    for name in names:
+        (work / name).write_text("mine\n")
+    many = run(genv, work, "git", "switch", "other").error
+    assert many["detail"].endswith(", ".join(names[:10]) + " and 2 more") and "location" not in many
+    stash, retry = many["code_actions"]
+    assert stash["command"] == ["git", "stash"]
+    assert run(genv, work, *stash["command"]).code == 0 and run(genv, work, *retry["command"]).code == 0
+
+
+def test_a_name_that_is_taken_gets_the_fix_of_its_own_kind(tmp_path, genv):
+    """GIT_ALREADY_EXISTS for a tag, a branch, a remote and a clone's directory: each fix names that kind's
+    own way out (not `git remote set-url` for a tag), and the ones applied here work."""
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "push", "-q", "origin", "main")
+    git(genv, work, "tag", "v1.0")
+    git(genv, work, "branch", "feature")
+    (work / "b.txt").write_text("b\n")
+    git(genv, work, "add", "b.txt")
+    git(genv, work, "commit", "-qm", "second")
+
+    tag = run(genv, work, "git", "tag", "v1.0").error
+    assert (tag["code"], tag["title"]) == ("GIT_ALREADY_EXISTS", "Tag already exists")
+    assert "git tag -f v1.0" in tag["suggested_fix"] and "set-url" not in tag["suggested_fix"]
+    look, force = tag["code_actions"]
+    assert run(genv, work, *look["command"]).code == 0
+    assert force["command"] == ["git", "tag", "-f", "v1.0"] and run(genv, work, *force["command"]).code == 0
+    assert git(genv, work, "rev-parse", "v1.0^{commit}") == git(genv, work, "rev-parse", "HEAD")
+
+    branch = run(genv, work, "git", "checkout", "-b", "feature", "main").error
+    assert branch["title"] == "Branch already exists" and "git switch feature" in branch["suggested_fix"]
+    switch, reset = branch["code_actions"]
+    assert reset["command"] == ["git", "checkout", "-B", "feature", "main"]
+    assert run(genv, work, *switch["command"]).code == 0
+    assert git(genv, work, "branch", "--show-current").strip() == "feature"
+    assert run(genv, work, "git", "switch", "-c", "feature").error["code_actions"][1]["command"] == \
+        ["git", "switch", "-C", "feature"]
+    elsewhere = run(genv, tmp_path, "git", "-C", "work", "switch", "-c", "feature").error["code_actions"]
+    assert [a["command"] for a in elsewhere] == [["git", "-C", "work", "switch", "feature"],
+                                                  ["git", "-C", "work", "switch", "-C", "feature"]]
+    assert run(genv, work, "git", "branch", "feature").error["code_actions"][1]["command"] == \
+        ["git", "branch", "-f", "feature"]
+
+    remote = run(genv, work, "git", "remote", "add", "origin", str(tmp_path / "other.git")).error
+    assert remote["title"] == "Remote already exists"
+    assert remote["code_actions"][0]["command"] == ["git", "remote", "set-url", "origin", str(tmp_path / "other.git")]
+
+    clone = run(genv, tmp_path, "git", "clone", str(bare), "work").error
+    assert clone["title"] == "Destination directory already exists"
+    assert "another directory" in clone["suggested_fix"] and "set-url" not in clone["suggested_fix"]
+    elsewhere = clone["code_actions"][0]
+    assert elsewhere["command"] == ["git", "clone", str(bare), "<DIRECTORY>"]
+    assert run(genv, tmp_path, *apply(elsewhere, DIRECTORY="second")).code == 0
+    assert (tmp_path / "second" / "a.txt").exists()
+
+
+def test_pull_without_tracking_information_is_no_upstream_with_the_remote_git_named(tmp_path, genv):
+    bare = tmp_path / "remote.git"
+    git(genv, tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = repo(genv, tmp_path / "work")
+    git(genv, work, "remote", "add", "origin", str(bare))
+    git(genv, work, "push", "-q", "origin", "main")
+    git(genv, work, "switch", "-q", "-c", "topic")
+    err = run(genv, work, "git", "pull").error
+    assert (err["code"], err["category"]) == ("GIT_NO_UPSTREAM", "precondition")
+    assert "topic" in err["detail"] and "git push -u origin topic" in err["suggested_fix"]
+    upstream, once = err["code_actions"]
+    assert upstream["command"] == ["git", "branch", "--set-upstream-to=origin/<BRANCH>", "topic"]
+    assert once["command"] == ["git", "pull", "origin", "<BRANCH>"]
+    assert run(genv, work, *[w.replace("<BRANCH>", "main") for w in upstream["command"]]).code == 0
+    assert run(genv, work, "git", "pull").code == 0, "with the upstream set, the pull goes through"
+
+
+@pytest.mark.parametrize("argv", [["blame", "nosuch.txt"], ["show", "main:nosuch.txt"],
+                                  ["cat-file", "-p", "HEAD:nosuch"]])
+def test_a_path_missing_from_a_revision_is_not_found_and_safe_to_retry(tmp_path, genv, argv):
+    work = repo(genv, tmp_path / "work")
+    err = run(genv, work, "git", *argv).error
+    assert (err["code"], err["category"], err["status"]) == ("GIT_PATH_NOT_IN_REVISION", "not_found", 404)
+    assert err["safe_to_retry"] is True
+    listing = run(genv, work, *err["code_actions"][0]["command"])
+    assert listing.code == 0 and "a.txt" in listing.text()
+
+
+def test_an_unexplained_failure_of_a_read_only_git_command_is_safe_to_retry(tmp_path, genv):
+    work = repo(genv, tmp_path / "work")
+    err = run(genv, work, "git", "-c", "alias.boom=!exit 3", "boom").error
+    assert err["code"] == "COMMAND_FAILED" and err["safe_to_retry"] is False, "an alias may do anything"
+    read = run(genv, work, "git", "describe").error  # no tag to describe HEAD by: no rule knows it
+    assert read["code"] == "COMMAND_FAILED" and read["safe_to_retry"] is True

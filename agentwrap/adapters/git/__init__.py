@@ -193,8 +193,10 @@ class GitAdapter(BaseAdapter):
                 said := answer(word, rest, run)):
             # the exit status is the answer (1: no match, differs, not an ancestor): a success that says it
             return interp._replace(summary=said[1], data=said[0], error=None, success=True)
-        problems = tuple(_localize(p, globals_, rest) for p in interp.problems)
+        problems = tuple(_refine_problem(_localize(p, globals_, rest), globals_, word, rest) for p in interp.problems)
         error = problems[interp.problems.index(interp.error)] if interp.error in interp.problems else interp.error
+        if error is not None and error.code == "COMMAND_FAILED" and self.effects(list(run.argv)).read_only:
+            error = error._replace(safe_to_retry=True)  # a read-only command run again changes nothing
         if word == "push" and {"-n", "--dry-run"} & set(rest) and isinstance(interp.data, dict):
             # git prints a dry run's refs as if pushed: say it was not, and claim no change
             data = {**interp.data, "dry_run": True}
@@ -240,6 +242,24 @@ def _expand(action: CodeAction, globals_: list[str], rest: list[str]) -> CodeAct
     if globals_ and cmd and cmd[0] == "git" and list(cmd[1:1 + len(globals_)]) != globals_:
         cmd = (cmd[0], *globals_, *cmd[1:])
     return action._replace(command=cmd)
+
+
+def _refine_problem(problem: Problem, globals_: list[str], word: str | None, rest: list[str]) -> Problem:
+    """A rule's problem with what depends on the invocation or on lines after the one it matched (after
+    `_localize`: its commands are concrete, and `stash@{1}` is no template); the commands it builds keep
+    the caller's global options (`git -C DIR`), as `_localize` keeps them."""
+    if problem.code == "GIT_LOCAL_CHANGES":
+        refined = write.local_changes(problem, word, rest)
+    elif problem.code == "GIT_ALREADY_EXISTS":
+        refined = write.already_exists(problem, word, rest)
+    else:
+        return problem
+    if not globals_:
+        return refined
+    actions = tuple(a._replace(command=("git", *globals_, *a.command[1:]))
+                    if a.command and a.command[0] == "git" and list(a.command[1:1 + len(globals_)]) != globals_
+                    else a for a in refined.code_actions)
+    return refined._replace(code_actions=actions)
 
 
 def _localize(problem: Problem, globals_: list[str], rest: list[str]) -> Problem:

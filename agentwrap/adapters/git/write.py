@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from agentwrap.adapters.git.log import diff_data
-from agentwrap.adapters.git.parse import args_after
+from agentwrap.adapters.git.parse import args_after, unquote
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, problem
 
@@ -169,3 +169,99 @@ def parse_remote(run: CapturedRun) -> dict[str, Any] | None:
         elif line.strip() and not args:
             remotes.setdefault(line.strip(), {"name": line.strip()})
     return {"remotes": list(remotes.values())}
+
+
+# --- files a command would overwrite -----------------------------------------------------------------
+_MAX_NAMED = 10  # files named in a detail or a command; git's own list stays in the artifact
+_STASH_REF = lazy(r"^(?:stash@\{(?P<n>\d+)\}|(?P<bare>\d+))$")
+
+
+def _named(files: list[str]) -> str:
+    more = len(files) - _MAX_NAMED
+    return ", ".join(files[:_MAX_NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _after_a_stash(args: list[str]) -> str | None:
+    """The entry `git stash pop|apply ARGS` names once one more entry is pushed on top (stash@{N+1})."""
+    refs = [a for a in args[1:] if not a.startswith("-")]
+    if not refs:
+        return "stash@{1}"
+    m = _STASH_REF.match(refs[0]) if len(refs) == 1 else None
+    return f"stash@{{{int(m.group('n') or m.group('bare')) + 1}}}" if m else None
+
+
+def local_changes(p: Problem, word: str | None, args: list[str]) -> Problem:
+    """GIT_LOCAL_CHANGES with the files git listed under its error line in the detail (bounded), and fixes
+    that work when followed: untracked files need `--include-untracked`, and a blocked `git stash pop` must
+    not be told to `git stash` (that pushes a new entry, and the retried pop would pop it)."""
+    files = [unquote(line.strip()) for line in p.matched.splitlines()[1:] if line.strip()]
+    if not files:
+        return p
+    untracked = p.title.startswith("Untracked")
+    detail = f"{p.detail}: {_named(files)}"
+    paths = ("--", *files) if len(files) <= _MAX_NAMED else ()
+    stash_cmd = ("git", "stash", "push", "--include-untracked", *paths) if untracked else ("git", "stash")
+    retry = next((a for a in p.code_actions if a.title == "Then retry"), None)
+    actions = [CodeAction(title="Stash the untracked files" if untracked else "Stash the local changes",
+                          command=stash_cmd, applicability="maybe_incorrect", is_preferred=True),
+               *((retry,) if retry else ())]
+    fix = p.suggested_fix
+    if word == "stash" and args[:1] in (["pop"], ["apply"]):
+        sub, later = args[0], _after_a_stash(args)
+        actions = []
+        if untracked:
+            fix = (f"`git stash {sub}` would overwrite untracked files ({_named(files)}): move or remove them, "
+                   f"then {sub} again")
+        else:
+            fix = (f"`git stash {sub}` would overwrite uncommitted changes to {_named(files)}: commit them first "
+                   f"(`git commit -m MESSAGE {' '.join(paths) or '-- FILES'}`), then {sub} again")
+            if paths:
+                actions.append(CodeAction(title="Commit those changes", command=("git", "commit", "-m", "<MESSAGE>",
+                                                                                 *paths),
+                                          applicability="has_placeholders", is_preferred=True))
+            if retry:
+                actions.append(retry._replace(title=f"Then {sub} again"))
+        if later:
+            fix += (f"; or stash them too (`{' '.join(stash_cmd[:4] if untracked else stash_cmd)}`), which "
+                    f"pushes a new entry: the one to {sub} is then {later} (`git stash {sub} {later}`)")
+            actions += [CodeAction(title="Or stash them as a new entry", command=stash_cmd,
+                                   applicability="maybe_incorrect", is_preferred=untracked),
+                        CodeAction(title=f"Then {sub} the entry you meant, now {later}",
+                                   command=("git", "stash", sub, later), applicability="maybe_incorrect")]
+        fix += "."
+    elif not untracked:
+        fix = (f"{p.suggested_fix[:-len(', then retry.')] if p.suggested_fix else 'Commit or stash them'}, then "
+               "retry; after a `git stash`, `git stash pop` brings the changes back.")
+    return p._replace(detail=detail, suggested_fix=fix, code_actions=tuple(actions),
+                      location={"file": files[0]} if len(files) == 1 else p.location)
+
+
+# --- a name that is taken ------------------------------------------------------------------------------
+_FORCE_CREATE = {"checkout": {"-b": "-B"}, "switch": {"-c": "-C", "--create": "--force-create"},
+                 "worktree": {"-b": "-B"}}
+
+
+def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
+    """GIT_ALREADY_EXISTS with the user's own command made to replace the name: `checkout -b X START` ->
+    `checkout -B X START`, `switch -c` -> `switch -C`, `branch X` -> `branch -f X`; and a clone's own
+    arguments with another directory in place of the one that exists."""
+    actions = list(p.code_actions)
+    if p.title == "Branch already exists" and word in ("checkout", "switch", "worktree", "branch"):
+        swap = _FORCE_CREATE.get(word or "", {})
+        forced = [swap.get(a, a) for a in args] if word != "branch" else ["-f", *args]
+        if forced != list(args):
+            title = "Reset the existing branch to this start point (its own commits become unreachable)"
+            actions = [a for a in actions if not a.title.startswith("Reset ")]  # the spec's `switch -C`
+            actions.append(CodeAction(title=title, command=("git", word or "", *forced),
+                                      applicability="maybe_incorrect"))
+    elif p.title == "Remote already exists" and args[:1] == ["add"]:
+        pos = [a for a in args[1:] if not a.startswith("-")]
+        if len(pos) == 2:  # `remote add NAME URL`: the URL the caller meant for NAME
+            actions = [a._replace(command=("git", "remote", "set-url", *pos), applicability="maybe_incorrect")
+                       if a.title.startswith("Point ") else a for a in actions]
+    elif p.title == "Destination directory already exists" and word == "clone":
+        m = re.search(r"'([^']+)'", p.detail)
+        given = args[:-1] if m and args and args[-1].rstrip("/") == m.group(1).rstrip("/") else args
+        actions = [a._replace(command=("git", "clone", *given, "<DIRECTORY>")) if a.title.startswith("Clone into")
+                   else a for a in actions]
+    return p._replace(code_actions=tuple(actions))
