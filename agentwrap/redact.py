@@ -11,7 +11,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentwrap import literals
 from agentwrap.batch import Batch
@@ -84,6 +84,7 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("x", r"x(?=ox[a-z]-|app-)", True),
         ("A", r"A(?=KIA|SIA|BIA|CCA|Iza|BSK[A-Za-z0-9+/]{40})", False),
         (" -", r" -(?:[pa]|u[ \t]+[^\s:]{1,128}:\S)", True),  # mysql -pX, sshpass -p, redis-cli -a, curl -u u:p
+        ("curl", r"curl(?=[^\n]{0,300}?[ \t]-(?:-(?:proxy-)?user|[a-z]{0,6}u))", True),  # -uU:P, --user=U:P
         ("J", r"J(?<=eyJ)", False),
         ("@", r"://[^\s?#]{1,1200}@", False),
     )
@@ -92,7 +93,7 @@ _DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
 TRIGGERS: tuple[str, ...] = (
     "token", "key", "cookie", "slack", "sk-", "sk_", "rk_", "pass", "pwd", "_pat", "npm_", "pypi-", "secret",
     "cred", "whsec_", "auth", "bearer", "gl", "gh", "xox", "xapp-", "akia", "asia", "aiza", "eyj", "@",
-    "abia", "acca", "absk", "gr1348941", " -",
+    "abia", "acca", "absk", "gr1348941", " -", "curl",
 )  # fmt: skip
 
 # Stage 2. Every quantifier is bounded, so a multi-megabyte line stays linear.
@@ -145,6 +146,11 @@ _OPTION = lazy(
     r"|\blogin\b[^\n]{0,300}?[ \t]-p[ \t]+(?P<d>\S{1,256})"
     r"|(?<![\w-])-u[ \t]+[^\s:]{1,128}:(?P<e>[^\s@]{1,4096})(?=\s|$)"
     r"|(?im:^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+)(?P<f>[^\s=:]\S{0,255}))"
+)
+# curl's user options in a command line: `-u U:P`, `-uU:P`, `-sSu U:P`, `--user=U:P`, `--proxy-user U:P`, `-U`.
+_CURL_USER = lazy(
+    r"\bcurl\b[^\n]{0,300}?[ \t](?:-[A-Za-z]{0,6}?[uU][ \t]*|--(?:proxy-)?user(?:=|[ \t]+))[\"']?"
+    r"[^\s:\"']{1,128}:(?P<v>[^\s\"']{1,4096})"
 )
 _XML_BLOCK = lazy(r"<(?P<key>[\w:.-]{1,64})>[ \t]*\r?\n[ \t]*(?P<v>[^<\s]{1,4096})[ \t]*\r?\n[ \t]*</(?P=key)>")
 _XML = lazy(r"<(?P<key>[\w:.-]{1,64})>(?P<v>[^<\s]{1,4096})</(?P=key)>")
@@ -210,6 +216,7 @@ _LINE_LITERALS: tuple[str, ...] = (
     "glsoat-", "glffct-", "glwt-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "gr1348941",  # g
     "xox", "xapp-", "akia", "asia", "abia", "acca", "aiza", "absk",  # x, A
     " -p", " -a", " -u", "eyj", "://",  # ' -', J, @
+    "curl",
 )  # fmt: skip
 _MAX_TRIGGER_HITS = 1024  # per call; past this the detectors scan the whole text, as cheap by then
 _DENSE_SKIP = 16  # calls (batches of up to 256 KiB) without the prefilter once one was dense
@@ -297,6 +304,61 @@ def _scan(text: str, *, prefilter: bool, batch: Batch | None = None) -> tuple[li
     return mapped, dense
 
 
+class _ArgvRule(NamedTuple):
+    short: dict[str, str]  # a letter -> how its value is hidden ("pair", "pct", "whole")
+    long: dict[str, str]  # --name -> the same
+    takes: str = ""  # other short options of the program that take a value (they end a cluster: `-o FILE`)
+    attached_only: str = ""  # short letters whose value counts only attached (mysql's -pP; -p alone prompts)
+    options_first: bool = False  # its options end at the first operand, the command it runs (sshpass ssh -p 22)
+
+
+# The password options of programs an argv names; `--password VALUE` and `--password=VALUE` are everyone's
+# (their name says it). Short options are the program's own: `ssh -p 22` is a port, `mysql -P 3306` too.
+_CURL = _ArgvRule({"u": "pair", "U": "pair"}, {"--user": "pair", "--proxy-user": "pair"},
+                  takes="AbcCdDeEFHKmoPQrtTwxXYyz")
+_MYSQL = _ArgvRule({"p": "whole"}, {}, attached_only="p")
+_ARGV_SECRETS: dict[str, _ArgvRule] = {
+    "curl": _CURL,
+    **dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
+                     "mysqlpump", "mariadb-dump", "mariadb-admin"), _MYSQL),
+    "sshpass": _ArgvRule({"p": "whole"}, {}, options_first=True),
+    "redis-cli": _ArgvRule({"a": "whole"}, {"--pass": "whole"}, takes="hpnsu", options_first=True),
+    "smbclient": _ArgvRule({"U": "pct"}, {"--user": "pct"}),
+}
+
+
+def _argv_value(word: str, rule: _ArgvRule) -> tuple[str | None, str | None, int]:
+    """Whether `word` is one of `rule`'s password options: (how, the value when attached, where it starts);
+    how None: it is not; value None: the value is the next word."""
+    if word.startswith("--"):
+        name, eq, value = word.partition("=")
+        how = rule.long.get(name)
+        if how is None:
+            return None, None, 0
+        return (how, value, len(name) + 1) if eq else (how, None, 0)
+    for k, letter in enumerate(word[1:], 1):  # a cluster of flags: curl -sSu U:P, -sSuU:P
+        how = rule.short.get(letter)
+        if how is not None:
+            rest = word[k + 1:]
+            if letter in rule.attached_only:
+                return (how, rest, k + 1) if rest else (None, None, 0)
+            return (how, rest, k + 1) if rest else (how, None, 0)
+        if letter in rule.takes:  # the rest, or the next word, is that option's value
+            return ("value", None, 0) if k == len(word) - 1 else (None, None, 0)
+        if not letter.isalpha():
+            return None, None, 0
+    return None, None, 0
+
+
+def _placeholders_named(action: dict[str, Any]) -> dict[str, Any]:
+    """A code action whose command lost a secret to redaction cannot be run as it stands: it has placeholders."""
+    command = action.get("command")
+    lost = isinstance(command, list) and any(isinstance(w, str) and REDACTED in w for w in command)
+    if lost and action.get("applicability") != "has_placeholders":
+        action = {**action, "applicability": "has_placeholders"}
+    return action
+
+
 class Redactor:
     """Replaces secrets with REDACTED; one per run, so `count` and the PEM state belong to one stream."""
 
@@ -322,6 +384,7 @@ class Redactor:
             (("=", ":", ","), _LABEL, self._label),
             (("-",), _FLAG, self._label),
             (("-p", "-a", "-u", "password"), _OPTION, self._option),
+            (("curl",), _CURL_USER, self._option),
             ((">",), _XML, self._tagged),
         )  # fmt: skip
 
@@ -335,11 +398,63 @@ class Redactor:
         if isinstance(obj, str):
             return self._redact(obj, False)[0]  # each string stands alone: no PEM state between them
         if isinstance(obj, dict):
-            return {k: self._labelled(k, v) for k, v in obj.items()}
+            out = {k: self._labelled(k, v) for k, v in obj.items()}
+            return _placeholders_named(out) if "command" in out and "title" in out else out
         if isinstance(obj, list | tuple):  # an argv: the element after "--password" is the secret
             flags = [None] + [f if str(f)[:1] == "-" and "=" not in str(f) else None for f in obj]
-            return type(obj)(self._labelled(flag, v) for flag, v in zip(flags, obj, strict=False))
+            items = [self._labelled(flag, v) for flag, v in zip(flags, obj, strict=False)]
+            if any(isinstance(v, str) and v.rsplit("/", 1)[-1] in _ARGV_SECRETS for v in items):
+                items = self._argv_options(items)
+            return type(obj)(items)
         return obj
+
+    def _argv_options(self, argv: list[Any]) -> list[Any]:
+        """The password options of the programs named in an argv (`curl -u U:P`, `mysql -pP`, `sshpass -p P`),
+        in every spelling: `-u U:P`, `-uU:P`, `-sSu U:P`, `--user=U:P`, `--user U:P`. Read per program, so that
+        `ssh -p 22` and `mysql -p DB` (-p alone prompts) keep their values."""
+        out, rules, i = list(argv), None, 0
+        while i < len(out):
+            word = out[i]
+            if not isinstance(word, str):
+                i += 1
+                continue
+            name = word.rsplit("/", 1)[-1]
+            if name in _ARGV_SECRETS and not word.startswith("-"):
+                rules = _ARGV_SECRETS[name]
+                i += 1
+                continue
+            if rules is not None and (word == "--" or not word.startswith("-")) and rules.options_first:
+                rules = None  # the command it runs: its options are its own
+            if rules is None or not word.startswith("-") or word == "--":
+                i += 1
+                continue
+            how, value, at = _argv_value(word, rules)
+            if how == "value":  # another option's value is the next word: not an operand, not a secret
+                i += 2
+                continue
+            if how is not None and value is None and i + 1 < len(out) and isinstance(out[i + 1], str):
+                value, at, i = out[i + 1], 0, i + 1  # the value is the next word
+            if how is not None and value is not None:
+                hidden = self._hidden_value(value, how)
+                if hidden != value:
+                    out[i] = out[i][:at] + hidden if at else hidden
+            i += 1
+        return out
+
+    def _hidden_value(self, value: str, how: str) -> str:
+        """`how`: "pair" hides what follows the first `:` (curl's user:password; no colon, curl prompts),
+        "pct" what follows the first `%` (smbclient's user%password), "whole" the value."""
+        sep = {"pair": ":", "pct": "%"}.get(how)
+        if sep is not None:
+            user, found, secret = value.partition(sep)
+            if not found or not secret or _PLACEHOLDER.fullmatch(secret) or (secret.isdigit() and user.isdigit()):
+                return value
+            self.count += 1
+            return f"{user}{sep}{REDACTED}"
+        if value == REDACTED or _PLACEHOLDER.fullmatch(value):
+            return value
+        self.count += 1
+        return REDACTED
 
     def _labelled(self, label: Any, value: Any) -> Any:
         if isinstance(label, str) and isinstance(value, str) and is_secret_name(label):
@@ -432,9 +547,9 @@ class Redactor:
         return whole[:start] + _LABEL.sub(self._label, inner.replace("\\n", "\n")).replace("\n", "\\n") + whole[end:]
 
     def _option(self, m: re.Match[str]) -> str:
-        group = next(g for g in "abcdef" if m.group(g) is not None)
+        group = next(g for g in "abcdefv" if g in m.re.groupindex and m.group(g) is not None)
         value = m.group(group)
-        if group == "e" and value.isdigit() and len(value) < 8:  # -u 1000:1000 is a uid:gid
+        if group in "ev" and value.isdigit() and len(value) < 8:  # -u 1000:1000 is a uid:gid
             return m.group(0)
         if _not_an_option_value(value):
             return m.group(0)  # `mysql -p,` in prose, `-u user:PASS` in a usage line

@@ -294,6 +294,8 @@ def test_unzip_replace_question_offers_never_and_always(tmp_path):
 
 @pytest.mark.parametrize(("argv", "prompt", "kind", "first"), [
     (["sudo", "apt-get", "update"], "[sudo] password for bob: ", "password", ["sudo", "-n", "apt-get", "update"]),
+    (["/usr/bin/sudo", "-u", "bob", "ls"], "[sudo] password for bob: ", "password",
+     ["/usr/bin/sudo", "-n", "-u", "bob", "ls"]),
     (["psql", "-h", "db"], "Password for user bob: ", "password", ["psql", "-w", "-h", "db"]),
     (["python3", "manage.py", "flush"], "Type 'yes' to continue, or 'no' to cancel: ", "confirmation",
      ["python3", "manage.py", "flush", "--noinput"]),
@@ -310,6 +312,14 @@ def test_the_generic_prompt_catalog(argv, prompt, kind, first):
 
     fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     assert fix and list(actions[0].command or ()) == first
+
+
+@pytest.mark.parametrize("argv", [["./install.sh"], ["python3", "-c", "x"], ["make", "install"]])
+def test_a_sudo_prompt_of_another_program_offers_no_command(argv):
+    from agentwrap.adapter import generic_spec
+
+    fix, actions = generic_spec().prompt_help(argv, None, "[sudo] password for bob: ", "password")
+    assert fix and "sudo -n" in fix and actions == []
 
 
 @pytest.mark.skipif(not (__import__("shutil").which("gpg") and __import__("shutil").which("gpg-agent")
