@@ -12,24 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, check_envelope
+from conftest import ROOT
+from test_lean_failures import run
 
 from agentwrap.outcome import lean
 
 PY = sys.executable
-
-
-def run(*args: str, cwd: Path, detail: str | None = None, shell: str | None = None) -> dict:
-    """`agentwrap --agent [--detail D] -- ARGS` (or `--shell LINE`), as an agent's tool runs it."""
-    extra = ["--detail", detail] if detail else []
-    command = ["--shell", shell] if shell is not None else ["--", *args]
-    proc = subprocess.run([PY, "-m", "agentwrap", "--agent", *extra, *command], capture_output=True, timeout=120,
-                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_NO_STATS": "1"},
-                          stdin=subprocess.DEVNULL)
-    assert b"Traceback" not in proc.stderr, proc.stderr
-    env = json.loads(proc.stdout)
-    check_envelope(env, proc.returncode)
-    return env
 
 
 def text_of(env: dict, stream: str) -> str:

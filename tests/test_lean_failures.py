@@ -18,10 +18,11 @@ from conftest import ROOT, check_envelope
 PY = sys.executable
 
 
-def run(*args: str, cwd: Path, detail: str | None = None) -> dict:
-    """`agentwrap --agent [--detail D] -- ARGS`, as an agent's tool runs it."""
+def run(*args: str, cwd: Path, detail: str | None = None, shell: str | None = None) -> dict:
+    """`agentwrap --agent [--detail D] -- ARGS` (or `--shell LINE`), as an agent's tool runs it."""
     extra = ["--detail", detail] if detail else []
-    proc = subprocess.run([PY, "-m", "agentwrap", "--agent", *extra, "--", *args], capture_output=True, timeout=120,
+    command = ["--shell", shell] if shell is not None else ["--", *args]
+    proc = subprocess.run([PY, "-m", "agentwrap", "--agent", *extra, *command], capture_output=True, timeout=120,
                           cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_NO_STATS": "1"},
                           stdin=subprocess.DEVNULL)
     assert b"Traceback" not in proc.stderr, proc.stderr
