@@ -90,12 +90,15 @@ def _read(path: str, kind: str, first: int, last: int, room: int) -> bytes | Non
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device or a directory: not a file's lines
             return None
+        whole = kind == "lines" and first == 1 and last == 0  # `cat`: no more than the room is worth reading
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(_MAX_SCAN + 1)
+            data = f.read(room + 1 if whole else _MAX_SCAN + 1)
     except OSError:
         return None
     finally:
         os.close(fd)
+    if whole:
+        return data if len(data) <= room else None
     complete = len(data) <= _MAX_SCAN
     lines = data.splitlines(keepends=True)
     if kind == "tail":
