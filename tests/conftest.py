@@ -112,6 +112,22 @@ def aw(*args: str, timeout: float = 60, input: bytes | None = None, env: dict[st
     return Answer(code, stdout, stderr, parsed, wall)
 
 
+def own_command(command: list[str] | None) -> list[str] | None:
+    """A suggested `agentwrap ...` rerun less the caller's options it carries (`aw` passes `--agent --detail
+    standard`; a test's `--timeout`, `--cwd`): the remedy the action itself adds."""
+    if not command or command[0] != "agentwrap":
+        return command
+    out, i = ["agentwrap"], 1
+    while i < len(command) and command[i] != "--":
+        if command[i] in ("--agent",):
+            i += 1
+        elif command[i] in ("--detail", "--timeout", "--cwd"):
+            i += 2
+        else:
+            break
+    return out + command[i:]
+
+
 # Answers that start no program and read no terminal: the same whether in this process or a child.
 _IN_PROCESS = {("explain",), ("schema",), ("describe",), ("capabilities",), ("adapter", "list"), ("--version",)}
 

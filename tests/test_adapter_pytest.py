@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import aw
+from conftest import aw, own_command
 
 from agentwrap.adapters import _pytest_parse
 
@@ -209,4 +209,5 @@ def test_pdb_prompt_names_the_way_out(tmp_path):
     (tmp_path / "test_bp.py").write_text("def test_bp():\n    breakpoint()\n")
     answer = aw("--cwd", str(tmp_path), "--timeout", "20", "pytest", "-p", "no:cacheprovider", env=FAST)
     assert answer.error["code"] == "INPUT_REQUIRED"
-    assert answer.error["code_actions"][0]["command"][:4] == ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--"]
+    first = own_command(answer.error["code_actions"][0]["command"])
+    assert first[:4] == ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--"]

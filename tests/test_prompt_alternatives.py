@@ -6,13 +6,13 @@ import shutil
 import sys
 
 import pytest
-from conftest import aw
+from conftest import aw, own_command
 
 PY = sys.executable
 
 
 def _commands(a) -> list[list[str] | None]:
-    return [x.get("command") for x in a.error["code_actions"]]
+    return [own_command(x.get("command")) for x in a.error["code_actions"]]
 
 
 def test_python_input_names_standard_input_once():

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from agentwrap import __version__, envelope, fixtures, options
 from agentwrap.commands import CommandContext
-from agentwrap.errors import UsageError
+from agentwrap.errors import HelpRequested, UsageError
 from agentwrap.ids import utc_now
 
 _CASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}\Z")
@@ -49,9 +49,25 @@ def _version(program: str, opts: options.Options) -> str | None:
     return text.splitlines()[0][:200] if text else None
 
 
+USAGE = """usage: agentwrap capture [--name CASE] [--dir DIR] [--force] [RUN OPTIONS] -- PROGRAM ARGS...
+
+Run PROGRAM through agentwrap and record the run as an adapter fixture: DIR/ADAPTER/CASE.out and .err
+(the raw bytes the terminal saw), .meta.json (argv, exit, tool version, date) and a proposed
+.expected.json to review (a reviewed one is never overwritten).
+
+options:
+  --name CASE  the fixture's name (default: from the first arguments)
+  --dir DIR    the fixtures folder (default: fixtures)
+  --force      overwrite an existing capture of CASE
+  RUN OPTIONS  any `agentwrap` run option (--timeout, --env, --cwd, --stdin, --answer, ...)
+"""
+
+
 def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     mine, rest = _parse(list(args))
     opts, argv = options.parse(rest, options.Options(agent=True))
+    if opts.help and not opts.explicit_program:
+        raise HelpRequested(USAGE)
     options.validate(opts)
     if not argv:
         raise UsageError("capture: no program given: agentwrap capture [--name CASE] -- PROGRAM ARGS...")

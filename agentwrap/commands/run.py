@@ -190,9 +190,11 @@ def finished(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str, opt
              observation: observe.Observation, events: EventStream | None) -> envelope.Outcome:
     """After the record: what a stopped mutation may have left, the ledger and span, the last event."""
     if record.error is not None:
+        from agentwrap.outcome.rerun import in_callers_terms
         from agentwrap.safety.stopped import annotate
 
         record = annotate(record, argv, adapter, cwd)  # a mutating program stopped part-way: what may remain
+        record = in_callers_terms(record, opts)
     observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)

@@ -61,7 +61,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
             out["command"] = {"decided_by": decided}
     if rec.lean_data is not None:
         out["data"] = rec.lean_data
-    streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean}
+    streams = {name: _concise_stream(s) for name, s in rec.output.items() if s.lean and not _only_asks(rec, s)}
     if streams:
         out["output"] = streams
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
@@ -93,6 +93,12 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         if omitted:
             out["problems_omitted"] = omitted
     return out
+
+
+def _only_asks(rec: RunRecord, s: Stream) -> bool:
+    """Rule 1: a stream whose whole text is the prompt the deciding problem quotes (`Your name: `)."""
+    prompt = (rec.error.extra or {}).get("prompt") if rec.error is not None else None
+    return bool(prompt) and not s.lean_cut and s.lean.strip() == str(prompt).strip()
 
 
 def _artifact_of(rec: RunRecord) -> str | None:
@@ -167,6 +173,13 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
         problem.pop("severity")
     if rec.error.code_actions:  # rule 2 inside an action too: no default kind, applicability or preference
         problem["code_actions"] = [_concise_action(a) for a in rec.error.code_actions]
+    # Rule 1: a remediation step that only names the problem's own members again (`provide_input` with
+    # the `prompt` and `input_kind` beside it) and asks nothing of the user is said once, by them.
+    steps = [r for r in rec.error.remediation if not _restates_members(r, problem)]
+    if steps:
+        problem["remediation"] = steps
+    else:
+        problem.pop("remediation", None)
     # Rule 1: an adapter's own member (its `extra`) that only repeats the detail or the code (pytest's
     # `nodeid`, gcc's `message`, ruff's `rule`, rustc's code) is said once, in the detail. Section 3's
     # members, the problem's fields, all stay.
@@ -175,6 +188,11 @@ def deciding_problem(rec: RunRecord) -> dict[str, Any]:
         if _restated(key, problem[key], said):
             del problem[key]
     return problem
+
+
+def _restates_members(step: dict[str, Any], problem: dict[str, Any]) -> bool:
+    args = step.get("args") or {}
+    return not step.get("requires_user") and bool(args) and all(problem.get(k) == v for k, v in args.items())
 
 
 def _restated(key: str, value: Any, said: str) -> bool:
