@@ -196,6 +196,17 @@ def _folder_of(problem: Problem, m: re.Match[str], folders: _Folders) -> str | N
     return folders.of_file(m.start(), file, own_failure="***" in m.group(0))
 
 
+def _renamed(problem: Problem, printed: Problem, cwd: str | None) -> Problem:
+    """A make message's fix names the makefile as printed (`Fix Makefile line 2`): a sub-make's is another
+    folder's, so the fix names it as the location does (`sub/Makefile`)."""
+    old, new = (str((p.location or {}).get("file", "")) for p in (printed, problem))
+    shown = shown_path(new, cwd)
+    if not old or shown == old or not problem.suggested_fix:
+        return problem
+    named = re.sub(rf"(?<![\w/.-]){re.escape(old)}(?![\w/])", lambda _m: shown, problem.suggested_fix)
+    return problem._replace(suggested_fix=named)
+
+
 def _separator_fix(problem: Problem, cwd: str | None) -> Problem:
     """'missing separator' is almost always a recipe indented with spaces: offer the one-line fix."""
     loc = problem.location or {}
@@ -230,13 +241,14 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
 
 
 def _explained(problems: list[Problem]) -> list[Problem]:
-    """A failed recipe after its tool's own error: its fix ("read the failing command's error above") points
-    at that error, which the envelope lists, so it carries none."""
-    out, tool_error = [], False
+    """A failed recipe after an error: its fix ("read the failing command's error above") points at that error,
+    which the envelope lists, so it carries none. The error may be its tool's, a sub-make's own (`missing
+    separator`, `No rule`) or the sub-make's failed recipe (`$(MAKE) -C sub` failing after `sub` failed)."""
+    out, explained = [], False
     for p in problems:
-        if p.code == "MAKE_RECIPE_FAILED" and tool_error:
+        if p.code == "MAKE_RECIPE_FAILED" and explained:
             p = p._replace(suggested_fix=None)
-        tool_error = tool_error or (p.severity == "error" and not p.code.startswith("MAKE_"))
+        explained = explained or p.severity == "error"
         out.append(p)
     return out
 
@@ -272,7 +284,8 @@ class MakeAdapter(BaseAdapter):
                 continue
             for m in rule.pattern.finditer(text):
                 problem = self._own_problem(rule, m, run)
-                found.append((m.start(), rooted(problem, _folder_of(problem, m, folders))))
+                found.append((m.start(), _renamed(rooted(problem, _folder_of(problem, m, folders)), problem,
+                                                  run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
         return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in _explained([p for _, p in found])
