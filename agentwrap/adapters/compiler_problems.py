@@ -3,6 +3,11 @@
 `compiler_problems(run, spec, argv)` is what the gcc adapter's `diagnostics` returns and what the make adapter
 reuses to carry a failed recipe's compiler errors: `argv` is the compiler's own command line when known (then
 code actions may rewrite it), None when the compiler ran inside another tool.
+
+Paths: a compiler prints them relative to the folder it ran in, which is not the caller's under `make -C`, a
+sub-make or `cd sub && make`. Where that folder is known, every path of a problem (location, edits, notes) is
+made absolute from it, alike, so that the envelope can write them all from the caller's folder; texts (titles,
+fixes) name the file from where the tool ran. The detail keeps the compiler's own line.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentwrap.adapters import compiler_diagnostics as gp
@@ -53,18 +59,25 @@ _LIBM = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
                    "lround", "sinf", "cosf", "sqrtf", "powf", "expf", "logf", "floorf", "ceilf"))
 
 
+#: The folder a path printed at an offset of the output is relative to (None: not known).
+FolderAt = Callable[[int, str], str | None]
+
+
 def compiler_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
-                      cwd: str | None = None) -> list[Problem]:
-    """Every compiler diagnostic and driver/linker rule match in `run`, ordered by where it was printed. With
-    `cwd` (where the compiler ran), fix-it columns are turned into character columns read from the files."""
-    return [p for _, p in located_problems(run, spec, argv, cwd)]
+                      folder: FolderAt | None = None) -> list[Problem]:
+    """Every compiler diagnostic and driver/linker rule match in `run`, ordered by where it was printed. Paths
+    are taken from `folder` (default: `run.cwd`, where the compiler ran); in a live run fix-it columns are
+    turned into character columns read from the files."""
+    return [p for _, p in located_problems(run, spec, argv, folder)]
 
 
 def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
-                     cwd: str | None = None) -> list[tuple[int, Problem]]:
+                     folder: FolderAt | None = None) -> list[tuple[int, Problem]]:
     """The same, each with the offset in `run.text()` where it was printed (to merge with other tools')."""
     text = run.text()
-    sources = _Sources(cwd, _tabstop(argv))
+    where = folder or (lambda _offset, _file: run.cwd)
+    # a replayed fixture or a saved log: the files are not this machine's to read
+    sources = _Sources(run.cwd is not None, _tabstop(argv))
     tool = "clang" if "clang" in (argv[0] if argv else "") else "gcc"
     found: list[tuple[int, Problem]] = []
     claimed: set[int] = set()
@@ -73,14 +86,70 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
             continue
         for m in rule.pattern.finditer(text):
             claimed.add(gp.line_index(text, m.start()))
-            found.append((m.start(), _augment(spec.problem(rule, m, run), m, argv)))
+            found_problem = _augment(spec.problem(rule, m, run), m, argv)
+            file = str((found_problem.location or {}).get("file", ""))
+            found.append((m.start(), rooted(found_problem, where(m.start(), file) if file else None)))
     for diag in gp.parse(text):
-        found.append((diag.offset, diag_problem(diag, run, argv, tool, sources)))
+        home = where(diag.offset, diag.file) if diag.file else None
+        found.append((diag.offset, diag_problem(diag, run, argv, tool, sources, home)))
     for m in _DRIVER_LINE.finditer(text):
         if gp.line_index(text, m.start()) not in claimed:
             found.append((m.start(), _driver_problem(m, run)))
     found.sort(key=lambda item: item[0])
     return found
+
+
+# --- paths -----------------------------------------------------------------------------------------------------
+
+def rooted_path(file: str, folder: str | None) -> str:
+    """`file` as printed, made absolute from `folder` (where the tool that printed it ran); as printed when it
+    is absolute already, names no file (`<stdin>`, `<command-line>`) or the folder is not known."""
+    if not folder or not file or os.path.isabs(file) or file.startswith(("<", "-")):
+        return file
+    return os.path.normpath(os.path.join(folder, file))
+
+
+def shown_path(file: str, cwd: str | None) -> str:
+    """`file` as a text names it: from where the tool ran when below it (`sub/x.c`), else as it is."""
+    prefix = cwd.rstrip("/") + "/" if cwd else None
+    return file[len(prefix):] if prefix and file.startswith(prefix) and len(file) > len(prefix) else file
+
+
+def rooted(problem: Problem, folder: str | None) -> Problem:
+    """`problem` with each relative path made absolute from `folder`: its location, its edits and its related
+    notes alike (a caller applies an edit where the location points). Commands keep their words: they rewrite
+    the user's command line, whose other paths are relative to the same folder."""
+    loc = problem.location
+    if not folder or not loc or not loc.get("file"):
+        return problem
+    actions = tuple(_rooted_action(a, folder) for a in problem.code_actions)
+    related = [_rooted_note(r, folder) for r in (problem.extra or {}).get("related", [])]
+    extra = {**problem.extra, "related": related} if problem.extra and related else problem.extra
+    return problem._replace(location={**loc, "file": rooted_path(str(loc["file"]), folder)}, code_actions=actions,
+                            extra=extra)
+
+
+def _rooted_action(action: CodeAction, folder: str) -> CodeAction:
+    if not action.edit or not action.edit.get("file"):
+        return action
+    return action._replace(edit={**action.edit, "file": rooted_path(str(action.edit["file"]), folder)})
+
+
+def _rooted_note(note: dict[str, Any], folder: str) -> dict[str, Any]:
+    file = (note.get("location") or {}).get("file")
+    if not file:
+        return note
+    return {**note, "location": {**note["location"], "file": rooted_path(str(file), folder)}}
+
+
+def _rooted_diag(diag: gp.Diag, folder: str | None) -> gp.Diag:
+    """`diag` with its file, its fix-its' files and its notes' made absolute from `folder`."""
+    if not folder:
+        return diag
+    return dataclasses.replace(
+        diag, file=rooted_path(diag.file, folder) if diag.file else diag.file,
+        fixes=[dataclasses.replace(f, file=rooted_path(f.file, folder)) for f in diag.fixes],
+        notes=[_rooted_diag(n, folder) for n in diag.notes])
 
 
 def counted(errors: int, warnings: int, what: str = "error") -> str:
@@ -104,18 +173,21 @@ def _driver_problem(m: re.Match[str], run: CapturedRun) -> Problem:
 
 
 def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, tool: str,
-                 sources: _Sources | None = None) -> Problem:
+                 sources: _Sources | None = None, folder: str | None = None) -> Problem:
+    """The problem of one diagnostic; `folder`: where the compiler ran, that its relative paths are taken from."""
     sev = diag.severity
     code = ("GCC_INTERNAL_COMPILER_ERROR" if sev == "internal compiler error" else "GCC_MISSING_HEADER"
             if diag.header else "GCC_WARNING" if sev == "warning" else "GCC_NOTE" if sev in ("note", "remark")
             else "GCC_ERROR")
     severity = {"GCC_WARNING": "warning", "GCC_NOTE": "note"}.get(code, "error")
-    loc = diag.location
-    where = ":".join(str(v) for v in (loc or {}).values())
-    detail = f"{where}: {sev}: {diag.message}" if where else f"{sev}: {diag.message}"
+    printed = ":".join(str(v) for v in (diag.location or {}).values())  # the detail is the compiler's line
+    detail = f"{printed}: {sev}: {diag.message}" if printed else f"{sev}: {diag.message}"
     if diag.option:
         detail += f" [{diag.option}]"
-    actions = _fix_actions(diag, sources or _Sources(None, 8))
+    diag = _rooted_diag(diag, folder)
+    loc = diag.location
+    where = _place(loc, run.cwd)
+    actions = _fix_actions(diag, sources or _Sources(False, 8), run.cwd)
     extra: dict[str, Any] = {"tool": tool, "message": diag.message}
     if diag.option:
         extra["option"] = diag.option
@@ -132,6 +204,13 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
     return make_problem(code, detail, run, severity=severity, location=loc, suggested_fix=fix,
                         docs_url=_docs(diag, code, tool), code_actions=tuple(actions), extra=extra,
                         matched=_printed(run.text(), diag))
+
+
+def _place(loc: dict[str, Any] | None, cwd: str | None) -> str:
+    """`file:line:col` as a fix's text names it."""
+    if not loc:
+        return ""
+    return ":".join(str(v) for v in {**loc, "file": shown_path(str(loc["file"]), cwd)}.values())
 
 
 # gcc explaining how it reports, not what is wrong with the code: no next step changes for it.
@@ -155,12 +234,12 @@ def _printed(text: str, diag: gp.Diag) -> str:
     return text[diag.offset:max(ends)] if ends else ""
 
 
-def _fix_actions(diag: gp.Diag, sources: _Sources) -> list[CodeAction]:
+def _fix_actions(diag: gp.Diag, sources: _Sources, cwd: str | None) -> list[CodeAction]:
     actions: list[CodeAction] = []
     for owner, from_note in ((diag, False), *((n, True) for n in diag.notes)):
         for fix in owner.fixes:
             fix = sources.in_characters(fix)
-            title = _describe(fix, _replaced(fix, owner, sources))
+            title = _describe(fix, _replaced(fix, owner, sources), shown_path(fix.file, cwd))
             actions.append(CodeAction(title=title + (f" ({owner.message})" if from_note else ""),
                                       kind="edit", edit=fix.edit(), is_preferred=not actions,
                                       applicability=gp.applicability(owner, fix, from_note=from_note)))
@@ -179,17 +258,17 @@ class _Sources:
 
     MAX_BYTES = 4 << 20
 
-    def __init__(self, cwd: str | None, tabstop: int) -> None:
-        self.cwd, self.tabstop = cwd, tabstop
+    def __init__(self, readable: bool, tabstop: int) -> None:
+        self.readable, self.tabstop = readable, tabstop
         self._lines: dict[str, list[str] | None] = {}
 
     def line(self, file: str, number: int) -> str | None:
-        if self.cwd is None or not file:
+        # a relative path is one whose folder is not known: reading it from ours could read another file
+        if not self.readable or not os.path.isabs(file):
             return None
         if file not in self._lines:
-            path = os.path.join(self.cwd, file)
             try:
-                with open(path, "rb") as f:
+                with open(file, "rb") as f:
                     data = f.read(self.MAX_BYTES + 1)
                 self._lines[file] = None if len(data) > self.MAX_BYTES else data.decode(
                     "utf-8", "replace").split("\n")
@@ -230,12 +309,12 @@ def _replaced(fix: gp.Fix, owner: gp.Diag, sources: _Sources) -> str | None:
     return old if old.strip() and "`" not in old else None
 
 
-def _describe(fix: gp.Fix, old: str | None = None) -> str:
+def _describe(fix: gp.Fix, old: str | None = None, file: str | None = None) -> str:
     """An edit's title: what it changes (`Replace `widht` with `width``: the edit gives the place), or, when the
-    text it takes out is not known, the place and the new text."""
+    text it takes out is not known, the place (`file`: the fix's as a text names it) and the new text."""
     if old is not None:
         return f"Replace `{old}` with `{fix.text}`" if fix.text else f"Delete `{old}`"
-    at = f"{fix.file}:{fix.line}:{fix.column}"
+    at = f"{file or fix.file}:{fix.line}:{fix.column}"
     if fix.end_column is None:
         if fix.text.endswith("\n") and fix.column == 1:
             return f"Insert the line `{fix.text.strip()}` before {at}"

@@ -68,7 +68,7 @@ class GccAdapter(BaseAdapter):
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         """Diagnostics and rule matches in the order they were printed (a log gives no command line to rewrite)."""
         assert self.spec is not None
-        return compiler_problems(run, self.spec, run.argv if len(run.argv) > 1 else None, run.cwd)
+        return compiler_problems(run, self.spec, run.argv if len(run.argv) > 1 else None)
 
     def effects(self, argv: list[str]) -> Effects:
         info = invocation(argv)

@@ -5,12 +5,13 @@ adapter's parser) and Python tracebacks, and the first real error, not "recipe f
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters.compiler_problems import counted, located_problems
+from agentwrap.adapters.compiler_problems import counted, located_problems, rooted, shown_path
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.lazyre import lazy
@@ -32,6 +33,9 @@ SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 
 _LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
 _ENTERING = lazy(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
+_FAILURE = lazy(_LEVEL + r"\*\*\* ", re.M)
+_PREFIXED = lazy(r"g?make(?:\[\d+\])?: ")
+_MOVED = lazy(_LEVEL + r"(?P<verb>Entering|Leaving) directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
 _UP_TO_DATE = lazy(_LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
 _NOTHING = lazy(_LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
 _FAILED = lazy(_LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
@@ -76,36 +80,140 @@ def dry_run(argv: list[str] | tuple[str, ...]) -> bool:
     return False
 
 
-def _directories(text: str) -> dict[int, str]:
-    """make level -> the directory it entered (only when each level entered just one)."""
-    seen: dict[int, set[str]] = {}
-    for m in _ENTERING.finditer(text):
-        seen.setdefault(int(m.group("level") or 0), set()).add(m.group("dir"))
-    return {level: next(iter(dirs)) for level, dirs in seen.items() if len(dirs) == 1}
+def _start(argv: tuple[str, ...], cwd: str | None) -> str | None:
+    """The folder make reads its makefile in: where it ran, moved by each `-C DIR` (which `-s` keeps quiet)."""
+    folder = cwd
+    args = list(argv[1:])
+    for i, arg in enumerate(args):
+        value = None
+        if arg in ("-C", "--directory") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--directory="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-C") and len(arg) > 2:
+            value = arg[2:]
+        if value is not None:
+            folder = value if os.path.isabs(value) else os.path.join(folder, value) if folder else None
+    return os.path.normpath(folder) if folder else None
 
 
-def _relocate(problem: Problem, directory: str | None) -> Problem:
-    """A relative location made absolute against the directory the tool ran in (when that is certain)."""
-    loc = problem.location
-    if not directory or not loc or not loc.get("file") or os.path.isabs(loc["file"]):
+def _serial(argv: tuple[str, ...]) -> bool:
+    """Neither -j nor -k: make stops at its first failure, so the sub-make entered last is the one that failed."""
+    for arg in argv[1:]:
+        if arg.startswith("--jobs") or arg == "--keep-going":
+            return False
+        if arg.startswith("-") and not arg.startswith("--"):
+            for letter in arg[1:]:
+                if letter in "jk":
+                    return False
+                if letter in "CfIloWEO":  # takes a value: the rest of the word is that value
+                    break
+    return True
+
+
+class _Folders:
+    """The folder each make worked in when it printed each line: those its `Entering directory` lines opened
+    and had not yet left. make prints them on stdout, while the compilers' diagnostics and make's `***`
+    failures go to stderr: across the two streams, the make level of the failure that follows says which."""
+
+    def __init__(self, run: CapturedRun, start: str | None) -> None:
+        self.start, self.readable, self.serial = start, run.cwd is not None, _serial(run.argv)
+        self.text, self.split = run.text(), len(run.stderr_text)  # run.text() is stderr, then stdout
+        self._marks: list[int] = []
+        self._open: list[tuple[tuple[int, str], ...]] = []  # (make level, folder) open after each mark
+        self._entered: list[tuple[int, str]] = []
+        opened: list[tuple[int, str]] = []
+        for m in _MOVED.finditer(self.text):
+            entry = (int(m.group("level") or 0), m.group("dir"))
+            if m.group("verb") == "Entering":
+                opened.append(entry)
+                self._entered.append(entry)
+            elif entry in opened:
+                del opened[len(opened) - 1 - opened[::-1].index(entry)]
+            self._marks.append(m.start())
+            self._open.append(tuple(opened))
+
+    def _ordered(self, offset: int) -> bool:
+        """Whether `offset` is in the stream make announced its folders in (then its place among them tells)."""
+        return not self._marks or (self._marks[0] >= self.split) == (offset >= self.split)
+
+    def _opened(self, offset: int) -> tuple[tuple[int, str], ...]:
+        i = bisect.bisect_right(self._marks, offset) - 1
+        return self._open[i] if i >= 0 else ()
+
+    def of_level(self, level: int, offset: int) -> str | None:
+        """The folder of the make at `level` (make's own messages say theirs: `make[1]: ***`)."""
+        if self._ordered(offset):
+            mine = [folder for at, folder in self._opened(offset) if at == level]
+            return mine[-1] if mine else self.start if level == 0 else None
+        entered = [folder for at, folder in self._entered if at == level]
+        if not entered:
+            return self.start if level == 0 else None
+        return entered[-1] if self.serial or len(set(entered)) == 1 else None
+
+    def _level_after(self, offset: int) -> int | None:
+        """The make level of the first `***` failure printed after `offset` in its stream: the make whose
+        recipe printed the text at `offset`."""
+        end = len(self.text) if offset >= self.split else self.split
+        m = _FAILURE.search(self.text, offset, end)
+        return int(m.group("level") or 0) if m else None
+
+    def _guess(self, offset: int, own_failure: bool) -> str | None:
+        if self._ordered(offset):
+            opened = self._opened(offset)
+            if not opened:
+                return self.start
+            deepest = max(level for level, _ in opened)
+            innermost = set(folder for level, folder in opened if level == deepest)
+            return innermost.pop() if len(innermost) == 1 else None  # two parallel sub-makes: either
+        level = self._level_after(offset)
+        if own_failure:  # a make's own `*** ... Stop.`: its parent, if any, reports the failure next
+            level = 0 if level is None else level + 1
+        if level is not None:
+            return self.of_level(level, offset)
+        every = {self.start, *(folder for _, folder in self._entered)}
+        return every.pop() if len(every) == 1 else None
+
+    def of_file(self, offset: int, file: str, own_failure: bool = False) -> str | None:
+        """The folder `file`, printed at `offset`, is relative to. In a live run, when that is not certain or
+        the file is not there, the one folder make worked in that holds it."""
+        sure = self._guess(offset, own_failure)
+        if not self.readable or not file or os.path.isabs(file):
+            return sure
+        candidates = [folder for _, folder in reversed(self._entered)] + ([self.start] if self.start else [])
+        holding = list(dict.fromkeys(f for f in candidates if os.path.exists(os.path.join(f, file))))
+        if sure in holding or not holding:
+            return sure
+        return holding[0] if len(holding) == 1 else sure
+
+
+def _folder_of(problem: Problem, m: re.Match[str], folders: _Folders) -> str | None:
+    """The folder a make message's paths are relative to: its make's, by the level its prefix names (`make[1]:
+    ***`); one without (`Makefile:3: *** missing separator.  Stop.`) is found like a compiler's path."""
+    if _PREFIXED.match(m.group(0)):
+        return folders.of_level(int((problem.extra or {}).get("make_level", 0)), m.start())
+    file = str((problem.location or {}).get("file", ""))
+    return folders.of_file(m.start(), file, own_failure="***" in m.group(0))
+
+
+def _renamed(problem: Problem, printed: Problem, cwd: str | None) -> Problem:
+    """A make message's fix names the makefile as printed (`Fix Makefile line 2`): a sub-make's is another
+    folder's, so the fix names it as the location does (`sub/Makefile`)."""
+    old, new = (str((p.location or {}).get("file", "")) for p in (printed, problem))
+    shown = shown_path(new, cwd)
+    if not old or shown == old or not problem.suggested_fix:
         return problem
-    old, new = loc["file"], os.path.join(directory, loc["file"])
-    actions = tuple(a._replace(command=tuple(new if w == old else w for w in a.command) if a.command else None,
-                               edit={**a.edit, "file": new} if a.edit and a.edit.get("file") == old else a.edit)
-                    for a in problem.code_actions)
-    related = [{**r, "location": {**r["location"], "file": os.path.join(directory, r["location"]["file"])}}
-               if r.get("location", {}).get("file") and not os.path.isabs(r["location"]["file"]) else r
-               for r in (problem.extra or {}).get("related", [])]
-    extra = {**problem.extra, "related": related} if problem.extra and related else problem.extra
-    return problem._replace(location={**loc, "file": new}, code_actions=actions, extra=extra)
+    named = re.sub(rf"(?<![\w/.-]){re.escape(old)}(?![\w/])", lambda _m: shown, problem.suggested_fix)
+    return problem._replace(suggested_fix=named)
 
 
-def _separator_fix(problem: Problem) -> Problem:
+def _separator_fix(problem: Problem, cwd: str | None) -> Problem:
     """'missing separator' is almost always a recipe indented with spaces: offer the one-line fix."""
     loc = problem.location or {}
     if problem.code != "MAKE_SYNTAX_ERROR" or "missing separator" not in problem.detail or "line" not in loc:
         return problem
-    action = CodeAction(title=f"Replace the leading spaces of {loc['file']} line {loc['line']} with a tab",
+    shown = shown_path(str(loc["file"]), cwd)
+    action = CodeAction(title=f"Replace the leading spaces of {shown} line {loc['line']} with a tab",
                         command=("sed", "-i", f"{loc['line']}s/^ \\{{1,\\}}/\\t/", loc["file"]),
                         applicability="maybe_incorrect", is_preferred=True)
     return problem._replace(code_actions=(action, *problem.code_actions))
@@ -133,13 +241,14 @@ def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
 
 
 def _explained(problems: list[Problem]) -> list[Problem]:
-    """A failed recipe after its tool's own error: its fix ("read the failing command's error above") points
-    at that error, which the envelope lists, so it carries none."""
-    out, tool_error = [], False
+    """A failed recipe after an error: its fix ("read the failing command's error above") points at that error,
+    which the envelope lists, so it carries none. The error may be its tool's, a sub-make's own (`missing
+    separator`, `No rule`) or the sub-make's failed recipe (`$(MAKE) -C sub` failing after `sub` failed)."""
+    out, explained = [], False
     for p in problems:
-        if p.code == "MAKE_RECIPE_FAILED" and tool_error:
+        if p.code == "MAKE_RECIPE_FAILED" and explained:
             p = p._replace(suggested_fix=None)
-        tool_error = tool_error or (p.severity == "error" and not p.code.startswith("MAKE_"))
+        explained = explained or p.severity == "error"
         out.append(p)
     return out
 
@@ -161,52 +270,41 @@ class MakeAdapter(BaseAdapter):
         return super().effects(argv)
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
-        """The recipe tools' problems and make's own, in the order they were printed, with the paths as printed
-        (a log shares them with the gcc adapter's); `interpret` makes them absolute where that is certain."""
+        """The recipe tools' problems and make's own, in the order they were printed, each path made absolute
+        from the folder its printer ran in where that is known (a sub-make's `Entering directory`, `-C`)."""
         assert self.spec is not None
         text = run.text()
-        dirs = _directories(text)
-        where = dirs[0] if set(dirs) == {0} and os.path.isabs(dirs[0]) else None if dirs else run.cwd
-        if run.cwd is None:
-            where = None  # a replayed fixture or a saved log: the files are not this machine's to read
-        found = [(at, p) for at, p in located_problems(run, COMPILER, None, where)
+        folders = _Folders(run, _start(run.argv, run.cwd))
+        found = [(at, p) for at, p in located_problems(run, COMPILER, None, folders.of_file)
                  if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
-        found.extend(_tracebacks(text, run.exit_code))
+        found.extend((at, rooted(p, folders.of_file(at, str((p.location or {}).get("file", "")))))
+                     for at, p in _tracebacks(text, run.exit_code))
         for rule in self.spec.rules:
             if not run.failed and not rule.on_success and rule.severity == "error":
                 continue
             for m in rule.pattern.finditer(text):
-                problem = self.spec.problem(rule, m, run)
-                facts = {k: v for k, v in m.groupdict().items() if v and k in ("target", "needed_by", "command",
-                                                                                "signal")}
-                if m.groupdict().get("status"):
-                    facts["recipe_status"] = int(m.group("status"))
-                level = re.match(r"make\[(\d+)\]", m.group(0))
-                if level:
-                    facts["make_level"] = int(level.group(1))
-                found.append((m.start(), problem._replace(extra={**(problem.extra or {}), **facts})))
+                problem = self._own_problem(rule, m, run)
+                found.append((m.start(), _renamed(rooted(problem, _folder_of(problem, m, folders)), problem,
+                                                  run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
-        return [_separator_fix(_directory_fix(p, run.argv)) for p in _explained([p for _, p in found])
+        return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in _explained([p for _, p in found])
                 if not (p.code == "MAKE_COMMAND_NOT_FOUND" and (p.extra or {}).get("command") in missing)]
 
-    def _relocated(self, run: CapturedRun, problems: tuple[Problem, ...]) -> dict[int, Problem]:
-        """Relative paths made absolute against the directory make ran in, where that is certain: make's own
-        messages by their make level, the tools' messages only under `make -C DIR` (one level-0 directory)."""
-        dirs = _directories(run.text())
-        recipe_dir = dirs.get(0) if set(dirs) == {0} else None
-        out = {}
-        for i, p in enumerate(problems):
-            where = dirs.get(int((p.extra or {}).get("make_level", 0))) if p.code.startswith("MAKE_") else recipe_dir
-            out[i] = _relocate(p, where)
-        return out
+    def _own_problem(self, rule: Any, m: re.Match[str], run: CapturedRun) -> Problem:
+        """A make message's problem, with the facts it names (target, status, make level)."""
+        assert self.spec is not None
+        problem = self.spec.problem(rule, m, run)
+        facts = {k: v for k, v in m.groupdict().items() if v and k in ("target", "needed_by", "command", "signal")}
+        if m.groupdict().get("status"):
+            facts["recipe_status"] = int(m.group("status"))
+        level = re.match(r"make\[(\d+)\]", m.group(0))
+        if level:
+            facts["make_level"] = int(level.group(1))
+        return problem._replace(extra={**(problem.extra or {}), **facts})
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         base = super().interpret(run)
-        moved = self._relocated(run, base.problems)
-        if moved:
-            error = next((moved[i] for i, p in enumerate(base.problems) if p is base.error), base.error)
-            base = base._replace(problems=tuple(moved.values()), error=error)
         text = run.text()
         compiled = [p for p in base.problems if p.extra and p.extra.get("tool") in ("gcc", "clang")]
         data: dict[str, Any] = {
