@@ -133,16 +133,22 @@ def relative_files(problem: Problem, cwd: str | None) -> Problem:
 
 
 def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Problem:
-    """`problem` with each relative `location.file` taken from where the command ran (`cd sub && pytest`
-    says `test_x.py`) to where the caller is (`sub/test_x.py`)."""
-    location = problem.location
-    if not ran_in or not cwd or ran_in == cwd or not location or not isinstance(location.get("file"), str):
+    """`problem` with every relative `file` (its location, its edits, its notes) taken from where the command
+    ran (`cd sub && pytest` says `test_x.py`) to where the caller is (`sub/test_x.py`): a location and the
+    edit that fixes it name one file."""
+    if not ran_in or not cwd or ran_in == cwd:
         return problem
-    file = location["file"]
-    if os.path.isabs(file):
-        return problem
-    moved = os.path.normpath(os.path.join(ran_in, file))
-    return problem._replace(location={**location, "file": moved})
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (os.path.normpath(os.path.join(ran_in, v)) if k == "file" and isinstance(v, str)
+                        and v and not os.path.isabs(v) else fix(v)) for k, v in node.items()}
+        if isinstance(node, list | tuple):
+            return type(node)(fix(v) for v in node)
+        return node
+
+    actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
+    return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
 
 
 # --- data ---------------------------------------------------------------------------------------
