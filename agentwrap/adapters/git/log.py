@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from agentwrap.adapters.git.parse import unquote
+from agentwrap.adapters.git.parse import args_after, unquote
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
@@ -21,7 +21,20 @@ ABBREV = 12
 _GRAPH = r"[*|\\/_. -]*?"
 _COMMIT = lazy(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
                      r"(?: \((?P<refs>.*)\))?$")
-_ONELINE = lazy(rf"^{_GRAPH}(?P<sha>[0-9a-f]{{7,64}})(?: \((?P<refs>[^)]*)\))?(?: (?P<subject>.*))?$")
+# A oneline commit starts its line, or follows its graph's commit mark (`*`; `<`/`>` for --left-right, `o`
+# for --boundary): a stat or patch line between commits never does.
+_ONELINE = lazy(r"^(?:[|\\/_. -]*[*<>o][|\\/_. -]*)?(?P<sha>[0-9a-f]{7,64})(?: (?P<rest>.*))?$")
+# git's decoration of a oneline commit: `(HEAD -> main, origin/main, tag: v1)`; each item a ref name
+# (no blank, none of `~^:?*[\`), with git's `HEAD -> ` or `tag: ` before it
+_DECORATION = lazy(r"^\((?P<refs>[^()]*)\)(?: (?P<subject>.*))?$")
+_DECORATION_ITEM = lazy(r"^(?:HEAD(?: -> [^\s~^:?*\[\\]+)?|tag: [^\s~^:?*\[\\]+|[^\s~^:?*\[\\]+)$")
+_CUSTOM_PRETTY = lazy(r"^--(?:format|pretty)=(?!(?:oneline|short|medium|full|fuller|raw)$)")
+_NO_DECORATION = {"--no-decorate", "--decorate=no"}
+# The options that make git log print text its parsers do not keep (patches, stats, file names, a graph)
+LOG_TEXT_FLAGS = frozenset({"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", "--name-only",
+                            "--name-status", "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L",
+                            "--word-diff", "--graph", "--compact-summary", "--patch-with-stat", "--cc"})
+_BETWEEN = LOG_TEXT_FLAGS - {"--format", "--pretty", "--graph"}  # what a graph draws between is graph only
 _GRAPH_ONLY = lazy(r"^[*|\\/_. -]+$")
 _HEADER = lazy(r"^(?P<key>[A-Z][A-Za-z]*): +(?P<value>.*)$")
 _PERSON = lazy(r"^(?P<name>.*?) <(?P<email>[^>]*)>$")
@@ -111,15 +124,46 @@ def parse_log(run: CapturedRun) -> dict[str, Any] | None:
         return {"commits": [], "count": 0}
     commits, _ = _medium(lines)
     if not commits:
-        for line in lines:
-            if not line.strip() or _GRAPH_ONLY.match(line):
-                continue
-            m = _ONELINE.match(line)
-            if not m:
-                return None  # a custom --format: not guessed at
-            commits.append({"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": _refs(m.group("refs")),
-                            "subject": m.group("subject") or ""})
+        args = args_after(run, "log")
+        if any(_CUSTOM_PRETTY.match(a) for a in args) or "--format" in args:
+            return None  # a custom format: not guessed at
+        found = _oneline(lines, decorated=not _NO_DECORATION & set(args), between=_text_flags(args))
+        if found is None:
+            return None
+        commits = found
     return {"commits": commits, "count": len(commits), **shared(commits)}
+
+
+def _text_flags(args: list[str]) -> bool:
+    """Whether git prints lines of its own between oneline commits (a stat, a patch, file names)."""
+    return any(a.split("=", 1)[0] in _BETWEEN or a.startswith(("-p", "-L")) for a in args)
+
+
+def _oneline(lines: list[str], decorated: bool, between: bool) -> list[dict[str, Any]] | None:
+    """`--oneline` (or `--pretty=oneline`) commits; None when a line is neither a commit nor one of the
+    stat or patch lines `between` says git prints under each (then the format is one not guessed at)."""
+    commits: list[dict[str, Any]] = []
+    for line in lines:
+        if not line.strip() or _GRAPH_ONLY.match(line):
+            continue
+        m = _ONELINE.match(line)
+        if m is None:
+            if between:
+                continue
+            return None
+        refs, subject = _decorated(m.group("rest") or "") if decorated else ([], m.group("rest") or "")
+        commits.append({"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": refs, "subject": subject})
+    return commits
+
+
+def _decorated(rest: str) -> tuple[list[str], str]:
+    """(refs, subject) of what follows a oneline commit's sha. A subject may itself start with a bracket
+    (`(docs) fix typo`): only a bracket whose every item reads as a ref name is taken for git's decoration."""
+    m = _DECORATION.match(rest)
+    refs = _refs(m.group("refs")) if m else []
+    if m is None or not refs or not all(_DECORATION_ITEM.match(r) for r in refs):
+        return [], rest
+    return refs, m.group("subject") or ""
 
 
 SHARED = ("author", "author_email", "committer", "committer_email", "date", "commit_date")
@@ -234,6 +278,15 @@ def diff_data(lines: list[str]) -> dict[str, Any] | None:
         totals = {"files_changed": len(files), "insertions": sum(f.get("insertions") or 0 for f in files),
                   "deletions": sum(f.get("deletions") or 0 for f in files)}
     return {"files": files, **totals}
+
+
+def totals_said(data: dict[str, Any]) -> str:
+    """A diff's totals as git words them (`3 files changed, 4 insertions, 1 deletion`; a zero count left out),
+    less git's `(+)` marks: the words the concise view knows its counts by, so it says each once."""
+    files = data["files_changed"]
+    counts = [f"{files} file{'s' * (files != 1)} changed"]
+    counts += [f"{data[k]} {k[:-1]}{'s' * (data[k] != 1)}" for k in ("insertions", "deletions") if data[k]]
+    return ", ".join(counts)
 
 
 def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
