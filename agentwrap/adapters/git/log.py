@@ -28,6 +28,7 @@ _ONELINE = lazy(r"^(?:[|\\/_. -]*[*<>o][|\\/_. -]*)?(?P<sha>[0-9a-f]{7,64})(?: (
 # (no blank, none of `~^:?*[\`), with git's `HEAD -> ` or `tag: ` before it
 _DECORATION = lazy(r"^\((?P<refs>[^()]*)\)(?: (?P<subject>.*))?$")
 _DECORATION_ITEM = lazy(r"^(?:HEAD(?: -> [^\s~^:?*\[\\]+)?|tag: [^\s~^:?*\[\\]+|[^\s~^:?*\[\\]+)$")
+_SURE_REF = lazy(r"^(?:HEAD\b|tag: |\S+/HEAD$)")  # what only git's decoration says, never a subject's word
 _CUSTOM_PRETTY = lazy(r"^--(?:format|pretty)=(?!(?:oneline|short|medium|full|fuller|raw)$)")
 _NO_DECORATION = {"--no-decorate", "--decorate=no"}
 # The options that make git log print text its parsers do not keep (patches, stats, file names, a graph)
@@ -151,19 +152,26 @@ def _oneline(lines: list[str], decorated: bool, between: bool) -> list[dict[str,
             if between:
                 continue
             return None
-        refs, subject = _decorated(m.group("rest") or "") if decorated else ([], m.group("rest") or "")
-        commits.append({"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": refs, "subject": subject})
+        sha, rest = m.group("sha"), m.group("rest") or ""
+        commit: dict[str, Any] = {"sha": sha, "abbrev": sha[:ABBREV], "refs": [], "subject": rest}
+        if decorated:
+            _decorate(commit)
+        commits.append(commit)
     return commits
 
 
-def _decorated(rest: str) -> tuple[list[str], str]:
-    """(refs, subject) of what follows a oneline commit's sha. A subject may itself start with a bracket
-    (`(docs) fix typo`): only a bracket whose every item reads as a ref name is taken for git's decoration."""
-    m = _DECORATION.match(rest)
+def _decorate(commit: dict[str, Any]) -> None:
+    """`refs` and `subject` of a oneline commit whose text after the sha may start with git's decoration.
+    A subject may itself start with a bracket (`(docs) Fix a typo`): a bracket with an item no ref name can
+    be (`(fix typo)`) stays the subject's. One that names `HEAD` or a tag is git's; one of bare names only
+    (`(docs)`) reads the same as a branch's, so the commit says `refs_unsure` rather than claim either."""
+    m = _DECORATION.match(commit["subject"])
     refs = _refs(m.group("refs")) if m else []
     if m is None or not refs or not all(_DECORATION_ITEM.match(r) for r in refs):
-        return [], rest
-    return refs, m.group("subject") or ""
+        return
+    commit.update(refs=refs, subject=m.group("subject") or "")
+    if not any(_SURE_REF.match(r) for r in refs):
+        commit["refs_unsure"] = True
 
 
 SHARED = ("author", "author_email", "committer", "committer_email", "date", "commit_date")
