@@ -100,3 +100,11 @@ def test_a_diff_stat_says_its_totals_once(tmp_path):
     assert blob.count("changed") == 1, "the summary says the totals; neither the text nor the data again"
     assert "renamed.txt" in blob, "each file is still named"
     assert " 3 files changed, 2 insertions(+)" in record.output["stdout"].text.splitlines()
+
+
+def test_a_log_in_a_format_its_parser_reads_whole_is_sent_once_as_data(tmp_path):
+    """`--pretty=fuller` is read as whole as the default format: its commits are the data, not the text."""
+    view, record = replay("log-pretty-fuller", tmp_path)
+    assert "output" not in view, "the data says every line of the text"
+    assert view["data"]["committer"] == "Ada" and view["data"]["commit_date"] == "2024-05-01T10:00:00Z"
+    assert [c["abbrev"] for c in view["data"]["commits"]] == [c["sha"][:12] for c in record.data["commits"]]

@@ -121,6 +121,7 @@ def _refine(sub: str, args: list[str], base: Effects) -> Effects:
 
 # What git log's text says when it is sent whole: its commits, their count and what they share
 _LOG_SAYS = ("commits", "count", *SHARED)
+_PARSED_PRETTY = {f"--pretty={name}" for name in ("oneline", "short", "medium", "full", "fuller")}
 _STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-status"}
 
 
@@ -149,6 +150,8 @@ class GitAdapter(BaseAdapter):
         _, word, args = split(argv)
         flags = {a.split("=")[0] for a in args if a.startswith("-")}
         patch = bool(flags & {"-p", "-u", "--patch"})
+        # `--pretty=fuller` and its kin are formats the log parser reads whole, as it reads the default one
+        flags -= {"--pretty"} if {a for a in args if a.startswith("--pretty=")} <= _PARSED_PRETTY else set()
         if word == "log" and any(f in LOG_TEXT_FLAGS or f.startswith(("-p", "-L")) for f in flags):
             # The text is the answer: the graph's topology, each commit's patch or stat under its own header.
             # It goes whole, no line of it dropped for what the data says (`patch`), and the data's commits,

@@ -304,9 +304,20 @@ def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
     return diff_data(lines)
 
 
+def _oneline_show(lines: list[str], decorated: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """`git show --oneline`: the commit's one line, and the lines of its changes after it."""
+    head = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    found = _oneline(lines[head:head + 1], decorated, between=False) or []
+    return found, lines[head + 1:] if found else []
+
+
 def parse_show(run: CapturedRun) -> dict[str, Any] | None:
     lines = run.stdout_text.splitlines()
     commits, rest = _medium(lines)
+    args = args_after(run, "show")
+    if not commits and {"--oneline", "--pretty=oneline"} & set(args):
+        # only when asked for: a blob's first line (`git show HEAD:file`) may be hex too
+        commits, rest = _oneline_show(lines, decorated=not _NO_DECORATION & set(args))
     if not commits:
         return None  # a blob or tree (`git show HEAD:file`): content, not facts
     out: dict[str, Any] = {"commit": commits[0]}
