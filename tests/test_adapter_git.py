@@ -342,7 +342,7 @@ def answers(tmp_path, genv) -> Path:
     (["grep", "-q", "nomatchzzz"], {"matched": False}, "no match"),
     (["diff", "--quiet"], {"differs": True}, "differences found"),
     (["diff", "--exit-code", "--stat"], {"differs": True, "files_changed": 1, "insertions": 1, "deletions": 0},
-     "1 file changed, +1 -0"),
+     "1 file changed, 1 insertion"),
     (["merge-base", "--is-ancestor", "feature", "main"], {"is_ancestor": False},
      "feature is not an ancestor of main"),
     (["check-ignore", "a.txt"], {"ignored": []}, "no path is ignored"),

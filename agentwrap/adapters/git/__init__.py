@@ -12,7 +12,7 @@ from typing import Any
 
 from agentwrap.adapters.git import write
 from agentwrap.adapters.git.answer import answer
-from agentwrap.adapters.git.log import parse_diff, parse_log, parse_show
+from agentwrap.adapters.git.log import LOG_TEXT_FLAGS, SHARED, parse_diff, parse_log, parse_show, totals_said
 from agentwrap.adapters.git.parse import parse_branch, parse_status
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
@@ -119,10 +119,9 @@ def _refine(sub: str, args: list[str], base: Effects) -> Effects:
     return base
 
 
-_LOG_TEXT_FLAGS = {"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status",
-                   "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L", "--word-diff", "--graph"}
-
-
+# What git log's text says when it is sent whole: its commits, their count and what they share
+_LOG_SAYS = ("commits", "count", *SHARED)
+_PARSED_PRETTY = {f"--pretty={name}" for name in ("oneline", "short", "medium", "full", "fuller")}
 _STAT_FLAGS = {"--stat", "--numstat", "--shortstat", "--name-only", "--name-status"}
 
 
@@ -145,14 +144,19 @@ class GitAdapter(BaseAdapter):
         return _refine(word, args, super().effects(argv))
 
     def presentation(self, argv: list[str]) -> Presentation:
-        """`log -p`, `--stat` and custom formats print what the log parser does not keep; a stat-only
-        `diff`/`show` is parsed whole; a patch says everything its file counts do."""
+        """`log -p`, `--stat`, `--graph` and custom formats print what the log parser does not keep; a
+        stat-only `diff`/`show` is parsed whole; a patch says everything its file counts do."""
         shown = super().presentation(argv)
         _, word, args = split(argv)
         flags = {a.split("=")[0] for a in args if a.startswith("-")}
         patch = bool(flags & {"-p", "-u", "--patch"})
-        if word == "log" and any(f in _LOG_TEXT_FLAGS or f.startswith("-p") for f in flags):
-            return dataclasses.replace(shown, parsed_whole=False, patch=patch)
+        # `--pretty=fuller` and its kin are formats the log parser reads whole, as it reads the default one
+        flags -= {"--pretty"} if {a for a in args if a.startswith("--pretty=")} <= _PARSED_PRETTY else set()
+        if word == "log" and any(f in LOG_TEXT_FLAGS or f.startswith(("-p", "-L")) for f in flags):
+            # The text is the answer: the graph's topology, each commit's patch or stat under its own header.
+            # It goes whole, no line of it dropped for what the data says (`patch`), and the data's commits,
+            # which it says again, stay in the record.
+            return dataclasses.replace(shown, parsed_whole=False, patch=True, text_says=_LOG_SAYS)
         if word in ("diff", "show") and flags & _STAT_FLAGS and not patch:
             return dataclasses.replace(shown, parsed_whole=True)
         if word in ("diff", "show"):
@@ -298,7 +302,7 @@ def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> st
         return f"commit {data['commit']['sha'][:12]}"  # its subject and changes are in the data or the text
     if sub in ("diff", "show") and "files_changed" in data:
         head = f"commit {data['commit']['sha'][:12]}: " if "commit" in data else ""
-        return f"{head}{_plural(data['files_changed'], 'file')} changed, +{data['insertions']} -{data['deletions']}"
+        return f"{head}{totals_said(data)}"
     if sub == "branch" and "branches" in data:
         current = f"; current {data['current']}" if data["current"] else ""
         return f"{_plural(len(data['branches']), 'branch')}{current}"

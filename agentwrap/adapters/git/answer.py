@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentwrap.adapters.git.log import parse_diff
+from agentwrap.adapters.git.log import parse_diff, totals_said
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
@@ -69,8 +69,7 @@ def answer(word: str | None, args: list[str], run: CapturedRun) -> tuple[dict[st
         if word == "diff" and "--quiet" not in flags:
             data = {**(parse_diff(run) or {}), **data}
         if "files_changed" in data:
-            said = f"{data['files_changed']} file{'s' * (data['files_changed'] != 1)} changed"
-            return data, f"{said}, +{data['insertions']} -{data['deletions']}" if data["differs"] else "no differences"
+            return data, totals_said(data) if data["differs"] else "no differences"
         return data, "differences found" if data["differs"] else "no differences"
     if word == "merge-base" and "--is-ancestor" in flags:
         pos = _positional(args)

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from agentwrap.adapters.git.parse import unquote
+from agentwrap.adapters.git.parse import args_after, unquote
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
@@ -21,7 +21,21 @@ ABBREV = 12
 _GRAPH = r"[*|\\/_. -]*?"
 _COMMIT = lazy(rf"^(?P<graph>{_GRAPH})commit (?P<sha>[0-9a-f]{{7,64}})(?: \(from [0-9a-f]+\))?"
                      r"(?: \((?P<refs>.*)\))?$")
-_ONELINE = lazy(rf"^{_GRAPH}(?P<sha>[0-9a-f]{{7,64}})(?: \((?P<refs>[^)]*)\))?(?: (?P<subject>.*))?$")
+# A oneline commit starts its line, or follows its graph's commit mark (`*`; `<`/`>` for --left-right, `o`
+# for --boundary): a stat or patch line between commits never does.
+_ONELINE = lazy(r"^(?:[|\\/_. -]*[*<>o][|\\/_. -]*)?(?P<sha>[0-9a-f]{7,64})(?: (?P<rest>.*))?$")
+# git's decoration of a oneline commit: `(HEAD -> main, origin/main, tag: v1)`; each item a ref name
+# (no blank, none of `~^:?*[\`), with git's `HEAD -> ` or `tag: ` before it
+_DECORATION = lazy(r"^\((?P<refs>[^()]*)\)(?: (?P<subject>.*))?$")
+_DECORATION_ITEM = lazy(r"^(?:HEAD(?: -> [^\s~^:?*\[\\]+)?|tag: [^\s~^:?*\[\\]+|[^\s~^:?*\[\\]+)$")
+_SURE_REF = lazy(r"^(?:HEAD\b|tag: |\S+/HEAD$)")  # what only git's decoration says, never a subject's word
+_CUSTOM_PRETTY = lazy(r"^--(?:format|pretty)=(?!(?:oneline|short|medium|full|fuller|raw)$)")
+_NO_DECORATION = {"--no-decorate", "--decorate=no"}
+# The options that make git log print text its parsers do not keep (patches, stats, file names, a graph)
+LOG_TEXT_FLAGS = frozenset({"-p", "-u", "--patch", "--stat", "--numstat", "--shortstat", "--name-only",
+                            "--name-status", "--format", "--pretty", "--summary", "--raw", "--dirstat", "-L",
+                            "--word-diff", "--graph", "--compact-summary", "--patch-with-stat", "--cc"})
+_BETWEEN = LOG_TEXT_FLAGS - {"--format", "--pretty", "--graph"}  # what a graph draws between is graph only
 _GRAPH_ONLY = lazy(r"^[*|\\/_. -]+$")
 _HEADER = lazy(r"^(?P<key>[A-Z][A-Za-z]*): +(?P<value>.*)$")
 _PERSON = lazy(r"^(?P<name>.*?) <(?P<email>[^>]*)>$")
@@ -111,15 +125,53 @@ def parse_log(run: CapturedRun) -> dict[str, Any] | None:
         return {"commits": [], "count": 0}
     commits, _ = _medium(lines)
     if not commits:
-        for line in lines:
-            if not line.strip() or _GRAPH_ONLY.match(line):
-                continue
-            m = _ONELINE.match(line)
-            if not m:
-                return None  # a custom --format: not guessed at
-            commits.append({"sha": m.group("sha"), "abbrev": m.group("sha")[:ABBREV], "refs": _refs(m.group("refs")),
-                            "subject": m.group("subject") or ""})
+        args = args_after(run, "log")
+        if any(_CUSTOM_PRETTY.match(a) for a in args) or "--format" in args:
+            return None  # a custom format: not guessed at
+        found = _oneline(lines, decorated=not _NO_DECORATION & set(args), between=_text_flags(args))
+        if found is None:
+            return None
+        commits = found
     return {"commits": commits, "count": len(commits), **shared(commits)}
+
+
+def _text_flags(args: list[str]) -> bool:
+    """Whether git prints lines of its own between oneline commits (a stat, a patch, file names)."""
+    return any(a.split("=", 1)[0] in _BETWEEN or a.startswith(("-p", "-L")) for a in args)
+
+
+def _oneline(lines: list[str], decorated: bool, between: bool) -> list[dict[str, Any]] | None:
+    """`--oneline` (or `--pretty=oneline`) commits; None when a line is neither a commit nor one of the
+    stat or patch lines `between` says git prints under each (then the format is one not guessed at)."""
+    commits: list[dict[str, Any]] = []
+    for line in lines:
+        if not line.strip() or _GRAPH_ONLY.match(line):
+            continue
+        m = _ONELINE.match(line)
+        if m is None:
+            if between:
+                continue
+            return None
+        sha, rest = m.group("sha"), m.group("rest") or ""
+        commit: dict[str, Any] = {"sha": sha, "abbrev": sha[:ABBREV], "refs": [], "subject": rest}
+        if decorated:
+            _decorate(commit)
+        commits.append(commit)
+    return commits
+
+
+def _decorate(commit: dict[str, Any]) -> None:
+    """`refs` and `subject` of a oneline commit whose text after the sha may start with git's decoration.
+    A subject may itself start with a bracket (`(docs) Fix a typo`): a bracket with an item no ref name can
+    be (`(fix typo)`) stays the subject's. One that names `HEAD` or a tag is git's; one of bare names only
+    (`(docs)`) reads the same as a branch's, so the commit says `refs_unsure` rather than claim either."""
+    m = _DECORATION.match(commit["subject"])
+    refs = _refs(m.group("refs")) if m else []
+    if m is None or not refs or not all(_DECORATION_ITEM.match(r) for r in refs):
+        return
+    commit.update(refs=refs, subject=m.group("subject") or "")
+    if not any(_SURE_REF.match(r) for r in refs):
+        commit["refs_unsure"] = True
 
 
 SHARED = ("author", "author_email", "committer", "committer_email", "date", "commit_date")
@@ -236,6 +288,15 @@ def diff_data(lines: list[str]) -> dict[str, Any] | None:
     return {"files": files, **totals}
 
 
+def totals_said(data: dict[str, Any]) -> str:
+    """A diff's totals as git words them (`3 files changed, 4 insertions, 1 deletion`; a zero count left out),
+    less git's `(+)` marks: the words the concise view knows its counts by, so it says each once."""
+    files = data["files_changed"]
+    counts = [f"{files} file{'s' * (files != 1)} changed"]
+    counts += [f"{data[k]} {k[:-1]}{'s' * (data[k] != 1)}" for k in ("insertions", "deletions") if data[k]]
+    return ", ".join(counts)
+
+
 def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
     lines = run.stdout_text.splitlines()
     if not any(line.strip() for line in lines):
@@ -243,9 +304,20 @@ def parse_diff(run: CapturedRun) -> dict[str, Any] | None:
     return diff_data(lines)
 
 
+def _oneline_show(lines: list[str], decorated: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """`git show --oneline`: the commit's one line, and the lines of its changes after it."""
+    head = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    found = _oneline(lines[head:head + 1], decorated, between=False) or []
+    return found, lines[head + 1:] if found else []
+
+
 def parse_show(run: CapturedRun) -> dict[str, Any] | None:
     lines = run.stdout_text.splitlines()
     commits, rest = _medium(lines)
+    args = args_after(run, "show")
+    if not commits and {"--oneline", "--pretty=oneline"} & set(args):
+        # only when asked for: a blob's first line (`git show HEAD:file`) may be hex too
+        commits, rest = _oneline_show(lines, decorated=not _NO_DECORATION & set(args))
     if not commits:
         return None  # a blob or tree (`git show HEAD:file`): content, not facts
     out: dict[str, Any] = {"commit": commits[0]}
