@@ -6,9 +6,11 @@ imports them from this module; adapters build their problems with `agentwrap.sdk
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from agentwrap import codes
+from agentwrap.lazyre import lazy
 from agentwrap.records import CodeAction as CodeAction  # re-exported: the old import path
 from agentwrap.records import Problem as Problem  # re-exported: the old import path
 from agentwrap.records import ProblemCode
@@ -66,3 +68,20 @@ def adapter_problem(tool: str, declared: ProblemCode, detail: str, *, code: str 
     }
     return Problem(type=problem_type(tool, name), detail=detail[:1000], code=name,
                    extra={"tool": tool, **(extra or {})}, **facts)
+
+
+_NOT_A_PATH = lazy(r"[<-]|[A-Za-z]:[\\/]")  # `<stdin>`, `-`, a Windows drive
+
+
+def rebased(problem: Problem, folder: str) -> Problem:
+    """`problem` with every relative `file` read as relative to `folder` (a `cd`, make's `Entering directory`)."""
+    def fix(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (os.path.normpath(os.path.join(folder, v)) if k == "file" and isinstance(v, str) and v
+                        and not os.path.isabs(v) and not _NOT_A_PATH.match(v) else fix(v)) for k, v in node.items()}
+        if isinstance(node, list | tuple):
+            return type(node)(fix(v) for v in node)
+        return node
+
+    actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
+    return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)

@@ -36,11 +36,9 @@ class Directories:
                 self._stack.pop()
 
     def resolve(self, problem: Problem) -> Problem:
-        loc = problem.location
-        if not self._stack or not loc or not isinstance(loc.get("file"), str):
+        """The problem's relative paths (location, edits, notes) read from the folder make was in."""
+        if not self._stack:
             return problem
-        file = loc["file"]
-        if os.path.isabs(file) or file.startswith(("<", "-")) or re.match(r"^[A-Za-z]:[\\/]", file):
-            return problem
-        joined = os.path.normpath(os.path.join(*self._stack, file))  # make -C inside make -C: nested
-        return problem._replace(location={**loc, "file": joined})
+        from agentwrap.problem import rebased
+
+        return rebased(problem, os.path.join(*self._stack))  # make -C inside make -C: nested

@@ -11,7 +11,6 @@ artifact, so nothing is lost; `agentwrap artifact show` reads it back.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore
 from agentwrap.capture import MEDIA_TYPE, StreamResult
 from agentwrap.outcome.lean import Said, lean_text
 from agentwrap.outcome.record import Stream
-from agentwrap.problem import Problem
+from agentwrap.problem import Problem, rebased
 
 HEAD_SHARE = 0.3
 EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
@@ -138,17 +137,7 @@ def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Prob
     edit that fixes it name one file."""
     if not ran_in or not cwd or ran_in == cwd:
         return problem
-
-    def fix(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: (os.path.normpath(os.path.join(ran_in, v)) if k == "file" and isinstance(v, str)
-                        and v and not os.path.isabs(v) else fix(v)) for k, v in node.items()}
-        if isinstance(node, list | tuple):
-            return type(node)(fix(v) for v in node)
-        return node
-
-    actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
-    return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
+    return rebased(problem, ran_in)
 
 
 # --- data ---------------------------------------------------------------------------------------
