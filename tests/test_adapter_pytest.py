@@ -166,7 +166,7 @@ def test_collection_errors_no_tests_and_usage(tmp_path):
     assert none.error["code_actions"][0]["command"][:3] == ["pytest", "--collect-only", "-q"]
     deselected = aw("--cwd", str(tmp_path), "pytest", "test_imp.py", "--continue-on-collection-errors",
                     "-k", "nomatch", env=FAST)
-    assert deselected.error["code"] in ("PYTEST_NO_TESTS", "PYTEST_IMPORT_ERROR")
+    assert deselected.error["code"] in ("PYTEST_ALL_DESELECTED", "PYTEST_IMPORT_ERROR")
     assert aw("--cwd", str(tmp_path), "pytest", "nope/", env=FAST).error["code"] == "PYTEST_PATH_NOT_FOUND"
     usage = aw("--cwd", str(tmp_path), "pytest", "--no-such-flag", env=FAST)
     assert (usage.code, usage.error["code"]) == (4, "PYTEST_USAGE")

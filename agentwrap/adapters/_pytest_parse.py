@@ -29,6 +29,7 @@ _CO_TOTAL = lazy(r"^(?P<n>\d+)(?:/\d+)? tests? collected(?: \(\d+ deselected\))?
 _VERBOSE = lazy(r"^(?P<nodeid>\S+?::\S.*?) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*?\[\s*\d+%\]$")
 _EXC_NAME = lazy(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
 _SYNTAX_FILE = lazy(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_DEF = lazy(r"^\s*(?:async\s+)?def (?P<name>\w+)\(")
 COUNT_KEYS = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed", "warnings", "deselected")
 MAX_LIST = 500
 
@@ -47,6 +48,8 @@ class Report(NamedTuple):
     evidence: tuple[str, ...] = ()  # the deciding lines: the failing source line (`>`) and the `E` lines
     # what the test printed or logged, by pytest's section name (`stdout call`, `log setup`), as printed
     captured: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # a set-up or tear-down error's first traceback function: the fixture (or xunit set-up) that raised
+    function: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self._asdict().items() if v is not None and k not in ("evidence", "captured")}
@@ -62,12 +65,16 @@ def evidence(body: list[str]) -> tuple[str, ...]:
     under it, the `>` line, and the `E` lines (pytest's own choice of what matters), within a bound."""
     kept: list[str] = []
     statement = False  # inside the `>` statement: its continuation lines are part of it
+    taken = -1  # the caret line already kept with the line above it
     for i, line in enumerate(body):
+        if i == taken:
+            continue
         if line.startswith(">") or _E_LINE.match(line):
             kept.append(line.rstrip())
             statement = line.startswith(">")
             if i + 1 < len(body) and _CARETS.match(body[i + 1]):
                 kept.append(body[i + 1].rstrip())  # python's ^^^^ under the failing expression
+                taken = i + 1
         elif statement and line.startswith("    ") and line.strip():
             kept.append(line.rstrip())
         elif _ENTRY.match(line) and not line.startswith("<"):
@@ -90,6 +97,17 @@ def failure_blocks(text: str) -> dict[str, str]:
         for title, raw in _section_lines(by_title.get(name, [])):
             if title:
                 out[title] = "\n".join(raw)
+    return out
+
+
+def summary_lines(text: str) -> dict[str, list[str]]:
+    """The short test summary's `FAILED id - msg` / `ERROR id` lines, by node id: what a failure's problem
+    says again."""
+    by_title = dict(_blocks(text.splitlines()))
+    out: dict[str, list[str]] = {}
+    for line in by_title.get("short test summary info", []):
+        for _, nodeid, _ in _summary_entries([line]):
+            out.setdefault(nodeid, []).append(line)
     return out
 
 
@@ -181,6 +199,20 @@ def head_line(nodeid: str) -> str:
     return ".".join(nodeid.split("::")[1:]) or nodeid
 
 
+def _first_function(body: list[str], entries: list[tuple[str, int, str]]) -> str | None:
+    """The function the traceback starts in: `--tb=short`'s first `path:line: in NAME`, else the first
+    `def NAME(` of the source that long tracebacks print above each entry. pytest prunes a set-up or
+    tear-down traceback to start at the fixture, so this names the fixture that raised."""
+    if entries and entries[0][2].startswith("in "):
+        return entries[0][2].removeprefix("in ").strip() or None
+    for line in body:
+        if line.startswith(">") or _E_LINE.match(line):
+            break  # past the first frame's source: a later def is another frame's
+        if (d := _DEF.match(line)) is not None:
+            return d.group("name")
+    return None
+
+
 def _exception(entries: list[tuple[str, int, str]], messages: list[str]) -> str | None:
     if entries and (name := _EXC_NAME.match(entries[-1][2])) and not entries[-1][2].startswith("in "):
         return name.group("type")
@@ -242,8 +274,9 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
         file, line_no = crash[0], crash[1]
     fixture = re.search(r"fixture '([^']+)' not found", "\n".join(messages))
     crash_dict = ({"file": crash[0], "line": crash[1]} if crash and (crash[0], crash[1]) != (file, line_no) else None)
-    return Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000],
-                  exception, crash_dict, fixture.group(1) if fixture else None, evidence(body))
+    function = _first_function(body, entries) if when in ("setup", "teardown") and not fixture else None
+    return Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000], exception,
+                  crash_dict, fixture.group(1) if fixture else None, evidence(body), function=function)
 
 
 def _match_sections(sections: list[tuple[str | None, list[str], Captured]], summary: list[tuple[str, str, str]],
@@ -332,9 +365,18 @@ def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
     return data, reports[:MAX_LIST]
 
 
+_CONFTEST = lazy(r"^ImportError while loading conftest '(?P<path>[^']+)'\.\n(?P<body>(?:.+\n?)*)", re.M)
+
+
+def conftest_block(text: str) -> str:
+    """The text `conftest_error` reads: the problem says it, so it is not repeated inline."""
+    match = _CONFTEST.search(text)
+    return match.group(0) if match else ""
+
+
 def conftest_error(text: str) -> Report | None:
     """`ImportError while loading conftest 'PATH'.` and the traceback entries and `E` lines under it."""
-    match = re.search(r"^ImportError while loading conftest '(?P<path>[^']+)'\.\n(?P<body>(?:.+\n?)*)", text, re.M)
+    match = _CONFTEST.search(text)
     if not match:
         return None
     root_match = _ROOTDIR.search(text)

@@ -12,8 +12,20 @@ import os
 from typing import Any
 
 from agentwrap.adapters import _mypy_parse as mp
+from agentwrap.adapters.python_errors import distribution_for
 from agentwrap.lazyre import lazy
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    problem,
+)
 
 DOCS = "https://mypy.readthedocs.io/en/stable/"
 _CODE_DOCS = "https://mypy.rtfd.io/en/stable/_refs.html#code-"  # mypy's own "See ... for more info" links
@@ -27,9 +39,10 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
                 suggested_fix="Fix the code (or its annotations) at the location; notes carry mypy's explanation."),
     ProblemCode(code="MYPY_MISSING_IMPORT", title="mypy: imported module or its type stubs not found",
                 category="dependency", status=424, retryable=True,
-                suggested_fix="Install the package (or its types-* stubs) into the environment mypy checks, point "
-                              "--python-executable at it, or silence it with `# type: ignore[import-untyped]` / "
-                              "ignore_missing_imports for that module."),
+                suggested_fix="Install the package (or the types-* stubs mypy names) into the environment "
+                              "mypy checks, or point --python-executable at it; else silence it with "
+                              "`# type: ignore[CODE]` (the code mypy printed: import-not-found or "
+                              "import-untyped) or ignore_missing_imports for that module."),
     ProblemCode(code="MYPY_SYNTAX_ERROR", title="mypy: syntax error", category="validation", status=400,
                 suggested_fix="Fix the syntax at the location; mypy stops checking a file it cannot parse."),
     ProblemCode(code="MYPY_FILE_NOT_FOUND", title="mypy: file to check not found", category="not_found", status=404,
@@ -44,6 +57,7 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped"})
 _TEMPLATED_FIX = frozenset({"MYPY_TYPE_ERROR", "MYPY_NOTE"})
 _HINT = lazy(r'Hint: "(?P<cmd>python3? -m pip install [^"]+)"')
+_MODULE = lazy(r'module named "(?P<module>[^"]+)"|stubs not installed for "(?P<stubbed>[^"]+)"')
 
 
 def _code(d: mp.Diagnostic) -> str | None:
@@ -68,13 +82,9 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
         value = getattr(d, key)
         if value is not None:
             location[key] = value
-    actions = []
-    for note in d.notes:
-        hint = _HINT.search(note)
-        if hint:
-            package = hint["cmd"].split()[-1]
-            actions.append(CodeAction(title=f"Install the stub package {package}", command=tuple(hint["cmd"].split()),
-                                      applicability="maybe_incorrect", is_preferred=True))
+    hints = [hint["cmd"] for note in d.notes if (hint := _HINT.search(note)) is not None]
+    actions = [CodeAction(title=f"Install the stub package {cmd.split()[-1]}", command=tuple(cmd.split()),
+                          applicability="maybe_incorrect", is_preferred=True) for cmd in hints]
     extra: dict[str, Any] = {"rule": d.rule}
     if d.notes:
         extra["notes"] = d.notes
@@ -84,9 +94,29 @@ def _problem(d: mp.Diagnostic, code: str) -> Problem:
     # A type error's declared fix ("fix the code at the location") says nothing the reader does not know: an
     # occurrence carries none (`agentwrap explain MYPY_TYPE_ERROR` still gives it); mypy's notes are its fixes.
     fix = None if code in _TEMPLATED_FIX else declared.suggested_fix
+    if code == "MYPY_MISSING_IMPORT":
+        fix = _import_fix(d, hints)
     return problem("mypy", declared, d.text, docs_url=_CODE_DOCS + d.rule if d.rule else DOCS + "error_codes.html",
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra,
                    suggested_fix=fix)
+
+
+def _import_fix(d: mp.Diagnostic, hints: list[str]) -> str:
+    """What to do about one missing import, the better fix first: the stubs mypy names (its hint), or the
+    module installed where mypy looks; silencing it takes the error code mypy printed for it."""
+    ignore = f"`# type: ignore[{d.rule}]` on the import" if d.rule else "`# type: ignore` on the import"
+    silence = f"silence it with {ignore} or ignore_missing_imports for that module"
+    if hints:
+        return f"Install the stubs mypy names: `{'`, `'.join(hints)}`; or {silence}."
+    match = _MODULE.search(d.message)
+    module = (match["module"] or match["stubbed"]) if match else None
+    if d.rule == "import-untyped":
+        return f"{module or 'The package'} has no type hints and no known stubs: {silence}, or write stubs."
+    dist = distribution_for(module.split(".")[0]) if module else None
+    install = f" (`python3 -m pip install {dist}`, if that is its distribution's name)" if dist else ""
+    return (f"Install {module or 'the module'} into the environment mypy checks{install}, or point "
+            "--python-executable at the one that has it; for your own code, set mypy_path (MYPYPATH); "
+            f"or {silence}.")
 
 
 def _n(count: int, word: str) -> str:
@@ -119,6 +149,21 @@ class MypyAdapter(BaseAdapter):
 
     def parse(self, run: CapturedRun) -> Any:
         return mp.counts(run.text(), mp.diagnostics(run.text()))
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        interp = super().interpret(run)
+        error = interp.error
+        if error is None or error.code != "MYPY_MISSING_IMPORT" or not error.code_actions:
+            return interp
+        # The deciding error's fix and action say mypy's `Hint: "pip install types-X"`: its note would say
+        # it a third time. A listed problem keeps the note, since the concise list shows neither its actions
+        # nor a fix that only rearranges the deciding fix's words.
+        extra = {k: v for k, v in (error.extra or {}).items() if k != "notes"}
+        notes = [n for n in (error.extra or {}).get("notes", []) if not _HINT.search(n)]
+        if notes:
+            extra["notes"] = notes
+        lean = error._replace(extra=extra)
+        return interp._replace(error=lean, problems=tuple(lean if p == error else p for p in interp.problems))
 
     summarize_failures = True
 

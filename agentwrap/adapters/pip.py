@@ -47,6 +47,115 @@ def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, actions: tup
                    code_actions=actions, extra=extra)
 
 
+_NO_MATCH = lazy(r"^ERROR: No matching distribution found for .+$", re.M)
+_CONFLICT_LINES = lazy(r"^(?:ERROR: ResolutionImpossible\b.*|"
+                       r"\s+(?:\S+ \S+ depends on .+|The user requested .+))$", re.M)
+_INDEXES = lazy(r"^Looking in indexes: (?P<urls>.+)$", re.M)
+
+
+def _not_found_lines(text: str) -> str:
+    """pip's two lines for a requirement it found no release of: what the problem says."""
+    return "\n".join(m.group(0) for pattern in (_NOT_FOUND, _NO_MATCH) for m in pattern.finditer(text))
+
+
+def _not_found(m: re.Match[str], run: CapturedRun, text: str) -> Problem:
+    """`Could not find a version that satisfies the requirement R (from versions: ...)`: the releases are
+    said once, in `available_versions`; the detail names the newest, which the action installs."""
+    versions = [v for v in m.group("versions").split(", ") if v and v != "none"]
+    req = m.group("req")
+    name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]
+    extra: dict[str, Any] = {"requirement": req, "available_versions": versions}
+    if versions:
+        detail = f"no release of {name} matches {req} (newest: {versions[-1]})"
+        fix = "Relax the version, or pick one of `available_versions`."
+        actions: tuple[CodeAction, ...] = (CodeAction(
+            title=f"Install the newest available {name} ({versions[-1]})",
+            command=(run.argv[0], "install", f"{name}=={versions[-1]}"), applicability="maybe_incorrect"),)
+    else:
+        detail, actions = f"no distribution of {req} found", ()
+        # where pip looked (its `Looking in indexes:` line, noise inline): a project missing from a
+        # private index is found elsewhere
+        if (index := _INDEXES.search(text)) is not None:
+            extra["index_urls"] = index["urls"].split(", ")
+        fix = (f"The index has no project '{name}': check the spelling (`pip index versions {name}`), the "
+               "index URL (--index-url; an unreachable index looks the same when pip does not retry), or "
+               "whether it needs another Python.")
+    return _problem("PIP_NO_MATCHING_DISTRIBUTION", detail, run, fix=fix, actions=actions, extra=extra,
+                    )._replace(matched=_not_found_lines(text))
+
+
+def _conflict(c: re.Match[str], run: CapturedRun, text: str) -> Problem:
+    """ResolutionImpossible: the causes pip lists are said once, in `conflicts`; the detail names what
+    could not be installed and the dependency they disagree on."""
+    causes = [m.group("line").strip() for m in _CAUSED_BY.finditer(text)][:20]
+    wanted = sorted({re.split(r"[<>=!~;\[ (]", cause.split(" depends on ", 1)[-1].removeprefix(
+        "The user requested "), maxsplit=1)[0] for cause in causes} - {""})
+    names = ", ".join(wanted)
+    on, of = (f" on {names}", f" of {names}") if wanted else ("", "")
+    what = c.group("what")
+    detail = (f"cannot install {what}: their dependencies conflict{on}" if what else
+              f"the requirements conflict{on} (ResolutionImpossible)")
+    said = [c.group(0), *(m.group(0) for m in _CONFLICT_LINES.finditer(text))]
+    return _problem(
+        "PIP_DEPENDENCY_CONFLICT", detail, run, extra={"conflicts": causes},
+        fix=f"Loosen or change the pins named in `conflicts` so one version{of} satisfies every dependant.",
+        docs="https://pip.pypa.io/en/stable/topics/dependency-resolution/#dealing-with-dependency-conflicts",
+    )._replace(matched="\n".join(said))
+
+
+_FAILED_WHEEL = lazy(r"^\s*(?:ERROR: )?Failed building wheel for (?P<pkg>\S+)|"
+                     r"^Failed to build (?P<built>\S+)", re.M)
+# pip's closing lines about a failed build: the problem says which package, and the cause
+_BUILD_SAID = lazy(r"^\s*(?:ERROR: )?(?:Failed building wheel for \S+|Failed to build \S+|"
+                   r"Could not build wheels for .+)$", re.M)
+_BUILDING = lazy(r"Building wheel for (?P<pkg>\S+) \(", re.M)
+_COMPILER_ERROR = lazy(r"^\s*(?P<line>[^\s:]+\.(?:c|cc|cpp|cxx|h|hpp|pyx|rs):\d+(?::\d+)?: "
+                       r"(?:fatal )?error: .+)$", re.M)
+
+
+def _failed_package(text: str, step: re.Match[str] | None) -> str | None:
+    """The package whose build failed, as pip names it (`Failed building wheel for fastcsv`); else the one
+    being processed. The first `Processing` line is only the first of several requirements."""
+    if (failed := _FAILED_WHEEL.search(text)) is not None:
+        return failed["pkg"] or failed["built"]
+    if step is not None and (building := _BUILDING.search(step.group("step"))) is not None:
+        return building["pkg"]
+    source = re.search(r"^(?:Processing|Collecting) (\S+)", text, re.M)
+    return source.group(1) if source else None
+
+
+def _from_index(pkg: str, text: str) -> bool:
+    """pip fetched `pkg` from an index (`Collecting pkg`): a prebuilt wheel may exist there. A local folder
+    (`Processing ./dir`) has none, so `--only-binary :all:` cannot help it."""
+    if pkg.startswith((".", "/", "file:")):
+        return False
+    name = re.escape(pkg).replace("\\-", "[-_.]").replace("_", "[-_.]")
+    return re.search(rf"^Collecting {name}\b", text, re.M | re.I) is not None
+
+
+def _build_failed(run: CapturedRun, text: str) -> Problem:
+    inner = tracebacks.parse(text)
+    compiler = _COMPILER_ERROR.search(text)
+    cause = inner[-1].final.headline() if inner else (compiler["line"].strip() if compiler else None)
+    hints = [hint for pattern, hint in _HINTS if re.search(pattern, text)]
+    step = _STEP.search(text)
+    pkg = _failed_package(text, step)
+    indexed = pkg is not None and _from_index(pkg, text)
+    actions = (CodeAction(title="Install only prebuilt wheels", command=(*run.argv, "--only-binary", ":all:"),
+                          applicability="maybe_incorrect"),) if indexed else ()
+    what = f"building {pkg or 'a package'} failed"
+    if step is not None:  # pip's step names the package when it builds a wheel: said once
+        what = f"{step['step']} failed" if pkg and pkg in step["step"] else f"{what} ({step['step']})"
+    advice = ("Choose a version with a wheel for this Python/platform (`--only-binary :all:`), or read the "
+              "build output above the error." if indexed else
+              "Fix the project's build: its output above the error shows the cause.")
+    return _problem(
+        "PIP_BUILD_FAILED", what + (f": {cause}" if cause else ""), run,
+        extra={k: v for k, v in (("package", pkg), ("cause", cause), ("hints", hints)) if v},
+        fix=("; ".join(hints).capitalize() + ". " if hints else "") + advice, actions=actions,
+    )._replace(matched="\n".join(m.group(0) for m in _BUILD_SAID.finditer(text)))
+
+
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     if not run.failed:
         return []
@@ -57,31 +166,17 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
         host = re.search(r"host='(?P<host>[^']+)', port=(?P<port>\d+)", text)
         index = re.search(r"^Looking in indexes: (?P<urls>.+)$", text, re.M)
         where = index.group("urls").split(", ")[0] if index else "the package index"
-        found.append(_problem("PIP_NETWORK_ERROR", f"pip could not reach {where}: {reason}", run,
-                              fix="Check the network, proxy (--proxy, HTTPS_PROXY) and the index URL, then retry.",
-                              extra={k: v for k, v in (("host", host and f"{host['host']}:{host['port']}"),
-                                                       ("index_urls", index and index["urls"].split(", "))) if v}))
+        facts = {k: v for k, v in (("host", host and f"{host['host']}:{host['port']}"),
+                                   ("index_urls", index and index["urls"].split(", "))) if v}
+        fix = "Check the network, proxy (--proxy, HTTPS_PROXY) and the index URL, then retry."
+        unreachable = _problem("PIP_NETWORK_ERROR", f"pip could not reach {where}: {reason}", run, fix=fix,
+                               extra=facts)
+        # pip's "no version found" lines that follow are what the unreachable index led to: said by it
+        found.append(unreachable._replace(matched=_not_found_lines(text)))
     for m in _NOT_FOUND.finditer(text) if net is None else ():
-        versions = [v for v in m.group("versions").split(", ") if v and v != "none"]
-        name = re.split(r"[<>=!~;\[ ]", m.group("req"), maxsplit=1)[0]
-        fix = (f"No release of {name} matches '{m.group('req')}'; available: {', '.join(versions[-10:])}. Relax the "
-               "version or pick one of those." if versions else
-               f"The index has no project '{name}': check the spelling (`pip index versions {name}`), the index URL "
-               "(--index-url; an unreachable index looks the same when pip does not retry), or whether it needs "
-               "another Python.")
-        actions = (CodeAction(title=f"Install the newest available {name} ({versions[-1]})",
-                              command=(argv[0], "install", f"{name}=={versions[-1]}"), applicability="maybe_incorrect"),
-                   ) if versions else ()
-        found.append(_problem("PIP_NO_MATCHING_DISTRIBUTION", f"no distribution of {m.group('req')} found" +
-                              (f" (available: {', '.join(versions[-10:])})" if versions else ""), run, fix=fix,
-                              actions=actions, extra={"requirement": m.group("req"), "available_versions": versions}))
+        found.append(_not_found(m, run, text))
     if (c := _CONFLICT.search(text)) is not None:
-        causes = [m.group("line").strip() for m in _CAUSED_BY.finditer(text)][:20]
-        found.append(_problem(
-            "PIP_DEPENDENCY_CONFLICT", f"conflicting dependencies: {c.group('what') or 'ResolutionImpossible'}"
-            + (f" ({'; '.join(causes[:4])})" if causes else ""), run, extra={"conflicts": causes},
-            fix="Loosen or change the pins named in `conflicts` so one version satisfies every dependant.",
-            docs="https://pip.pypa.io/en/stable/topics/dependency-resolution/#dealing-with-dependency-conflicts"))
+        found.append(_conflict(c, run, text))
     if re.search(r"^error: externally-managed-environment", text, re.M):
         args = argv[1:]
         venv = "python3 -m venv .venv && .venv/bin/python -m pip " + shlex.join(args)
@@ -94,22 +189,8 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
                      CodeAction(title="Override the OS protection (may break system packages)",
                                 command=(*argv, "--break-system-packages"), applicability="maybe_incorrect")),
             docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/"))
-    if (b := _BUILD.search(text)) is not None:
-        inner = tracebacks.parse(text)
-        cause = inner[-1].final.headline() if inner else None
-        hints = [hint for pattern, hint in _HINTS if re.search(pattern, text)]
-        step = _STEP.search(text)
-        source = re.search(r"^(?:Processing|Collecting) (\S+)", text, re.M)
-        pkg = b.group("pkg") or (source.group(1) if source else None)
-        found.append(_problem(
-            "PIP_BUILD_FAILED", f"building {pkg or 'a package'} failed" + (f" ({step.group('step')})" if step else "")
-            + (f": {cause}" if cause else ""), run, extra={k: v for k, v in (("package", pkg), ("cause", cause),
-                                                                             ("hints", hints)) if v},
-            fix=("; ".join(hints).capitalize() + ". " if hints else "") + "Read the build output above the error; or "
-            "choose a version with a wheel for this Python/platform (`--only-binary :all:`).",
-            actions=() if pkg and pkg.startswith((".", "/", "file:")) else (CodeAction(
-                title="Install only prebuilt wheels", command=(*argv, "--only-binary", ":all:"),
-                applicability="maybe_incorrect"),)))
+    if _BUILD.search(text) is not None:
+        found.append(_build_failed(run, text))
     return found
 
 

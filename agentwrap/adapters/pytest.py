@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Callable
 from typing import Any
 
 from agentwrap.adapters import _pytest_parse
@@ -53,6 +55,8 @@ _FACTS: dict[str, ProblemCode] = {c.code: c for c in (
     ProblemCode(code="PYTEST_IMPORT_ERROR", title="pytest: test module failed to import", category="dependency",
                 status=424, retryable=True),
     ProblemCode(code="PYTEST_NO_TESTS", title="pytest: no tests collected", category="not_found", status=404),
+    ProblemCode(code="PYTEST_ALL_DESELECTED", title="pytest: every collected test was deselected",
+                category="not_found", status=404),
     ProblemCode(code="PYTEST_PLUGIN_MISSING", title="pytest: option of a plugin that is not installed",
                 category="dependency", status=424, retryable=True),
     ProblemCode(code="PYTEST_CONFTEST_ERROR", title="pytest: conftest.py failed to import", category="dependency",
@@ -142,7 +146,8 @@ def _captured(r: Report) -> tuple[dict[str, list[str]], dict[str, int]]:
     return out, omitted
 
 
-def _from_report(r: Report, run: CapturedRun) -> Problem:
+def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Problem:
+    """The problem of one report; `failed_too`: the test also failed in its call (for a tear-down error)."""
     location = {"file": r.file, **({"line": r.line} if r.line else {})} if r.file else None
     captured, captured_omitted = _captured(r)
     extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
@@ -180,8 +185,19 @@ def _from_report(r: Report, run: CapturedRun) -> Problem:
         return _problem(code, f"cannot collect {r.nodeid or r.file}: {r.message}", run, location=location, fix=fix,
                         actions=info.code_actions if info else (), extra={**extra, **(info.extra if info else {})})
     return _problem("PYTEST_TEST_ERROR", f"{r.nodeid or r.title}: error at {r.when or 'set-up'}: {r.message}", run,
-                    location=location, fix=f"Fix the fixture or set-up code{where}; the test itself did not run.",
-                    actions=rerun, extra=extra, docs=DOCS + "how-to/fixtures.html")
+                    location=location, fix=_error_fix(r, where, failed_too), actions=rerun, extra=extra,
+                    docs=DOCS + "how-to/fixtures.html")
+
+
+def _error_fix(r: Report, where: str, failed_too: bool) -> str:
+    """A set-up error means the test never ran; a tear-down error comes after the test ran (and maybe
+    passed): the fix points at the tear-down code, and says how the test itself ended."""
+    code = f" in {r.function}()" if r.function else ""
+    if r.when != "teardown":
+        return f"Fix the set-up code{code}{where}; the test itself did not run."
+    ended = "failed too (its own problem)" if failed_too else "did not fail"
+    return (f"The test ran and {ended}; then a fixture's tear-down raised: fix the tear-down code{code}"
+            f"{where} (after the fixture's `yield`, or in its finalizer).")
 
 
 def _relative(location: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
@@ -192,16 +208,7 @@ def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
     found = []
     args = list(run.argv[1:])
     if run.exit_code == 5:
-        if data.get("deselected"):
-            detail = f"all {data['deselected']} collected tests were deselected (the -k/-m expression matched none)"
-        else:
-            detail = f"pytest collected no tests from {' '.join(_paths(args)) or 'the current folder'}"
-        found.append(_problem(
-            "PYTEST_NO_TESTS", detail, run, docs=DOCS + "explanation/goodpractices.html#test-discovery",
-            fix="Check the paths and the -k/-m expressions. pytest collects test_*.py or *_test.py files, test_* "
-                "functions and Test* classes (python_files/python_functions/testpaths in the configuration).",
-            actions=(CodeAction(title="List what pytest collects", command=(run.argv[0], "--collect-only", "-q", *[
-                a for a in args if a not in ("-x", "--exitfirst")]), applicability="machine_applicable"),)))
+        found.append(_all_deselected(run, data, args) if data.get("deselected") else _no_tests(run, args))
     text = run.text()
     if run.exit_code == 4 and (conftest := _pytest_parse.conftest_error(text)) is not None:
         info = module_not_found(conftest.message, _installer(run)) if conftest.exception == "ModuleNotFoundError" \
@@ -213,7 +220,8 @@ def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
             fix=(info.suggested_fix if info and info.suggested_fix else
                  f"Fix the import in {conftest.file or 'conftest.py'}: {conftest.message}."),
             actions=info.code_actions if info else (),
-            extra={"exception": conftest.exception, **(info.extra if info else {})}))
+            extra={"exception": conftest.exception, **(info.extra if info else {})},
+        )._replace(matched=_pytest_parse.conftest_block(text)))
     if run.exit_code == 3 and (exc := _pytest_parse.internal_error(text)) is not None:
         found.append(_problem(
             "PYTEST_INTERNAL_ERROR", f"INTERNALERROR {exc.headline()}", run, location=_relative(exc.location(), text),
@@ -228,17 +236,105 @@ def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
                     run, extra={"option": option, "plugin": plugin},
                     fix=f"Install {plugin} into the environment that runs pytest, or drop {option}.",
                     actions=(CodeAction(title=f"Install {plugin}", command=(*_installer(run), plugin),
-                                        applicability="maybe_incorrect", is_preferred=True),)))
+                                        applicability="maybe_incorrect", is_preferred=True),),
+                )._replace(matched=match.group(0)))
     return found
+
+
+_SELECTORS = ("-k", "-m", "--deselect")  # the options that deselect collected tests
+_VERBOSITY = lazy(r"^(?:-[qv]+|--quiet|--verbose|-x|--exitfirst)$")
+
+
+def _selections(args: list[str]) -> list[tuple[str, str]]:
+    """The caller's -k/-m/--deselect options with their values, in order: `-k EXPR`, `-kEXPR`, `-k=EXPR`."""
+    out = []
+    for i, arg in enumerate(args):
+        for option in _SELECTORS:
+            if arg == option and i + 1 < len(args):
+                out.append((option, args[i + 1]))
+            elif _joined(arg, option):
+                out.append((option, arg[len(option):].removeprefix("=")))
+    return out
+
+
+def _joined(arg: str, option: str) -> bool:
+    """`-k=EXPR`, `--deselect=ID`, or a short option with its value in the same word (`-kEXPR`)."""
+    return arg.startswith(option + "=") or (len(option) == 2 and arg.startswith(option) and arg != option)
+
+
+def _without_selection(args: list[str]) -> list[str]:
+    """`args` less the selection options (and their values) and the verbosity `--collect-only -q` sets."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _SELECTORS:
+            skip = True
+        elif not any(_joined(arg, o) for o in _SELECTORS) and not _VERBOSITY.match(arg):
+            out.append(arg)
+    return out
+
+
+def _list_action(run: CapturedRun, args: list[str], title: str) -> CodeAction:
+    return CodeAction(title=title, command=(run.argv[0], "--collect-only", "-q", *args),
+                      applicability="machine_applicable")
+
+
+def deselected_by(argv: tuple[str, ...]) -> str:
+    """` by -k`, ` by -k and -m`: the caller's options that deselected tests; empty when none did."""
+    options = list(dict.fromkeys(option for option, _ in _selections(list(argv[1:]))))
+    return f" by {' and '.join(options)}" if options else ""
+
+
+def _all_deselected(run: CapturedRun, data: dict[str, Any], args: list[str]) -> Problem:
+    """Exit 5 with tests collected and all deselected: the selection, not discovery, is what to check."""
+    n = data["deselected"]
+    chosen = _selections(args)
+    said = " and ".join(f"{option} {shlex.quote(value)}" for option, value in chosen)
+    tests = "the 1 collected test" if n == 1 else f"all {n} collected tests"
+    detail = f"{said} deselected {tests}" if chosen else f"{tests} deselected (by configuration or a plugin)"
+    checks = []
+    if any(option == "-k" for option, _ in chosen):
+        checks.append("-k matches substrings of a test's name, class and module, case-insensitively, "
+                      "combined with and/or/not")
+    if any(option == "-m" for option, _ in chosen):
+        checks.append("-m matches the tests' markers (@pytest.mark.NAME; `pytest --markers` lists them)")
+    fix = (f"Check the expression: {'; '.join(checks)}. `pytest --collect-only -q` without it lists the "
+           "names." if checks else "Check the --deselect node ids, and -k/-m in the configuration's addopts "
+           "(or a plugin that deselects); `pytest --collect-only -q` lists what is collected.")
+    return _problem("PYTEST_ALL_DESELECTED", detail, run, fix=fix,
+                    docs=DOCS + "how-to/usage.html#specifying-which-tests-to-run",
+                    actions=(_list_action(run, _without_selection(args),
+                                          "List the collected tests, without the selection"),))
+
+
+def _no_tests(run: CapturedRun, args: list[str]) -> Problem:
+    """Exit 5 with nothing collected: discovery found no tests where it looked."""
+    where = " ".join(_paths(args)) or "the current folder"
+    return _problem(
+        "PYTEST_NO_TESTS", f"pytest collected no tests from {where}", run,
+        docs=DOCS + "explanation/goodpractices.html#test-discovery",
+        fix="Check the paths. pytest collects test_*.py or *_test.py files, test_* functions and Test* "
+            "classes (python_files/python_functions/testpaths in the configuration).",
+        actions=(_list_action(run, _without_selection(args), "List what pytest collects"),))
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     data, found = _pytest_parse.parse_reports(run.text())
     rank = {"collect": 0, "call": 1}  # collection errors, then failed tests, then set-up/tear-down errors
     ordered = sorted(found, key=lambda r: rank.get(r.when or "", 2))
-    blocks = _pytest_parse.failure_blocks(run.text())
-    # each problem stands for its whole failure block: the block's lines are not repeated inline
-    return [_from_report(r, run)._replace(matched=blocks.get(r.title, "")) for r in ordered] + _run_level(run, data)
+    failed = {r.nodeid for r in found if r.outcome == "failed" and r.nodeid}
+    said = _said_lines(run.text())
+    return [_from_report(r, run, r.nodeid in failed)._replace(matched=said(r)) for r in ordered] + \
+        _run_level(run, data)
+
+
+def _said_lines(text: str) -> Callable[[Report], str]:
+    """The lines a report's problem says again: its failure block whole, and its short-summary line
+    (`ERROR tests/test_imp.py`); they are not repeated inline."""
+    blocks = _pytest_parse.failure_blocks(text)
+    summary = _pytest_parse.summary_lines(text)
+    return lambda r: "\n".join([blocks.get(r.title, ""), *summary.get(r.nodeid or "", [])])
 
 
 def _paths(args: list[str]) -> list[str]:
@@ -289,6 +385,9 @@ class PytestAdapter(BaseAdapter):
         # With the counts, the summary says what the error does not: the failure itself is said once, there.
         failing = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "errors"))
         summary = interp.summary
+        if error is not None and error.code == "PYTEST_ALL_DESELECTED":
+            # pytest's own count, and what deselected them (the error's detail says the expression)
+            summary = f"pytest: {counts.replace(' deselected', ' deselected' + deselected_by(run.argv), 1)}"
         if error is not None and ran:
             summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
         return interp._replace(problems=problems, error=error, summary=summary[:300])

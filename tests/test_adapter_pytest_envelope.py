@@ -1,0 +1,83 @@
+"""The pytest adapter's facts on captured runs (fixtures/pytest): each said right, and said once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import ROOT
+
+from agentwrap import fixtures, registry
+from agentwrap.render import views
+
+
+def _replay(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The standard envelope and the concise view of a captured pytest case."""
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "pytest") if c.name == name)
+    record = fixtures.replay_record(registry.builtin("pytest"), case)
+    return record.standard(), views.concise(record)
+
+
+def _inline(view: dict[str, Any]) -> list[str]:
+    return [line for stream in view.get("output", {}).values() for line in stream["text"].splitlines()]
+
+
+def test_a_teardown_error_says_the_test_ran_and_points_at_the_teardown():
+    env, _ = _replay("teardown-error")
+    errors = {p["nodeid"]: p for p in env["problems"] if p["code"] == "PYTEST_TEST_ERROR"}
+    passed, failed = errors["test_resources.py::test_query"], errors["test_resources.py::test_query_fails"]
+    for problem in (passed, failed):
+        assert "did not run" not in problem["suggested_fix"]
+        assert "tear-down code in connection() at test_resources.py:7" in problem["suggested_fix"]
+        assert problem["location"] == {"file": "test_resources.py", "line": 7}
+    assert passed["suggested_fix"].startswith("The test ran and did not fail")
+    assert failed["suggested_fix"].startswith("The test ran and failed too")
+
+
+def test_a_setup_error_still_says_the_test_did_not_run():
+    env, _ = _replay("failures")
+    setup = next(p for p in env["problems"] if p["code"] == "PYTEST_TEST_ERROR")
+    fix = "Fix the set-up code in broken() at tests/test_math.py:20; the test itself did not run."
+    assert setup["suggested_fix"] == fix
+
+
+def test_all_deselected_says_what_deselected_them_not_that_none_were_collected():
+    env, view = _replay("all-deselected")
+    assert env["error"]["code"] == "PYTEST_ALL_DESELECTED"
+    assert view["summary"].startswith("pytest: 1 deselected by -k in ")
+    assert "collected" not in view["summary"]
+    assert env["error"]["detail"] == "-k nomatch deselected the 1 collected test"
+    assert "-k matches" in env["error"]["suggested_fix"]
+    # the names to compare the expression with: the same paths, without the selection
+    command = env["error"]["code_actions"][0]["command"]
+    assert command == ["pytest", "--collect-only", "-q", "tests/test_ok.py"]
+
+
+def test_listing_after_a_quiet_run_adds_no_second_quiet():
+    env, view = _replay("all-deselected-quiet-marker")
+    command = env["error"]["code_actions"][0]["command"]
+    assert command.count("-q") == 1 and "-m" not in command and "slow" not in command
+    assert view["summary"].startswith("pytest: 3 deselected by -m in ")
+    assert "-m matches the tests' markers" in env["error"]["suggested_fix"]
+
+
+def test_nothing_collected_is_not_blamed_on_an_expression():
+    env, view = _replay("no-tests")
+    assert env["error"]["code"] == "PYTEST_NO_TESTS"
+    assert "-k" not in env["error"]["suggested_fix"]
+    assert not any("no tests ran" in line for line in _inline(view))  # the summary says it
+
+
+def test_evidence_keeps_the_caret_line_once():
+    env, _ = _replay("large-verbose-two-failures")
+    evidence = next(p for p in env["problems"] if "parse_config" in p["detail"])["evidence"]
+    carets = [line for line in evidence if line.strip().startswith("^")]
+    assert len(carets) == 1, evidence
+
+
+def test_inline_text_leaves_out_what_the_problems_say():
+    _, collection = _replay("collection-errors")
+    assert not any(line.startswith(("ERROR tests/", "!!!")) for line in _inline(collection))
+    _, plugin = _replay("plugin-missing")
+    assert not any("unrecognized arguments" in line or "usage:" in line for line in _inline(plugin))
+    _, conftest = _replay("conftest-import-error")
+    assert not any("while loading conftest" in line for line in _inline(conftest))
