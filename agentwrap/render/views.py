@@ -269,13 +269,20 @@ def _without_location(detail: str, location: dict[str, Any] | None, severity: st
     return lean if len(lean) > 1 else rest
 
 
+_CODE_SPAN = lazy(r"`([^`\n]+)`")
+
+
 def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
     """A templated fix (`Fix the test at a.py:3`) repeated per problem: every word is in the deciding
     fix, the problem's message or its location."""
     if not known_fix or p.suggested_fix is None:
         return False
-    known = set(words(" ".join([known_fix, p.detail, json.dumps(p.location or {})])))
-    return set(words(p.suggested_fix)) <= known
+    known_text = " ".join([known_fix, p.detail, json.dumps(p.location or {})])
+    # a command or name in backticks is one fact: `pip install types-six` is new though "types" and "six"
+    # were both said, apart
+    if any(span not in known_text for span in _CODE_SPAN.findall(p.suggested_fix)):
+        return False
+    return set(words(p.suggested_fix)) <= set(words(known_text))
 
 
 def _concise_action(a: CodeAction) -> dict[str, Any]:
