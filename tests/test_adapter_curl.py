@@ -33,7 +33,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = do_POST = do_DELETE = _answer
+    do_GET = do_POST = do_DELETE = do_PATCH = _answer
 
     def log_message(self, *args: object) -> None:
         pass
@@ -84,6 +84,28 @@ def test_500_is_a_retryable_dependency_failure_but_a_post_is_not_safe_to_repeat(
     post = aw("curl", "-sS", "--fail", "-d", "x=1", f"{server}/status/500")
     assert post.error["code"] == "CURL_HTTP_SERVER_ERROR"
     assert post.error["retryable"] is True and post.error["safe_to_retry"] is False
+
+
+@pytest.mark.parametrize("request_args", [
+    ["-d", "x=1"], ["-X", "POST"], ["-F", "f=v"], ["--json", "{}"], ["-X", "PATCH", "-d", "x=1"],
+])
+def test_a_failed_non_idempotent_request_is_never_offered_as_a_resend(server, request_args):
+    """`curl --retry 3` re-sends a POST after a 5xx (curl 7.88 does): an action that repeats the request,
+    or advice to retry it, could charge or order twice; the fix says it may have been applied and how to
+    check."""
+    for fail in (["-sS", "--fail"], ["-s", "--fail"]):  # a status line, or curl silent (CURL_HTTP_ERROR)
+        r = aw("curl", *fail, *request_args, f"{server}/status/503")
+        assert r.error["code"] in ("CURL_HTTP_SERVER_ERROR", "CURL_HTTP_ERROR")
+        assert r.error["safe_to_retry"] is False
+        assert r.error["code_actions"] == []
+        assert "may have applied" in r.error["suggested_fix"] and "check whether it took effect" in (
+            r.error["suggested_fix"])
+
+
+def test_a_failed_get_keeps_its_retry_action(server):
+    r = aw("curl", "-sS", "--fail", f"{server}/status/503")
+    assert r.error["safe_to_retry"] is True
+    assert r.error["code_actions"][0]["command"][:3] == ["curl", "--retry", "3"]
 
 
 def test_silent_curl_is_still_explained_by_its_exit_code(server):

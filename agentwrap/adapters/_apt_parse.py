@@ -18,12 +18,17 @@ _INST = lazy(r"^Inst (?P<name>\S+)(?: \[(?P<old>[^\]]+)\])? \((?P<version>\S+) (
 _REMV = lazy(r"^(?:Remv|Purg) (?P<name>\S+)(?: \[(?P<version>[^\]]+)\])?")
 _SETUP = lazy(r"^Setting up (?P<name>\S+) \((?P<version>[^)]+)\)")
 _REMOVING = lazy(r"^(?:Removing|Purging configuration files for) (?P<name>\S+) \((?P<version>[^)]+)\)")
+# `N not upgraded` counts every package with a newer version this run leaves alone: held ones, kept back
+# ones (the upgrade needs new packages or removals) and, for an install, every other upgradable package.
 _SUMMARY = lazy(r"^(?P<upgraded>\d+) upgraded, (?P<installed>\d+) newly installed, (?:(?P<reinstalled>\d+) "
-                      r"reinstalled, )?(?P<removed>\d+) to remove and (?P<held>\d+) not upgraded\.")
+                r"reinstalled, )?(?P<removed>\d+) to remove and (?P<not_upgraded>\d+) not upgraded\.")
 _KEPT = lazy(r"^The following packages have been kept back:\s*\n((?:[ \t]+.*\n?)+)", re.M)
-_PLAN = lazy(r"^The following (?P<what>NEW packages will be installed|packages will be REMOVED"
-                   r"|packages will be upgraded|packages will be DOWNGRADED):\s*\n(?P<names>(?:[ \t]+.*\n?)+)", re.M)
-_PLAN_KEYS = {"NEW": "new", "REMOVED": "remove", "upgraded": "upgrade", "DOWNGRADED": "downgrade"}
+#: apt's announced lists, by the words of their header, and their key in `plan`. `held_changed` names
+#: packages on hold (apt-mark hold) that this run changes anyway; a hold apt keeps is only in `kept_back`.
+_PLAN_KEYS = {"NEW packages will be installed": "new", "packages will be REMOVED": "remove",
+              "packages will be upgraded": "upgrade", "packages will be DOWNGRADED": "downgrade",
+              "held packages will be changed": "held_changed"}
+_PLAN = lazy(r"^The following (?P<what>" + "|".join(_PLAN_KEYS) + r"):\s*\n(?P<names>(?:[ \t]+.*\n?)+)", re.M)
 
 
 def _arch_split(name: str) -> tuple[str, str | None]:
@@ -94,8 +99,7 @@ def changes(text: str) -> dict[str, Any]:
     summary = _summary(text)
     if summary:
         out["counts"] = summary
-    plan = {_PLAN_KEYS[next(k for k in _PLAN_KEYS if k in m["what"])]: [n.rstrip("*") for n in m["names"].split()]
-            for m in _PLAN.finditer(text)}
+    plan = {_PLAN_KEYS[m["what"]]: [n.rstrip("*") for n in m["names"].split()] for m in _PLAN.finditer(text)}
     if plan:
         out["plan"] = plan  # what apt announced (and, at a prompt, what -y would approve)
     kept = _KEPT.search(text)

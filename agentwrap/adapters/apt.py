@@ -93,10 +93,12 @@ class AptAdapter(BaseAdapter):
         if "install" in data:
             counts = data.get("counts") or {}
             verb = "would change" if data["simulated"] else "changed"
-            parts = [f"{len(data['install'])} to install/upgrade" if data["simulated"] else
-                     f"{len(data['install'])} set up", f"{len(data['remove'])} removed"]
-            held = f", {counts['held']} not upgraded" if counts.get("held") else ""
-            return f"apt {verb}: " + ", ".join(parts) + held
+            if data["simulated"]:  # a plan: nothing was installed or removed
+                parts = [f"{len(data['install'])} to install/upgrade", f"{len(data['remove'])} to remove"]
+            else:
+                parts = [f"{len(data['install'])} set up", f"{len(data['remove'])} removed"]
+            left = f", {counts['not_upgraded']} not upgraded" if counts.get("not_upgraded") else ""
+            return f"apt {verb}: " + ", ".join(parts) + left
         packages = data.get("packages") or []
         if packages and "candidate" in packages[0]:  # apt policy
             return "; ".join(f"{p['name']}: installed {p['installed'] or '(none)'}, "

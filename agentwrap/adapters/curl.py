@@ -26,6 +26,13 @@ _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 _CURL_MESSAGE = lazy(r"^curl: (?:\(\d+\)|option|try)", re.M)
 
+#: What to do after an ambiguous failure of a non-idempotent request, in place of the rule's retry advice.
+_MAY_HAVE_APPLIED = (
+    "The server may have applied this {method} before the failure, and sending it again may repeat its "
+    "effect (a second order, payment or message): check whether it took effect (GET the resource it "
+    "creates or changes, or read the server's logs) and send it again only if it did not, or with the "
+    "API's idempotency key if it has one.")
+
 
 def _effects(inv: cp.Invocation) -> Effects:
     if inv.method in _SAFE_METHODS:
@@ -52,6 +59,17 @@ def exit_code_rules(spec: Spec) -> dict[int, str]:
 
 _SPEC = Spec.from_toml(SPEC_FILE)
 _EXIT_CODES = exit_code_rules(_SPEC)
+
+
+def _not_repeatable(problem: Problem, method: str) -> Problem:
+    """An ambiguous failure of a POST/PATCH: not safe to repeat, and no action that sends it again.
+
+    Each of these rules' actions re-runs the request (`curl --retry 3 ...`, `curl -S -i ...`), and curl's
+    --retry re-sends a POST after a 5xx (curl 7.88 does, three times for `--retry 3`): only someone who
+    knows whether the first one took effect may decide to send it again.
+    """
+    return problem._replace(safe_to_retry=False, code_actions=(),
+                            suggested_fix=_MAY_HAVE_APPLIED.format(method=method))
 
 
 class CurlAdapter(BaseAdapter):
@@ -95,7 +113,7 @@ class CurlAdapter(BaseAdapter):
         out = []
         for p in problems:
             if p.code in _AMBIGUOUS and method not in _IDEMPOTENT:
-                p = p._replace(safe_to_retry=False)
+                p = _not_repeatable(p, method)
             if p.retryable and p.retry_after is None and header_wait is not None:
                 p = p._replace(retry_after=header_wait)
             out.append(p)
