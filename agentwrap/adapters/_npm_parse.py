@@ -264,6 +264,12 @@ def script_failed(run: CapturedRun) -> list[Problem]:
         extra={"script": last.group("script"), "command": last.group("command").strip()})]
 
 
+def script_command(run: CapturedRun) -> tuple[str, str] | None:
+    """The last script `npm run`/`npm test` ran and its command line (`> pkg@1.0.0 build` / `> tsc -p .`)."""
+    headers = list(_SCRIPT_HEADER.finditer(run.stdout_text))
+    return (headers[-1].group("script"), headers[-1].group("command").strip()) if headers else None
+
+
 def npm_error_code(run: CapturedRun) -> list[Problem]:
     """Any other `npm error code EXXX`: npm's code and first message line, better than an unexplained exit."""
     text = run.text()
