@@ -90,7 +90,8 @@ def test_node_test_runner_failures_and_counts(tmp_path):
         "test('subtracts', () => { assert.strictEqual(3 - 1, 1); });\n")
     a = aw("--cwd", str(tmp_path), "node", "--test", "t.test.js")
     assert a.error["code"] == "NODE_TEST_FAILED" and a.error["test"] == "subtracts"
-    assert a.error["location"] == {"file": "t.test.js", "line": 4, "column": 1}
+    # where the assertion threw, in the test's own line (not where the test is declared, nor node's runner)
+    assert a.error["location"] == {"file": "t.test.js", "line": 4, "column": 34}
     assert "2 !== 1" in a.error["detail"]
     tests = a.env["data"]["tests"]
     assert (tests["total"], tests["passed"], tests["failed"]) == (2, 1, 1)

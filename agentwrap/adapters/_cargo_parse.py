@@ -3,7 +3,9 @@
 Locations are the primary span rustc prints after `-->`, the same line and column as the first primary span of
 `--message-format=json`. Suggested code is reconstructed from the rendered suggestion (inline `help: ...: `x``,
 `+++` insertion markers, `-`/`+` line diffs). The human output does not say how certain rustc is, so an edit is
-`machine_applicable` only for the help messages rustc marks MachineApplicable (listed below), else `maybe_incorrect`.
+`machine_applicable` only for the help messages rustc marks MachineApplicable (listed below), `has_placeholders` when
+the new code holds one (`<item>`, `/* Type */`), else `maybe_incorrect` (clippy's `cargo clippy --fix` count in
+data.warnings says how many it would apply itself).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ _END = lazy(r"^(?:error|warning): (?:could not compile|`[^`]+` \(.+\) generated|
 MACHINE = re.compile(r"^(?:if this is intentional, prefix it with an underscore|remove this `mut`|consider borrowing"
                      r" here|you can convert an? `\w+` to an? `\w+` and panic if the converted value doesn't fit|"
                      r"remove these parentheses|remove the unnecessary)")
+# A suggestion with a placeholder for the user to fill (`for <item> in &v`, `/* Type */`): rustc and clippy
+# mark it HasPlaceholders. `<item>` after a word is a generic (`Vec<i32>`), not a placeholder.
+_PLACEHOLDER = re.compile(r"(?<![\w:>])<[a-z][\w ]*>|/\* [^*]+ \*/")
+# `help:` lines that are no fix: the lint's page (its docs_url) and how to silence the lint
+_DOCS_HELP = re.compile(r"^for further information visit (?P<url>https?://\S+)$")
+_OVERRIDE_HELP = re.compile(r"^to override `-[DF] \S+` add `#\[allow\((?P<lint>[\w:]+)\)\]`$")
 RUSTC_DOCS = "https://doc.rust-lang.org/error_codes/{code}.html"
 LINT_DOCS = "https://doc.rust-lang.org/rustc/lints/listing/index.html"
 
@@ -227,9 +235,16 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
     label = _primary_label(block, line, column)
     detail = f"{msg}: {label}" if label and label not in msg else msg
     actions = tuple(CodeAction(title=title, kind="edit", edit=edit.to_dict(), is_preferred=i == 0,
-                               applicability="machine_applicable" if MACHINE.match(title) else "maybe_incorrect")
+                               applicability=_applicability(title, edit.text))
                     for i, (title, edit) in enumerate(_suggestions(block, file)))
     helps = [n[len("help: "):] for n in notes if n.startswith("help: ")]
+    lint_page = next((m.group("url") for h in helps if (m := _DOCS_HELP.match(h))), None)
+    lint = lint or next((m.group("lint") for h in helps if (m := _OVERRIDE_HELP.match(h))), None)
+    titles = {a.title for a in actions}
+    # a fix is a help that says what to change: not the lint's page, not how to allow it, not the title of
+    # an edit listed in code_actions; the notes leave out what the problem says elsewhere
+    helps = [h for h in helps if not _DOCS_HELP.match(h) and not _OVERRIDE_HELP.match(h) and h not in titles]
+    notes = [n for n in notes if n.removeprefix("help: ") in helps or not n.startswith("help: ")]
     extra: dict[str, Any] = {"notes": notes[:10]} if notes else {}
     if code and code.startswith("E"):
         extra["rustc_code"] = code
@@ -245,11 +260,23 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
         declared, name = RUSTC_ERROR, None
     # rustc's `help:` is the fix; a coded error without one has its explanation as `docs_url` (the text
     # `rustc --explain CODE` prints), so it carries no fix that would point at the same page again
-    fix = helps[0] if helps and declared is not MANIFEST_INVALID else (None if name else declared.suggested_fix)
-    docs = (RUSTC_DOCS.format(code=code) if code and code.startswith("E") else LINT_DOCS if lint else None)
+    # An edit in code_actions is the fix itself: a generic "fix the code" beside it says nothing.
+    fix = helps[0] if helps and declared is not MANIFEST_INVALID else (None if name or actions else
+                                                                       declared.suggested_fix)
+    docs = lint_page or (LINT_DOCS if lint else None)
+    if code and code.startswith("E"):
+        docs = RUSTC_DOCS.format(code=code)
     return problem(tool, declared, detail, code=name, exit_code=exit_code, location=location, suggested_fix=fix,
                    docs_url=docs, code_actions=actions, severity="warning" if level == "warning" else "error",
                    extra=extra)
+
+
+def _applicability(title: str, replacement: str) -> str:
+    """How safe an edit is, from the rendered text only: rustc's known MachineApplicable helps, else one to
+    review; one with a placeholder has to be filled in first."""
+    if _PLACEHOLDER.search(replacement):
+        return "has_placeholders"
+    return "machine_applicable" if MACHINE.match(title) else "maybe_incorrect"
 
 
 def _primary_label(block: list[str], line: int, column: int) -> str | None:

@@ -90,13 +90,16 @@ def tests_summary(text: str, progress: str) -> dict[str, Any] | None:
 
 
 # --- build summary ----------------------------------------------------------------------------------------------
-_COMPILING = lazy(r"^\s*Compiling (?P<name>\S+) v(?P<version>\S+)(?: \((?P<path>[^)]+)\))?$", re.M)
+# check and clippy say Checking: the crate is compiled to metadata, never "nothing to compile"
+_COMPILING = lazy(r"^\s*(?:Compiling|Checking) (?P<name>\S+) v(?P<version>\S+)(?: \((?P<path>[^)]+)\))?$",
+                  re.M)
 _FINISHED = lazy(r"^\s*Finished `(?P<profile>[^`]+)` profile \[(?P<opt>[^\]]+)\] target\(s\) in "
                        r"(?P<secs>[\d.]+)(?P<unit>m?s)$", re.M)
 _GENERATED = lazy(r"^warning: `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) generated (?P<n>\d+) warnings?"
-                        r"(?: \(.*?run `(?P<fix>cargo fix[^`]*)` to apply (?P<fixable>\d+) suggestions?\))?", re.M)
+                        r"(?: \(.*?run `(?P<fix>cargo (?:clippy --)?fix[^`]*)` to apply "  # clippy --fix too
+                        r"(?P<fixable>\d+) suggestions?\))?", re.M)
 _COULD_NOT = lazy(r"^error: could not compile `(?P<crate>[^`]+)` \((?P<target>[^)]+)\) due to "
-                        r"(?P<n>\d+) previous errors?", re.M)
+                        r"(?P<n>\d+) previous errors?(?:; (?P<warnings>\d+) warnings? emitted)?", re.M)
 
 
 def build_summary(text: str) -> dict[str, Any] | None:
@@ -111,11 +114,13 @@ def build_summary(text: str) -> dict[str, Any] | None:
         out.update(profile=fin.group("profile"), optimized=not fin.group("opt").startswith("unoptimized"),
                    duration_ms=round(secs * 1000))
     warnings = [{"crate": m.group("crate"), "target": m.group("target"), "warnings": int(m.group("n")),
-                 **({"fixable": int(m.group("fixable")), "fix_command": m.group("fix")} if m.group("fix") else {})}
+                 **({"fixable": int(m.group("fixable")), "fix_command": m.group("fix").strip()}
+                    if m.group("fix") else {})}
                 for m in _GENERATED.finditer(text)]
     if warnings:
         out["warnings"] = warnings
-    failed = [{"crate": m.group("crate"), "target": m.group("target"), "errors": int(m.group("n"))}
+    failed = [{"crate": m.group("crate"), "target": m.group("target"), "errors": int(m.group("n")),
+               **({"warnings": int(m.group("warnings"))} if m.group("warnings") else {})}
               for m in _COULD_NOT.finditer(text)]
     if failed:
         out["failed"] = failed

@@ -187,13 +187,21 @@ def eresolve(run: CapturedRun) -> list[Problem]:
     actions.append(CodeAction(title="Accept the conflicting peer dependency (may install a broken tree)",
                               command=(run.argv[0], *run.argv[1:], "--legacy-peer-deps"),
                               applicability="maybe_incorrect"))
+    report = re.search(r"^For a full report see:\n(?P<path>\S+)$", joined, re.M)
+    found_by = re.search(r"^Found: .*\n.*\n\s*\S+ from (?P<by>.+)$", joined, re.M)
+    facts = {"package": peer and peer.group("pkg"), "range": peer and peer.group("range"),
+             "required_by": peer and peer.group("by"), "found_version": found and found.group("version"),
+             "found_required_by": found_by and found_by.group("by"),
+             "report": report and report.group("path")}
+    # one fact a member (concise leaves out those the detail says); the problem stands for npm's whole
+    # block, so its text is not kept beside it (the debug log's path stays)
+    block = [ln for ln in text.splitlines() if re.match(ERR, ln) and not _LOG.search(ln)]
     return [problem(
         "npm", NPM_PEER_CONFLICT, detail, exit_code=run.exit_code,
         suggested_fix="Make the versions agree: upgrade or downgrade the package named in the detail so its peer "
                       "range is met; --legacy-peer-deps or --force only hide the conflict.",
         docs_url="https://docs.npmjs.com/cli/v11/using-npm/config#legacy-peer-deps", code_actions=tuple(actions),
-        extra={k: v for k, v in (("peer", peer.groupdict() if peer else None),
-                                 ("found", found.groupdict() if found else None)) if v})]
+        matched="\n".join(block), extra={k: v for k, v in facts.items() if v})]
 
 
 def _scripts_from_log(run: CapturedRun) -> list[str] | None:
@@ -254,6 +262,12 @@ def script_failed(run: CapturedRun) -> list[Problem]:
         suggested_fix="Read the script's own output above (its errors are listed as problems when recognised) and "
                       "fix the cause; the script is the command after `>`.",
         extra={"script": last.group("script"), "command": last.group("command").strip()})]
+
+
+def script_command(run: CapturedRun) -> tuple[str, str] | None:
+    """The last script `npm run`/`npm test` ran and its command line (`> pkg@1.0.0 build` / `> tsc -p .`)."""
+    headers = list(_SCRIPT_HEADER.finditer(run.stdout_text))
+    return (headers[-1].group("script"), headers[-1].group("command").strip()) if headers else None
 
 
 def npm_error_code(run: CapturedRun) -> list[Problem]:

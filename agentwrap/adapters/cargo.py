@@ -41,6 +41,16 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
     return found
 
 
+def _could_not(failed: dict[str, Any]) -> str:
+    """`could not compile `x` (lib), 1 error, 2 warnings`: the counts cargo gave (warnings only when some)."""
+    said = f"could not compile `{failed['crate']}` ({failed['target']}), {_n(failed['errors'], 'error')}"
+    return said + (f", {_n(failed['warnings'], 'warning')}" if failed.get("warnings") else "")
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 class CargoAdapter(BaseAdapter):
     codes = (*cp.CODES, cr.CARGO_TEST_FAILED, cr.RUST_PANIC)
     summarize_failures = True  # "could not compile `x` (lib), 1 error": the error quotes rustc's own line
@@ -85,8 +95,7 @@ class CargoAdapter(BaseAdapter):
             return None
         tests = data.get("tests")
         if data.get("failed") and not tests:
-            failed = "; ".join(f"could not compile `{f['crate']}` ({f['target']}), {f['errors']} "
-                               f"error{'s' * (f['errors'] != 1)}" for f in data["failed"])
+            failed = "; ".join(_could_not(f) for f in data["failed"])
             return f"cargo {run.subcommand}: {failed}"
         if tests:
             return (f"cargo {run.subcommand}: {tests['passed']} passed, {tests['failed']} failed, "
