@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,10 +42,16 @@ def test_a_node_error_keeps_its_caret_and_the_closing_brace_of_its_object(tmp_pa
     env = run("node", "req.js", cwd=tmp_path)
     assert env["error"]["code"] == "NODE_PACKAGE_NOT_FOUND"
     lines = text_of(env, "stderr").splitlines()
-    assert "  throw err;" in lines
-    assert lines[lines.index("  throw err;") + 1] == "  ^", "the caret under a line that stays, stays"
+    if "  throw err;" in lines:
+        assert lines[lines.index("  throw err;") + 1] == "  ^", "the caret under a line that stays, stays"
     if any(line.startswith("  requireStack:") for line in lines):
         assert "}" in lines, "the object printed with its members keeps its closing brace"
+    # brackets whose contents went (the problem says them) do not stay alone: no `[` just before its `]`,
+    # no `}` without a `{`
+    closes = [bool(re.fullmatch(r"\s*[\]})]+[,;]?\s*", line)) for line in lines]
+    opens = [line.rstrip().endswith(("[", "{", "(")) for line in lines]
+    assert not any(a and b for a, b in zip(opens, closes[1:], strict=False)), lines
+    assert sum(closes) <= sum(opens), lines
 
 
 def test_a_caret_goes_only_with_the_line_it_marks():
@@ -172,3 +179,19 @@ def test_counts_read_from_what_head_let_through_are_not_given_as_totals(tmp_path
     assert cut["command"]["decided_by"]["hidden_by_pipe"] is True
     assert "`head -3` let through" in cut["summary"] and "may not be the total" in cut["summary"], cut["summary"]
     assert run(shell="ruff check --select F401 . | cat", cwd=tmp_path)["summary"] == whole, "cat passes all on"
+
+
+def test_a_heading_whose_list_the_data_holds_goes_with_its_list(tmp_path):
+    from agentwrap import fixtures, registry
+    from agentwrap.artifacts import ArtifactStore
+    from agentwrap.render import views
+
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if (c.adapter, c.name) == ("apt", "install-simulated"))
+    record = fixtures.replay_record(registry.builtin("apt"), case, store=ArtifactStore(tmp_path))
+    raw = case.path(".out").read_text()
+    assert "The following NEW packages will be installed:" in raw
+    env = views.concise(record)
+    text = env.get("output", {}).get("stdout", {}).get("text", "")
+    assert "The following NEW packages will be installed:" not in text  # its names are the data's
+    assert "Suggested packages:\n  figlet" in text  # a heading whose list stayed keeps it
+    assert env["data"]  # the plan the heading introduced

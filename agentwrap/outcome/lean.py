@@ -152,6 +152,55 @@ def _gaps(text: str) -> str:
     return _CELL_GAP.sub(lambda m: m.group(1) or " ", text)
 
 
+def _without_empty_headers(lines: list[str], out: list[str], source: list[int]) -> tuple[list[str], list[int], int]:
+    """A heading (`The following NEW packages will be installed:`) whose indented lines all went as
+    restatements goes with them: alone it says nothing, and its list is in the data or the problems."""
+    kept = set(source)
+    empty: set[int] = set()
+    for index in source:
+        line = lines[index]
+        if not line.rstrip().endswith(":") or line[:1].isspace():
+            continue
+        below = index + 1
+        while below < len(lines) and lines[below][:1].isspace() and lines[below].strip():
+            below += 1
+        if below > index + 1 and not kept & set(range(index + 1, below)):
+            empty.add(index)
+    if not empty:
+        return out, source, 0
+    pairs = [(line, i) for line, i in zip(out, source, strict=True) if i not in empty]
+    return [line for line, _ in pairs], [i for _, i in pairs], len(empty)
+
+
+_CLOSER = lazy(r"^\s*[\]})]+[,;]?\s*$")  # `}`, `],`, `});`: a line that only closes
+
+
+def _without_empty_brackets(lines: list[str], out: list[str], source: list[int]) -> tuple[list[str], list[int], int]:
+    """A printed object's brackets without what they held (node's `requireStack: [` ... `]` and the error's
+    closing `}` once its members and opening line went as restatements): they say nothing alone."""
+    kept = set(source)
+    pairs: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for index, line in enumerate(lines):
+        if _CLOSER.match(line):
+            for _ in range(sum(line.count(c) for c in "]})")):
+                if opened:
+                    pairs.append((opened.pop(), index))
+        elif line.rstrip().endswith(("[", "{", "(")):
+            opened.append(index)
+    drop: set[int] = set()
+    for start, end in pairs:
+        if end not in kept:
+            continue
+        if not (kept & set(range(start + 1, end))) - drop:  # what it held went (its members may stay)
+            drop |= {start, end}
+    drop &= kept
+    if not drop:
+        return out, source, 0
+    pairs_kept = [(line, i) for line, i in zip(out, source, strict=True) if i not in drop]
+    return [line for line, _ in pairs_kept], [i for _, i in pairs_kept], len(drop)
+
+
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
               layout: bool, patch: bool = False, columns: bool = False) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
@@ -161,6 +210,7 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     a table aligned with spaces (`pip list`), whose cells are then one space apart, and a long listing's
     fields alike on every entry are said once (`said_once`)."""
     out: list[str] = []
+    source: list[int] = []  # the index in `lines` of each line of `out`
     noisy = restated = 0
     fired: set[str] = set()
     lines = text.splitlines()
@@ -168,9 +218,10 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     # patches); only in a patch are the file headers its `diff --git` line says left out.
     kinds = patch_kinds(lines) if patch else [k if k == HUNK else OTHER for k in patch_kinds(lines, headed=True)]
     marked = False  # the last line was left out as a restatement: a line of marks under it goes with it
-    for line, kind in zip(lines, kinds, strict=True):
+    for index, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
         if kind == HUNK:
             out.append(line)
+            source.append(index)
             marked = False
             continue
         if kind == DROP:
@@ -183,6 +234,7 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             line = one_space_cells(line)
         if line.startswith(MARKER):
             out.append(line)
+            source.append(index)
             marked = False
             continue
         rule = next((n for n in noise if n.search(line)), None)
@@ -200,6 +252,11 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
         if layout and not line.strip() and (not out or not out[-1].strip()):
             continue  # one blank line is layout enough
         out.append(line)
+        source.append(index)
+    if said is not None:
+        out, source, headers = _without_empty_headers(lines, out, source)
+        out, source, brackets = _without_empty_brackets(lines, out, source)
+        restated += headers + brackets
     if columns:
         out = said_once(out)
     while out and not out[-1].strip():
