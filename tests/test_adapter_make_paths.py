@@ -84,6 +84,9 @@ def test_gcc_given_a_parent_relative_source(tmp_path: Path) -> None:
     (tmp_path / "build/Makefile").write_text(COMPILE.format(src="../src/x.c"))
     shell = aw("--cwd", str(tmp_path), "--shell", "cd build && gcc -Wall -c ../src/x.c -o /dev/null")
     _assert_one_path(shell.env, "src/x.c", tmp_path)
+    concise = aw("--cwd", str(tmp_path), "--shell", "cd build && gcc -Wall -c ../src/x.c -o /dev/null",
+                 detail="concise").env
+    assert not concise["error"]["detail"].startswith("../src/x.c:")  # the place is the location's, said once
     made = aw("make", "-C", "build", cwd=tmp_path)
     _assert_one_path(made.env, "src/x.c", tmp_path)  # not `build/../src/x.c`
     outside = aw("gcc", "-Wall", "-c", "../src/x.c", "-o", "/dev/null", cwd=tmp_path / "build")

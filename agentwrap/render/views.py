@@ -259,7 +259,8 @@ def _without_location(detail: str, location: dict[str, Any] | None, severity: st
     if not m or not location or "file" not in location or len(detail) == m.end():
         return detail
     file, here = str(location["file"]), m.group("file")
-    if file != here and not file.endswith("/" + here.removeprefix("./")):
+    tail = re.sub(r"^(?:\.\.?/)+", "", here)  # `../src/x.c` printed in build/, located at `src/x.c`
+    if file != here and file != tail and not file.endswith("/" + tail):
         return detail
     if m.group("line") != str(location.get("line")) or m.group("column") not in (None, str(location.get("column"))):
         return detail
