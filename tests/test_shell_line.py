@@ -71,6 +71,27 @@ def test_exit_codes_are_never_swallowed(tmp_path: Path, line: str, code: int, st
     assert answer.env["command"]["decided_by"]["stage"] == stage
 
 
+@pytest.mark.parametrize("line", ["! true", "! false", "true && ! true", "if false; then echo x; fi",
+                                  "while false; do :; done", "! grep -q zzz /etc/hostname", "false || true"])
+def test_negations_and_conditions_end_as_bash_ends_them(tmp_path: Path, line: str) -> None:
+    # a condition's failure is the plan, and `!` turns a command's status around: the line's status is bash's
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    expected = bash(line, tmp_path).returncode
+    assert (answer.env["status"] == "success") == (expected == 0)
+    assert answer.env["exit"]["code"] == expected
+
+
+@pytest.mark.parametrize(("links", "read"), [(200, True), (1500, False)])
+def test_a_long_chain_runs_and_ends_as_bash_ends_it(tmp_path: Path, links: int, read: bool) -> None:
+    line = " && ".join(["true"] * links) + " && false"
+    answer = aw("--cwd", str(tmp_path), "--shell", line, detail="concise")
+    assert answer.env["status"] == "error" and answer.env["exit"]["code"] == 1
+    if read:  # read command by command: the last one decided
+        assert answer.env["command"]["decided_by"]["command"] == "false"
+    else:  # too deep to read by commands: run unchanged, said so
+        assert [w["code"] for w in answer.env["warnings"]] == ["SHELL_NOT_PARSED"]
+
+
 def test_exit_status_seen_by_the_line_is_unchanged(tmp_path: Path) -> None:
     # the trace must not change `$?`, PIPESTATUS or `$_` for the line itself
     line = 'echo foo bar; echo "_=$_"; false; echo "st=$?"; false | true; echo "ps=${PIPESTATUS[*]}"; echo ok'

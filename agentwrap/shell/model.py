@@ -44,6 +44,7 @@ class Unit:
     tested: bool  # a condition (if/while/until, left of `||`, negated): its failure is expected
     background: bool
     text: str
+    negated: bool = False  # `! cmd`: the unit's status is the opposite of its command's
 
     @property
     def last(self) -> Command | None:
@@ -197,10 +198,16 @@ def _conflicts_with_trace(words: list[str]) -> bool:
 
 
 def _has(node: Any, kind: str) -> bool:
-    if isinstance(node, dict):
-        return node.get("Type") == kind or any(_has(v, kind) for v in node.values())
-    if isinstance(node, list):
-        return any(_has(v, kind) for v in node)
+    """Whether the tree holds a node of `kind`: walked with a stack, since a long `&&` chain nests deep."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("Type") == kind:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return False
 
 
@@ -300,14 +307,16 @@ def _unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
         stages.append(command)
     if not any(stages):
         b.traced.append(("", index, -2))
-    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
+    b.units.append(Unit(index, stages, tested, bool(stmt.get("Background")), b.stmt_text(stmt),
+                        negated=bool(stmt.get("Negated"))))
 
 
 def _untraced_unit(b: _Builder, stmt: dict[str, Any], tested: bool) -> None:
     """A statement that runs in a subshell: no mark names it, but the next mark's status is its own."""
     index = len(b.units)
     b.traced.append(("", index, -2))
-    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.stmt_text(stmt)))
+    b.units.append(Unit(index, [None], tested, bool(stmt.get("Background")), b.stmt_text(stmt),
+                        negated=bool(stmt.get("Negated"))))
 
 
 def _has_heredoc(b: _Builder, node: Any) -> None:

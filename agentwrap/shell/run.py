@@ -45,7 +45,18 @@ def _is_bash(path: str) -> bool:
     return os.path.basename(os.path.realpath(path)) == "bash"
 
 
+_TOO_DEEP = [{"code": "SHELL_NOT_PARSED", "message": "the line nests too deep to read command by command; "
+              "it ran unchanged and was read with the generic adapter"}]
+
+
 def _plan(line: str, dialect: str) -> tuple[model.Line | None, list[dict[str, str]]]:
+    try:
+        return _planned(line, dialect)
+    except RecursionError:  # a thousand `&&` or `|` nest the tree deeper than a walk (or a JSON decoder) goes
+        return None, list(_TOO_DEEP)
+
+
+def _planned(line: str, dialect: str) -> tuple[model.Line | None, list[dict[str, str]]]:
     parsed = grammar.parse(line, dialect)
     if parsed.tree is None:
         return None, [{"code": "SHELL_NOT_PARSED", "message": f"{parsed.reason}; the line ran unchanged and "

@@ -110,6 +110,8 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
         for run in reversed(runs):
             if run.status == exit_code and not line.units[run.unit].tested:
                 return _stage_of(line, run, segments, whole, streams, duration_ms)
+        if line.units[runs[-1].unit].negated:  # `! true`: the line failed because its command succeeded
+            return None
         return _stage_of(line, runs[-1], segments, whole, streams, duration_ms)
     for run in runs:  # status 0: a failure a pipe hid
         unit = line.units[run.unit]
@@ -119,7 +121,9 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
         if decision.hidden:
             return decision
     decided = [r for r in runs if not line.units[r.unit].tested and not line.units[r.unit].background]
-    return _stage_of(line, (decided or runs)[-1], segments, whole, streams, duration_ms)
+    if not decided:  # only conditions ran (`if false; then ...; fi`, `! false`): their failing was the plan
+        return None
+    return _stage_of(line, decided[-1], segments, whole, streams, duration_ms)
 
 
 def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: Pipeline,
