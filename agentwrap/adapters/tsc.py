@@ -46,6 +46,9 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
     ProblemCode(code="TSC_CONFIG_ERROR", title="tsc: invalid compiler options or tsconfig.json", category="usage",
                 status=400,
                 suggested_fix="Fix the option named in the message (command line or tsconfig.json compilerOptions)."),
+    ProblemCode(code="TSC_UNUSED_DECLARATION", title="tsc: declared but never used", category="validation",
+                status=422, suggested_fix="Remove the unused declaration or import at the location, or use it "
+                                          "(a parameter kept on purpose can be prefixed with `_`)."),
     ProblemCode(code="TSC_FILE_NOT_FOUND", title="tsc: file or path not found", category="not_found", status=404,
                 suggested_fix="Check the file names on the command line and `files`/`include` in tsconfig.json."),
     ProblemCode(code="TSC_NO_INPUTS", title="tsc: no input files in the project", category="not_found", status=404,
@@ -56,7 +59,14 @@ _MISSING = frozenset({2307, 2792, 2688, 2580, 2581, 2582, 2583, 2591, 2592, 2593
 _NOT_FOUND = frozenset({6053, 5057, 5058, 6231, 6504})
 
 
-def _code(num: int) -> str:
+# noUnusedLocals / noUnusedParameters: 'x' is declared but its value is never read (6133), all imports
+# unused (6192), ... Numbered among the options' messages, but about a line of the source.
+_UNUSED = frozenset({6133, 6138, 6192, 6196, 6198, 6199, 6205})
+
+
+def _code(num: int, file: str | None = None) -> str:
+    if num in _UNUSED:
+        return "TSC_UNUSED_DECLARATION"
     if num in _MISSING:
         return "TSC_MISSING_MODULE"
     if num in _NOT_FOUND:
@@ -65,7 +75,7 @@ def _code(num: int) -> str:
         return "TSC_NO_INPUTS"
     if 1000 <= num < 2000:
         return "TSC_SYNTAX_ERROR"
-    if 5000 <= num < 7000:
+    if 5000 <= num < 7000 and (file is None or file.endswith(".json")):  # the options or tsconfig.json
         return "TSC_CONFIG_ERROR"
     return "TSC_TYPE_ERROR"
 
@@ -147,7 +157,7 @@ class TscAdapter(BaseAdapter):
         return super().effects(argv)  # compiles: writes .js (and .d.ts, .tsbuildinfo) outputs
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return [_problem(d, _code(d.num)) for d in diagnostics(run.text())[:1000]]
+        return [_problem(d, _code(d.num, d.file)) for d in diagnostics(run.text())[:1000]]
 
     def parse(self, run: CapturedRun) -> Any:
         found = diagnostics(run.text())
