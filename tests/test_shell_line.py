@@ -262,3 +262,35 @@ def test_a_prompt_inside_a_line_is_answered_by_rerunning_the_whole_line(tmp_path
     assert a.error["code"] == "INPUT_REQUIRED" and a.error["prompt"] == "Project name:"
     reruns = [act["command"] for act in a.error["code_actions"] if act.get("command", [""])[0] == "agentwrap"]
     assert reruns and all(cmd[-3:] == ["bash", "-c", line] for cmd in reruns), reruns
+
+
+FAILING_TESTS = "def test_ok():\n    assert 1\n\n\ndef test_bad():\n    x = 3\n    assert x == 4\n"
+
+
+def test_a_tail_after_pytest_still_lets_pytest_be_read_whole(tmp_path: Path) -> None:
+    # `| tail -3` shows only pytest's summary; the failure's place is in the lines tail dropped
+    (tmp_path / "test_a.py").write_text(FAILING_TESTS)
+    line = "python3 -m pytest -q -p no:cacheprovider 2>&1 | tail -3"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.error["code"] == "PYTEST_TEST_FAILED"
+    assert answer.error["location"] == {"file": "test_a.py", "line": 7}
+    assert "may not be the total" not in answer.env["summary"]  # counted in all of pytest's output
+    shown = bash(line, tmp_path).stdout.splitlines()
+    assert answer.text().splitlines()[:1] == shown[:1] and len(answer.text().splitlines()) == len(shown)
+
+
+@pytest.mark.parametrize("line", [
+    'seq 1 100000 | tail -2; echo "ps=${PIPESTATUS[*]}"',
+    'set -o pipefail; (exit 4) | tail -1; echo "st=$?"',
+    "echo hi | tail -n1 | tail -c 3",
+    "tail -1 /etc/hostname; echo x | tail",
+    "yes | head -3 | tail -1",
+    "tail() { echo mine; }; echo x | tail",  # the line's own tail wins
+    "seq 1 3000000 | tail -1",  # more than the copy keeps
+])
+def test_a_tail_stage_prints_and_ends_as_bash_s_own(tmp_path: Path, line: str) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", line, timeout=120)
+    expected = bash(line, tmp_path)
+    assert answer.text() == expected.stdout
+    assert answer.env["exit"]["code"] == expected.returncode
+    assert not [w for w in answer.env["warnings"] if w["code"] == "TREE_ENDED"]  # the copy's writer was waited for

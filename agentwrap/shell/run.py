@@ -119,9 +119,11 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         env_set, child_env = child_environment(shims, extra_env, opts)
         run_argv = argv
         nonce = ""
+        tap_dir = None
         if instrumented and plan is not None:
+            tap_dir = _tap_dir(plan, shim_root)
             built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
-                                 terminals=not opts.no_pty)
+                                 terminals=not opts.no_pty, tap_dir=tap_dir)
             nonce = built.nonce
             startup = os.path.join(shim_root, "bash_env")
             with open(startup, "w") as f:
@@ -141,12 +143,13 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, sink, shims, cwd)
+        taps = _taps(tap_dir, pipeline.max_inline_bytes, secrets) if tap_dir else {}
     finally:
         remove_dir(shim_root)
         close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)
-    reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings)
+    reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings, taps)
     adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
@@ -154,8 +157,39 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     return finished(record, argv, adapter, cwd, opts, observation, events)
 
 
+def _tap_dir(plan: model.Line, shim_root: str) -> str | None:
+    """A folder for what `| tail` stages read, when the line has one after another command."""
+    if not any(stage is not None and stage.program == script.TAPPED for unit in plan.units
+               for stage in unit.stages[1:]):
+        return None
+    path = os.path.join(shim_root, "taps")
+    os.mkdir(path, 0o700)
+    return path
+
+
+def _taps(tap_dir: str, budget: int, secrets: list[str]) -> dict[int, verdict.Tap]:
+    """What each `| tail` read, by its stage's trace number, cleaned as the terminal's output is (escapes,
+    redraws, secrets). `False`: tail -c kept only the last TAP_BYTES of it."""
+    taps: dict[int, verdict.Tap] = {}
+    for name in os.listdir(tap_dir):
+        if not name.isdigit():
+            continue
+        try:
+            with open(os.path.join(tap_dir, name), "rb") as handle:
+                data = handle.read(script.TAP_BYTES + 1)
+        except OSError:
+            continue
+        cleaner = Pipeline(max_inline_bytes=budget, store=None, secrets=secrets)
+        cleaner.output("stdout", data)
+        cleaner.finish()
+        text, done = cleaner.analysis_text("stdout")
+        taps[int(name)] = (text, done and len(data) < script.TAP_BYTES)
+    return taps
+
+
 def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: session.RunResult, cwd: str,
-          opts: Options, warnings: list[dict[str, str]]) -> tuple[Any, dict[str, Any]]:
+          opts: Options, warnings: list[dict[str, str]],
+          taps: dict[int, verdict.Tap] | None = None) -> tuple[Any, dict[str, Any]]:
     """The deciding command's reading and `command.decided_by`; (None, {...}) for a generic reading."""
     extra: dict[str, Any] = {"shell": {"parsed": plan is not None, "traced": isinstance(sink, TraceSink)}}
     if plan is None:
@@ -176,13 +210,13 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
     streams = pipeline.finish()
     stopped = result.timed_out or result.prompt is not None or result.interrupted is not None
     decision = verdict.choose(plan, executions, result.returncode, segments, pipeline, streams, stopped,
-                              result.duration_ms)
+                              result.duration_ms, taps)
     if decision is None:
         return None, extra
     warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
-                           no_adapter=opts.no_adapter), extra
+                           no_adapter=opts.no_adapter, taps=taps), extra
 
 
 def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:

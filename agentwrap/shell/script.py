@@ -38,8 +38,34 @@ def new_nonce() -> str:
     return secrets.token_hex(6)
 
 
+# What a `| tail` stage read, kept for the adapter of the command before it: `pytest 2>&1 | tail -5` shows the
+# last lines, but the failures' places are in the lines tail dropped. Bounded: tail -c keeps the last bytes.
+TAP_BYTES = 1 << 20
+TAPPED = "tail"  # reads all its input whatever it prints, so a copy of that input changes nothing it does
+
+
+def _tap(n: str, tap_dir: str) -> str:
+    """A `tail` function that is the real tail, and that copies what a pipe gives it into TAP_DIR/SEQ (the
+    trace's number of its own stage). The copy's writer is waited for, so no process outlives the line;
+    tee's own status is not the stage's. Defined only where the caller's startup file did not define one,
+    and in a bash that can wait for a process substitution (4.4)."""
+    return (
+        f"__aw_tap_{n}={shlex.quote(tap_dir)}\n"
+        f"if ! declare -F {TAPPED} >/dev/null && ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then\n"
+        f"{TAPPED}() {{\n"
+        f"  if [ -p /dev/stdin ] && [ -d \"$__aw_tap_{n}\" ]; then\n"
+        f"    {{ command tee -- >(command tail -c {TAP_BYTES} > \"$__aw_tap_{n}/$__aw_seq_{n}\")"
+        f"; wait $! 2>/dev/null; }} | command {TAPPED} \"$@\"\n"
+        "  else\n"
+        f"    command {TAPPED} \"$@\"\n"
+        "  fi\n"
+        "}\n"
+        "fi\n"
+    )
+
+
 def build(line: str, *, user_bash_env: str | None, traced: bool, terminals: bool = True,
-          nonce: str | None = None) -> Script:
+          nonce: str | None = None, tap_dir: str | None = None) -> Script:
     """The startup file and `-c` string for `line`. `traced` False: only the trailer (the line changes
     shell tracing itself), so the last pipeline's statuses are still known. `terminals`: the streams
     are terminals, so a mark is written only while its descriptor still is one (never into a file)."""
@@ -70,5 +96,7 @@ def build(line: str, *, user_bash_env: str | None, traced: bool, terminals: bool
         # The trap's arguments are expanded left to right before it runs: `$?` and PIPESTATUS first, and
         # the previous `$_` last, so that `$_` is the line's own again when the trap returns.
         startup += f"trap '__aw_mark_{n} \"$?\" \"${{PIPESTATUS[*]}}\" \"$BASH_COMMAND\" \"$_\"' DEBUG\n"
+        if tap_dir:
+            startup += _tap(n, tap_dir)
     command = f"{line}\n{END_PREFIX}{n} \"$?\" \"${{PIPESTATUS[*]}}\"\n"
     return Script(n, startup, command)

@@ -71,6 +71,7 @@ class Execution:
     status: int | None = None  # None until the next mark, and when a subshell ran in between
     pipestatus: tuple[int, ...] = ()
     stages_seen: list[int] = field(default_factory=list)
+    stage_seqs: dict[int, int] = field(default_factory=dict)  # a stage's own mark (names its tap file)
     header: bool = False  # a `for`/`case` header: no output of its own
 
 
@@ -127,12 +128,14 @@ class Matcher:
         if self._open is not None and unit >= 0 and self._open[0].unit == unit and found > self._open[1] \
                 and stage > max(self._open[0].stages_seen, default=-1):
             self._open[0].stages_seen.append(stage)  # the next stage of the same pipeline
+            self._open[0].stage_seqs[stage] = mark.seq
             self._open = (self._open[0], found)
             self.cursor = found
             return None
         self._close(mark, found)
         self.cursor = found
-        running = Execution(unit, mark.seq, mark.pwd, stages_seen=[stage], header=unit < 0)
+        running = Execution(unit, mark.seq, mark.pwd, stages_seen=[stage], stage_seqs={stage: mark.seq},
+                            header=unit < 0)
         self.executions.append(running)
         self._open = (running, found)
         return running

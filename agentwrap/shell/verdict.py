@@ -22,6 +22,7 @@ from agentwrap.outcome.interpret import interpret
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
 from agentwrap.shell.model import Command, Line, Unit
+from agentwrap.shell.script import TAPPED
 from agentwrap.shell.trace import Execution
 
 SIGPIPE_STATUS = 128 + 13
@@ -70,12 +71,15 @@ def _followed(text: str, command: Command | None, stream: str, cwd: str) -> str:
         return text
 
 
+Tap = tuple[str, bool]  # what a `| tail` stage read (cleaned), and whether that is all of it
+
+
 def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pipeline | None,
               whole: Pipeline, streams: dict[str, StreamResult], command: Command | None, cwd: str,
-              duration_ms: int) -> CapturedRun:
+              duration_ms: int, tapped: Tap | None = None) -> CapturedRun:
     source = segment if segment is not None else whole
     own = source.finish()  # the command's own streams (the whole run's when it has no part of its own)
-    out, out_done = source.analysis_text("stdout")
+    out, out_done = tapped if tapped is not None else source.analysis_text("stdout")
     err, err_done = source.analysis_text("stderr")
     out, err = _followed(out, command, "stdout", cwd), _followed(err, command, "stderr", cwd)
     signal = status - 128 if status is not None and status > 128 and status != SIGPIPE_STATUS else None
@@ -92,9 +96,21 @@ def _fails(adapter: Adapter, captured: CapturedRun) -> bool:
     return interp.success is None and captured.failed
 
 
+def tap_of(execution: Execution, unit: Unit, stage: int, taps: dict[int, Tap]) -> Tap | None:
+    """What the `tail` right after `stage` read from it (`pytest 2>&1 | tail -5`: all of pytest's output)."""
+    after = unit.stages[stage + 1] if stage + 1 < len(unit.stages) else None
+    command = unit.stages[stage]
+    if after is None or after.program != TAPPED or command is None:
+        return None
+    if command.redirects.get("stdout", "").startswith(("file:", "append:")):
+        return None  # its stdout went to a file, not to tail
+    seq = execution.stage_seqs.get(stage + 1)
+    return taps.get(seq) if seq is not None else None
+
+
 def choose(line: Line, executions: list[Execution], exit_code: int | None, segments: dict[int, Pipeline],
            whole: Pipeline, streams: dict[str, StreamResult], stopped: bool,
-           duration_ms: int) -> Decision | None:
+           duration_ms: int, taps: dict[int, Tap] | None = None) -> Decision | None:
     """The deciding unit and stage; None when no unit can be named (read the whole output generically)."""
     runs = [e for e in executions if not e.header and e.unit >= 0]
     if not runs:
@@ -109,25 +125,25 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
     if exit_code:
         for run in reversed(runs):
             if run.status == exit_code and not line.units[run.unit].tested:
-                return _stage_of(line, run, segments, whole, streams, duration_ms)
+                return _stage_of(line, run, segments, whole, streams, duration_ms, taps)
         if line.units[runs[-1].unit].negated:  # `! true`: the line failed because its command succeeded
             return None
-        return _stage_of(line, runs[-1], segments, whole, streams, duration_ms)
+        return _stage_of(line, runs[-1], segments, whole, streams, duration_ms, taps)
     for run in runs:  # status 0: a failure a pipe hid
         unit = line.units[run.unit]
         if unit.tested or unit.background or len(unit.stages) < 2:
             continue
-        decision = _stage_of(line, run, segments, whole, streams, duration_ms)
+        decision = _stage_of(line, run, segments, whole, streams, duration_ms, taps)
         if decision.hidden:
             return decision
     decided = [r for r in runs if not line.units[r.unit].tested and not line.units[r.unit].background]
     if not decided:  # only conditions ran (`if false; then ...; fi`, `! false`): their failing was the plan
         return None
-    return _stage_of(line, decided[-1], segments, whole, streams, duration_ms)
+    return _stage_of(line, decided[-1], segments, whole, streams, duration_ms, taps)
 
 
 def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: Pipeline,
-              streams: dict[str, StreamResult], duration_ms: int) -> Decision:
+              streams: dict[str, StreamResult], duration_ms: int, taps: dict[int, Tap] | None) -> Decision:
     unit = line.units[run.unit]
     last = len(unit.stages) - 1
     statuses = run.pipestatus if len(run.pipestatus) == len(unit.stages) else ()
@@ -139,7 +155,7 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
         command = unit.stages[i]
         adapter, argv = adapter_for(command)
         captured = _captured(argv, adapter, status, segment, whole, streams, command, run.cwd or os.getcwd(),
-                             duration_ms)
+                             duration_ms, tap_of(run, unit, i, taps or {}))
         if _fails(adapter, captured):
             return Decision(run, unit, i, command, status, run.status == 0)
     final = statuses[-1] if statuses else run.status
@@ -148,18 +164,22 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
 
 def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
             streams: dict[str, StreamResult], result: RunResult, cwd: str, *, opts_adapter: str | None,
-            no_adapter: bool) -> Reading:
-    """What the deciding command's adapter reads: its own output, status and folder."""
+            no_adapter: bool, taps: dict[int, Tap] | None = None) -> Reading:
+    """What the deciding command's adapter reads: its own output (all of it where a `| tail` after it
+    kept a copy), status and folder."""
     adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter)
     where = decision.execution.cwd or cwd
     segment = segments.get(decision.execution.unit) if decision.execution.seq else None
+    tapped = tap_of(decision.execution, decision.unit, decision.stage, taps or {})
     captured = _captured(argv, adapter, decision.status, segment, whole, streams, decision.command, where,
-                         result.duration_ms)
+                         result.duration_ms, tapped)
     stage_result = copy.copy(result)
     stage_result.returncode, stage_result.signal = captured.exit_code, captured.signal
     if result.timed_out or result.interrupted is not None or result.prompt is not None:
         stage_result.returncode, stage_result.signal = result.returncode, result.signal
-    return Reading(list(argv), adapter, captured, stage_result, _downstream(decision))
+    # read whole, its counts are its own; cut (the copy's last bytes only), they are what the copy held
+    whole_read = tapped is not None and tapped[1]
+    return Reading(list(argv), adapter, captured, stage_result, "" if whole_read else _downstream(decision))
 
 
 _PASS_ON = {"cat", "tee"}  # stages that pass every line on unchanged
