@@ -10,7 +10,8 @@ import re
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters.compiler_problems import counted, located_problems, rooted, shown_path
+from agentwrap.adapters.compiler_paths import rooted, shown_path
+from agentwrap.adapters.compiler_problems import counted, located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
 from agentwrap.adapters.make_folders import LEVEL, Folders, folder_of_message, start_folder
 from agentwrap.adapters.python_errors import DECLARED
