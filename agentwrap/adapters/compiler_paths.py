@@ -51,8 +51,8 @@ def rooted(problem: Problem, folder: str | None) -> Problem:
     actions = tuple(_rooted_action(a, folder) for a in problem.code_actions)
     related = [_rooted_note(r, folder) for r in (problem.extra or {}).get("related", [])]
     extra = {**problem.extra, "related": related} if problem.extra and related else problem.extra
-    return problem._replace(location={**loc, "file": rooted_path(str(loc["file"]), folder)}, code_actions=actions,
-                            extra=extra)
+    location = {**loc, "file": rooted_path(str(loc["file"]), folder)}
+    return problem._replace(location=location, code_actions=actions, extra=extra)
 
 
 def _rooted_action(action: CodeAction, folder: str) -> CodeAction:

@@ -165,8 +165,8 @@ class MakeAdapter(BaseAdapter):
                 continue
             for m in rule.pattern.finditer(text):
                 problem = self._own_problem(rule, m, run)
-                found.append((m.start(), _renamed(rooted(problem, folder_of_message(problem, m, folders)), problem,
-                                                  run.cwd)))
+                placed = rooted(problem, folder_of_message(problem, m, folders))
+                found.append((m.start(), _renamed(placed, problem, run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
         return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in _explained([p for _, p in found])

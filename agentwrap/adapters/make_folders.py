@@ -23,7 +23,8 @@ _MOVED = lazy(LEVEL + r"(?P<verb>Entering|Leaving) directory [`'â€˜](?P<dir>[^'â
 
 
 def start_folder(argv: tuple[str, ...], cwd: str | None) -> str | None:
-    """The folder make reads its makefile in: where it ran, moved by each `-C DIR` (which `-s` keeps quiet)."""
+    """The folder make reads its makefile in: where it ran, moved by each `-C DIR` (which `-s` keeps
+    quiet)."""
     folder = cwd
     args = list(argv[1:])
     for i, arg in enumerate(args):
@@ -40,7 +41,8 @@ def start_folder(argv: tuple[str, ...], cwd: str | None) -> str | None:
 
 
 def _serial(argv: tuple[str, ...]) -> bool:
-    """Neither -j nor -k: make stops at its first failure, so the sub-make entered last is the one that failed."""
+    """Neither -j nor -k: make stops at its first failure, so the sub-make entered last is the one that
+    failed."""
     for arg in argv[1:]:
         if arg.startswith("--jobs") or arg == "--keep-going":
             return False
@@ -76,7 +78,8 @@ class Folders:
             self._open.append(tuple(opened))
 
     def _ordered(self, offset: int) -> bool:
-        """Whether `offset` is in the stream make announced its folders in (then its place among them tells)."""
+        """Whether `offset` is in the stream make announced its folders in (then its place among them
+        tells)."""
         return not self._marks or (self._marks[0] >= self.split) == (offset >= self.split)
 
     def _opened(self, offset: int) -> tuple[tuple[int, str], ...]:
