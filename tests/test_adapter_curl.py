@@ -3,10 +3,13 @@ Retry-After, refused connections, the password prompt, and effects read from -X/
 
 from __future__ import annotations
 
+import collections
 import http.server
 import json
+import os
 import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 
@@ -21,8 +24,10 @@ pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is no
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    requests: collections.Counter[str] = collections.Counter()  # path -> how many times it was asked for
 
     def _answer(self) -> None:
+        self.requests[self.path] += 1
         code = int(self.path.split("/")[2]) if self.path.startswith("/status/") else 200
         body = json.dumps({"status": code, "method": self.command}).encode()
         self.send_response(code)
@@ -106,6 +111,26 @@ def test_a_failed_get_keeps_its_retry_action(server):
     r = aw("curl", "-sS", "--fail", f"{server}/status/503")
     assert r.error["safe_to_retry"] is True
     assert r.error["code_actions"][0]["command"][:3] == ["curl", "--retry", "3"]
+
+
+@pytest.mark.parametrize(("status", "code", "retryable"), [
+    (501, "CURL_HTTP_NOT_SUPPORTED", False), (505, "CURL_HTTP_NOT_SUPPORTED", False),
+    (507, "CURL_HTTP_INSUFFICIENT_STORAGE", True), (508, "CURL_HTTP_SERVER_ERROR", True),
+])
+def test_a_5xx_curl_does_not_retry_is_offered_no_curl_retry(server, status, code, retryable):
+    """curl's --retry retries 408, 429, 500, 502, 503 and 504 only: after any other 5xx `curl --retry 3` sends
+    the request once, as without it. A 501 or 505 answers the same request the same way (not retryable); a 507
+    may succeed once the server has room again (retryable, after that)."""
+    url = f"{server}/status/{status}"
+    before = _Handler.requests[f"/status/{status}"]
+    subprocess.run(["curl", "-s", "-o", os.devnull, "--fail", "--retry", "1", "--retry-delay", "1", url],
+                   timeout=30, check=False)
+    assert _Handler.requests[f"/status/{status}"] == before + 1  # curl itself did not retry it
+    for fail in (["-sS", "-i", "--fail"], ["-sS", "--fail"]):  # the status line, or curl's (22) line only
+        r = aw("curl", *fail, url)
+        assert r.error["code"] == code and r.error["retryable"] is retryable
+        assert not any("--retry" in action["command"] for action in r.error["code_actions"])
+        assert "`--retry 3` retries" not in r.error["suggested_fix"]
 
 
 def test_silent_curl_is_still_explained_by_its_exit_code(server):

@@ -4,10 +4,7 @@
 reuses to carry a failed recipe's compiler errors: `argv` is the compiler's own command line when known (then
 code actions may rewrite it), None when the compiler ran inside another tool.
 
-Paths: a compiler prints them relative to the folder it ran in, which is not the caller's under `make -C`, a
-sub-make or `cd sub && make`. Where that folder is known, every path of a problem (location, edits, notes) is
-made absolute from it, alike, so that the envelope can write them all from the caller's folder; texts (titles,
-fixes) name the file from where the tool ran. The detail keeps the compiler's own line.
+Paths are made absolute from the folder the compiler ran in by `compiler_paths`.
 """
 
 from __future__ import annotations
@@ -15,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable
 from typing import Any
 
 from agentwrap.adapters import compiler_diagnostics as gp
+from agentwrap.adapters.compiler_paths import FolderAt, place, rooted, rooted_diag, shown_path
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun, CodeAction, Problem, ProblemCode, Spec, problem
 
@@ -59,10 +56,6 @@ _LIBM = frozenset(("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
                    "lround", "sinf", "cosf", "sqrtf", "powf", "expf", "logf", "floorf", "ceilf"))
 
 
-#: The folder a path printed at an offset of the output is relative to (None: not known).
-FolderAt = Callable[[int, str], str | None]
-
-
 def compiler_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
                       folder: FolderAt | None = None) -> list[Problem]:
     """Every compiler diagnostic and driver/linker rule match in `run`, ordered by where it was printed. Paths
@@ -99,59 +92,6 @@ def located_problems(run: CapturedRun, spec: Spec, argv: tuple[str, ...] | None,
     return found
 
 
-# --- paths -----------------------------------------------------------------------------------------------------
-
-def rooted_path(file: str, folder: str | None) -> str:
-    """`file` as printed, made absolute from `folder` (where the tool that printed it ran); as printed when it
-    is absolute already, names no file (`<stdin>`, `<command-line>`) or the folder is not known."""
-    if not folder or not file or os.path.isabs(file) or file.startswith(("<", "-")):
-        return file
-    return os.path.normpath(os.path.join(folder, file))
-
-
-def shown_path(file: str, cwd: str | None) -> str:
-    """`file` as a text names it: from where the tool ran when below it (`sub/x.c`), else as it is."""
-    prefix = cwd.rstrip("/") + "/" if cwd else None
-    return file[len(prefix):] if prefix and file.startswith(prefix) and len(file) > len(prefix) else file
-
-
-def rooted(problem: Problem, folder: str | None) -> Problem:
-    """`problem` with each relative path made absolute from `folder`: its location, its edits and its related
-    notes alike (a caller applies an edit where the location points). Commands keep their words: they rewrite
-    the user's command line, whose other paths are relative to the same folder."""
-    loc = problem.location
-    if not folder or not loc or not loc.get("file"):
-        return problem
-    actions = tuple(_rooted_action(a, folder) for a in problem.code_actions)
-    related = [_rooted_note(r, folder) for r in (problem.extra or {}).get("related", [])]
-    extra = {**problem.extra, "related": related} if problem.extra and related else problem.extra
-    return problem._replace(location={**loc, "file": rooted_path(str(loc["file"]), folder)}, code_actions=actions,
-                            extra=extra)
-
-
-def _rooted_action(action: CodeAction, folder: str) -> CodeAction:
-    if not action.edit or not action.edit.get("file"):
-        return action
-    return action._replace(edit={**action.edit, "file": rooted_path(str(action.edit["file"]), folder)})
-
-
-def _rooted_note(note: dict[str, Any], folder: str) -> dict[str, Any]:
-    file = (note.get("location") or {}).get("file")
-    if not file:
-        return note
-    return {**note, "location": {**note["location"], "file": rooted_path(str(file), folder)}}
-
-
-def _rooted_diag(diag: gp.Diag, folder: str | None) -> gp.Diag:
-    """`diag` with its file, its fix-its' files and its notes' made absolute from `folder`."""
-    if not folder:
-        return diag
-    return dataclasses.replace(
-        diag, file=rooted_path(diag.file, folder) if diag.file else diag.file,
-        fixes=[dataclasses.replace(f, file=rooted_path(f.file, folder)) for f in diag.fixes],
-        notes=[_rooted_diag(n, folder) for n in diag.notes])
-
-
 def counted(errors: int, warnings: int, what: str = "error") -> str:
     """`1 error`, `2 errors, 1 warning`: a failed build's summary in our words (the error has the tool's)."""
     out = f"{errors} {what}{'s' * (errors != 1)}"
@@ -184,9 +124,9 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
     detail = f"{printed}: {sev}: {diag.message}" if printed else f"{sev}: {diag.message}"
     if diag.option:
         detail += f" [{diag.option}]"
-    diag = _rooted_diag(diag, folder)
+    diag = rooted_diag(diag, folder)
     loc = diag.location
-    where = _place(loc, run.cwd)
+    where = place(loc, run.cwd)
     actions = _fix_actions(diag, sources or _Sources(False, 8), run.cwd)
     extra: dict[str, Any] = {"tool": tool, "message": diag.message}
     if diag.option:
@@ -204,13 +144,6 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
     return make_problem(code, detail, run, severity=severity, location=loc, suggested_fix=fix,
                         docs_url=_docs(diag, code, tool), code_actions=tuple(actions), extra=extra,
                         matched=_printed(run.text(), diag))
-
-
-def _place(loc: dict[str, Any] | None, cwd: str | None) -> str:
-    """`file:line:col` as a fix's text names it."""
-    if not loc:
-        return ""
-    return ":".join(str(v) for v in {**loc, "file": shown_path(str(loc["file"]), cwd)}.values())
 
 
 # gcc explaining how it reports, not what is wrong with the code: no next step changes for it.

@@ -1,4 +1,5 @@
-"""Node.js output as facts: uncaught errors (stack traces), module resolution failures and `node --test` results.
+"""Node.js output as facts: uncaught errors (stack traces) and module resolution failures; `node --test`
+results are read by js_test_results and re-exported here.
 
 Shared by the node and npm adapters (npm scripts print node's errors). Pure functions of cleaned text.
 """
@@ -6,18 +7,18 @@ Shared by the node and npm adapters (npm scripts print node's errors). Pure func
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any, NamedTuple
-from urllib.parse import unquote
 
+from agentwrap.adapters.js_frames import FRAME, Frame, file_path, parse_frame, user_frames
+from agentwrap.adapters.js_test_results import TEST_FAILED
+from agentwrap.adapters.js_test_results import runner_counts as runner_counts  # re-exported: node's and npm's
+from agentwrap.adapters.js_test_results import runner_failures as runner_failures  # import path
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 
 NODE_DOCS = "https://nodejs.org/api/errors.html"
-_FRAME = lazy(r"^\s+at (?:(?P<func>.+?) \((?P<loc1>[^()]+)\)|(?P<loc2>[^()]+?))(?: \{)?\s*$")
-_LOC = lazy(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
 _ERROR_LINE = lazy(r"^(?:Uncaught )?(?P<type>[A-Z][\w$]*(?:\.[\w$]+)*)(?: \[(?P<code>[A-Z0-9_]+)\])?: "
-                         r"(?P<message>.*)$")
+                   r"(?P<message>.*)$")
 _HEADER = lazy(r"^(?P<file>(?:file://)?/[^:]+|[A-Za-z]:\\[^:]+|node:[\w/]+):(?P<line>\d+)$")
 _PROP_CODE = lazy(r"^\s+code: '(?P<code>[A-Z0-9_]+)',?$")
 _MODULE = lazy(r"Cannot find (?:module|package) '(?P<name>[^']+)'(?: imported from (?P<importer>\S+))?")
@@ -29,12 +30,6 @@ _NO_EXPORT = lazy(r"^The requested module '(?P<module>[^']+)' does not provide a
 # error's errno, syscall and path)
 _SAID_PROP = lazy(r"^\s+(?:code|generatedMessage|actual|expected|operator|errno|syscall|path|address|port|"
                   r"dest|requireStack): ")
-_TEST_COUNT = lazy(r"^(?:ℹ|#) (?P<key>tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) "
-                         r"(?P<value>[\d.]+)$", re.M)
-_TEST_AT = lazy(r"^test at (?P<file>.+?):(?P<line>\d+):(?P<column>\d+)$")
-_TEST_FAIL = lazy(r"^\s*✖ (?P<name>.+?)(?: \([\d.]+m?s\))?$")
-_TAP_FAIL = lazy(r"^(?P<indent>\s*)not ok \d+ - (?P<name>.+?)(?: # .*)?$")
-_TAP_LOCATION = lazy(r"^\s+location: '(?P<file>.+?):(?P<line>\d+):(?P<column>\d+)'$")
 
 _NETWORK = {"ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"}
 #: code -> (title, category, status, retryable, safe_to_retry)
@@ -59,53 +54,12 @@ FACTS: dict[str, ProblemCode] = {c.code: c for c in (
                 safe_to_retry=False),
     ProblemCode(code="NODE_NETWORK_ERROR", title="Network error", category="network", status=503, retryable=True,
                 safe_to_retry=False),
-    ProblemCode(code="NODE_TEST_FAILED", title="Test failed", category="validation", status=422),
+    TEST_FAILED,  # a failed `node --test` test: js_test_results reads those
 )}
 
 
 def _problem(tool: str, code: str, detail: str, exit_code: int | None, **kw: Any) -> Problem:
     return problem(tool, FACTS[code], detail, exit_code=exit_code, **kw)
-
-
-def _path(file: str) -> str:
-    return unquote(file[7:]) if file.startswith("file://") else file
-
-
-class Frame(NamedTuple):
-    function: str | None
-    file: str
-    line: int
-    column: int
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.file, "line": self.line, "column": self.column}
-        if self.function:
-            out["function"] = self.function
-        return out
-
-
-def _frame(line: str) -> Frame | None:
-    m = _FRAME.match(line)
-    if not m:
-        return None
-    loc = _LOC.match((m.group("loc1") or m.group("loc2") or "").strip())
-    if not loc:
-        return None
-    func = m.group("func")
-    return Frame(func.removeprefix("async ") if func else None, _path(loc.group("file")), int(loc.group("line")),
-                 int(loc.group("column")))
-
-
-def _internal(file: str) -> bool:
-    return file.startswith(("node:", "internal/")) or "/node_modules/npm/" in file
-
-
-def user_frames(frames: list[Frame]) -> list[Frame]:
-    """The frames in the user's own files: not node's internals, not installed packages (a library's
-    argument check throws inside node_modules; the place to fix is its caller). Only packages' frames:
-    those, since the error is then in one of them."""
-    own = [f for f in frames if not _internal(f.file)]
-    return [f for f in own if "/node_modules/" not in f.file] or own
 
 
 def package_name(spec: str) -> str | None:
@@ -130,7 +84,7 @@ def _header(lines: list[str], error_at: int) -> Header | None:
         if m and m.group("file").startswith("node:"):
             return Header(i, None, [])
         if m:
-            loc: dict[str, Any] = {"file": _path(m.group("file")), "line": int(m.group("line"))}
+            loc: dict[str, Any] = {"file": file_path(m.group("file")), "line": int(m.group("line"))}
             caret = lines[i + 2].strip() if i + 2 < error_at else ""
             if caret and caret == "^" * len(caret):
                 loc["column"] = len(lines[i + 2]) - len(lines[i + 2].lstrip()) + 1
@@ -142,7 +96,7 @@ def _message_end(lines: list[str], start: int) -> int:
     """Where an error's message ends: at its first frame when one follows (an assertion's diff and node's
     CommonJS hint hold blank lines), else at the first blank line."""
     for j in range(start + 1, min(len(lines), start + 40)):
-        if _FRAME.match(lines[j]):
+        if FRAME.match(lines[j]):
             return j
         if _HEADER.match(lines[j]) or _ERROR_LINE.match(lines[j]) or lines[j].startswith("Node.js v"):
             break
@@ -164,8 +118,8 @@ def _error_block(lines: list[str], start: int) -> Block:
     """From the error line at `start`: the message's end, its frames and the `{ code: ... }` properties."""
     i = msg_end = _message_end(lines, start)
     frames: list[Frame] = []
-    while i < len(lines) and (_FRAME.match(lines[i]) or lines[i].startswith("Emitted 'error' event")):
-        frame = _frame(lines[i])
+    while i < len(lines) and (FRAME.match(lines[i]) or lines[i].startswith("Emitted 'error' event")):
+        frame = parse_frame(lines[i])
         if frame:
             frames.append(frame)
         i += 1
@@ -189,7 +143,7 @@ def node_errors(text: str, tool: str, exit_code: int | None) -> list[Problem]:
         m = _ERROR_LINE.match(lines[i])
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         header = _header(lines, i) if m else None
-        if not m or not (header or _FRAME.match(nxt) or nxt.startswith("Require stack:")):
+        if not m or not (header or FRAME.match(nxt) or nxt.startswith("Require stack:")):
             i += 1
             continue
         block = _error_block(lines, i)
@@ -302,7 +256,7 @@ def _module_problem(tool: str, module: re.Match[str], message_lines: list[str], 
     importer = module.group("importer")
     requirers = [ln[2:].strip() for ln in message_lines if ln.startswith("- ")]
     if location is None and (importer or requirers):
-        location = {"file": _path(importer or requirers[0])}
+        location = {"file": file_path(importer or requirers[0])}
     pkg = package_name(name)
     extra = {**extra, "module": name}
     if pkg:
@@ -321,92 +275,3 @@ def _module_problem(tool: str, module: re.Match[str], message_lines: list[str], 
                     docs_url=NODE_DOCS,
                     suggested_fix="Fix the path (relative specifiers resolve from the importing file; ES modules "
                                   "need the file extension) or create the missing file.")
-
-
-def runner_counts(text: str) -> dict[str, Any] | None:
-    """`node --test` totals (spec reporter `ℹ tests 3` or TAP `# tests 3`)."""
-    counts: dict[str, Any] = {}
-    for m in _TEST_COUNT.finditer(text):
-        key = {"pass": "passed", "fail": "failed", "tests": "total"}.get(m.group("key"), m.group("key"))
-        counts[key] = float(m.group("value")) if "." in m.group("value") else int(m.group("value"))
-    if "total" not in counts:
-        return None
-    if "duration_ms" in counts:
-        counts["duration_ms"] = round(counts["duration_ms"])
-    return counts
-
-
-def runner_failures(text: str, tool: str, exit_code: int | None) -> list[Problem]:
-    """Failed `node --test` tests: the spec reporter's `failing tests:` list, or TAP `not ok` entries."""
-    lines = text.splitlines()
-    if "✖ failing tests:" in lines:
-        return _spec_failures(lines, tool, exit_code)
-    out: list[Problem] = []
-    for i, line in enumerate(lines):
-        m = _TAP_FAIL.match(line)
-        if not m:
-            continue
-        block = lines[i + 1:i + 60]
-        block = block[:next((k for k, b in enumerate(block) if b.strip() == "..."), len(block))]
-        if "failureType: 'subtestsFailed'" in "\n".join(block[:8]):
-            continue  # a suite whose subtests failed: each of them is a problem of its own
-        loc = next((x.groupdict() for x in map(_TAP_LOCATION.match, block) if x), None)
-        reason = " ".join(_yaml_text(block, "error"))[:300]
-        frames = [f for ln in _yaml_text(block, "stack") if (f := _frame(f"    at {ln}"))]
-        problem = _test_problem(tool, m.group("name"), reason, loc, _site(frames), exit_code)
-        first = i - 1 if i and lines[i - 1].strip().startswith("# Subtest: ") else i
-        out.append(problem._replace(matched="\n".join(lines[first:i + len(block) + 2])))  # to its `...`
-    return out
-
-
-def _spec_failures(lines: list[str], tool: str, exit_code: int | None) -> list[Problem]:
-    """The spec reporter's recap: `test at FILE:L:C`, `✖ NAME`, the error's message and its frames."""
-    out: list[Problem] = []
-    for i in range(lines.index("✖ failing tests:"), len(lines) - 1):
-        at, name = _TEST_AT.match(lines[i]), _TEST_FAIL.match(lines[i + 1])
-        if not (at and name):
-            continue
-        end = next((j for j in range(i + 1, len(lines)) if _TEST_AT.match(lines[j])), len(lines))
-        body = [ln.strip() for ln in lines[i + 2:end]]
-        message = body[:next((k for k, b in enumerate(body) if b.startswith(("at ", "test at "))), len(body))]
-        reason = " ".join(" ".join(b.split()) for b in message if b)[:300]
-        frames = [f for ln in lines[i + 2:end] if (f := _frame(ln))]
-        problem = _test_problem(tool, name.group("name"), reason, at.groupdict(), _site(frames), exit_code)
-        # the problem stands for its block (printed twice: in the run and in the recap)
-        out.append(problem._replace(matched="\n".join(lines[i:end])))
-    return out
-
-
-def _yaml_text(block: list[str], key: str) -> list[str]:
-    """The lines of a TAP diagnostic's `key: |-` block scalar (more indented than the key), stripped."""
-    for k, line in enumerate(block):
-        if line.strip() in (f"{key}: |-", f"{key}: |"):
-            indent = len(line) - len(line.lstrip())
-            rest = block[k + 1:]
-            stop = next((j for j, r in enumerate(rest) if r.strip() and len(r) - len(r.lstrip()) <= indent),
-                        len(rest))
-            return [r.strip() for r in rest[:stop] if r.strip()]
-        if line.strip().startswith(f"{key}: "):
-            return [line.strip()[len(key) + 2:].strip("'\"")]
-    return []
-
-
-def _site(frames: list[Frame]) -> dict[str, Any] | None:
-    """Where a failed test threw: its first frame in the user's files, not in node's test runner."""
-    user = user_frames(frames)
-    return {"file": user[0].file, "line": user[0].line, "column": user[0].column} if user else None
-
-
-def _test_problem(tool: str, name: str, reason: str, declared: dict[str, str] | None,
-                  site: dict[str, Any] | None, exit_code: int | None) -> Problem:
-    """One failed test, located where it threw (else where it is declared), with the command re-running it."""
-    test_file = _path(declared["file"]) if declared else None
-    location = site or ({"file": test_file, "line": int(declared["line"]), "column": int(declared["column"])}
-                        if declared and test_file else None)
-    # the one command that re-runs this test, spelt out (the test name is a pattern: escaped, then quoted)
-    pattern = re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", name)
-    rerun = (f"node --test --test-name-pattern {shlex.quote(pattern)} {shlex.quote(test_file)}" if test_file
-             else "node --test --test-name-pattern NAME FILE")
-    return _problem(tool, "NODE_TEST_FAILED", f"test '{name}' failed" + (f": {reason}" if reason else ""),
-                    exit_code, location=location, extra={"test": name},
-                    suggested_fix=f"Fix the code or the test; re-run just this test with `{rerun}`.")

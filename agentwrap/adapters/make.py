@@ -5,14 +5,15 @@ adapter's parser) and Python tracebacks, and the first real error, not "recipe f
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from typing import Any
 
 from agentwrap.adapters import tracebacks
-from agentwrap.adapters.compiler_problems import counted, located_problems, rooted, shown_path
+from agentwrap.adapters.compiler_paths import rooted, shown_path
+from agentwrap.adapters.compiler_problems import counted, located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter
+from agentwrap.adapters.make_folders import LEVEL, Folders, folder_of_message, start_folder
 from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
@@ -31,15 +32,11 @@ from agentwrap.sdk import (
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 
-_LEVEL = r"^make(?:\[(?P<level>\d+)\])?: "
-_ENTERING = lazy(_LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
-_FAILURE = lazy(_LEVEL + r"\*\*\* ", re.M)
-_PREFIXED = lazy(r"g?make(?:\[\d+\])?: ")
-_MOVED = lazy(_LEVEL + r"(?P<verb>Entering|Leaving) directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
-_UP_TO_DATE = lazy(_LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
-_NOTHING = lazy(_LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
-_FAILED = lazy(_LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
-                     r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
+_ENTERING = lazy(LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
+_UP_TO_DATE = lazy(LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
+_NOTHING = lazy(LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
+_FAILED = lazy(LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
+               r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
 # make's own warnings look like compiler diagnostics (`Makefile:8: warning: ...`): they are make's, not gcc's
 _MAKE_WARNING = lazy(r"^(?:overriding recipe|ignoring old recipe|undefined variable)")
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "--file", "--makefile", "-I", "--include-dir", "-j", "--jobs", "-l",
@@ -78,122 +75,6 @@ def dry_run(argv: list[str] | tuple[str, ...]) -> bool:
                 if letter in "nqvh":
                     return True
     return False
-
-
-def _start(argv: tuple[str, ...], cwd: str | None) -> str | None:
-    """The folder make reads its makefile in: where it ran, moved by each `-C DIR` (which `-s` keeps quiet)."""
-    folder = cwd
-    args = list(argv[1:])
-    for i, arg in enumerate(args):
-        value = None
-        if arg in ("-C", "--directory") and i + 1 < len(args):
-            value = args[i + 1]
-        elif arg.startswith("--directory="):
-            value = arg.split("=", 1)[1]
-        elif arg.startswith("-C") and len(arg) > 2:
-            value = arg[2:]
-        if value is not None:
-            folder = value if os.path.isabs(value) else os.path.join(folder, value) if folder else None
-    return os.path.normpath(folder) if folder else None
-
-
-def _serial(argv: tuple[str, ...]) -> bool:
-    """Neither -j nor -k: make stops at its first failure, so the sub-make entered last is the one that failed."""
-    for arg in argv[1:]:
-        if arg.startswith("--jobs") or arg == "--keep-going":
-            return False
-        if arg.startswith("-") and not arg.startswith("--"):
-            for letter in arg[1:]:
-                if letter in "jk":
-                    return False
-                if letter in "CfIloWEO":  # takes a value: the rest of the word is that value
-                    break
-    return True
-
-
-class _Folders:
-    """The folder each make worked in when it printed each line: those its `Entering directory` lines opened
-    and had not yet left. make prints them on stdout, while the compilers' diagnostics and make's `***`
-    failures go to stderr: across the two streams, the make level of the failure that follows says which."""
-
-    def __init__(self, run: CapturedRun, start: str | None) -> None:
-        self.start, self.readable, self.serial = start, run.cwd is not None, _serial(run.argv)
-        self.text, self.split = run.text(), len(run.stderr_text)  # run.text() is stderr, then stdout
-        self._marks: list[int] = []
-        self._open: list[tuple[tuple[int, str], ...]] = []  # (make level, folder) open after each mark
-        self._entered: list[tuple[int, str]] = []
-        opened: list[tuple[int, str]] = []
-        for m in _MOVED.finditer(self.text):
-            entry = (int(m.group("level") or 0), m.group("dir"))
-            if m.group("verb") == "Entering":
-                opened.append(entry)
-                self._entered.append(entry)
-            elif entry in opened:
-                del opened[len(opened) - 1 - opened[::-1].index(entry)]
-            self._marks.append(m.start())
-            self._open.append(tuple(opened))
-
-    def _ordered(self, offset: int) -> bool:
-        """Whether `offset` is in the stream make announced its folders in (then its place among them tells)."""
-        return not self._marks or (self._marks[0] >= self.split) == (offset >= self.split)
-
-    def _opened(self, offset: int) -> tuple[tuple[int, str], ...]:
-        i = bisect.bisect_right(self._marks, offset) - 1
-        return self._open[i] if i >= 0 else ()
-
-    def of_level(self, level: int, offset: int) -> str | None:
-        """The folder of the make at `level` (make's own messages say theirs: `make[1]: ***`)."""
-        if self._ordered(offset):
-            mine = [folder for at, folder in self._opened(offset) if at == level]
-            return mine[-1] if mine else self.start if level == 0 else None
-        entered = [folder for at, folder in self._entered if at == level]
-        if not entered:
-            return self.start if level == 0 else None
-        return entered[-1] if self.serial or len(set(entered)) == 1 else None
-
-    def _level_after(self, offset: int) -> int | None:
-        """The make level of the first `***` failure printed after `offset` in its stream: the make whose
-        recipe printed the text at `offset`."""
-        end = len(self.text) if offset >= self.split else self.split
-        m = _FAILURE.search(self.text, offset, end)
-        return int(m.group("level") or 0) if m else None
-
-    def _guess(self, offset: int, own_failure: bool) -> str | None:
-        if self._ordered(offset):
-            opened = self._opened(offset)
-            if not opened:
-                return self.start
-            deepest = max(level for level, _ in opened)
-            innermost = set(folder for level, folder in opened if level == deepest)
-            return innermost.pop() if len(innermost) == 1 else None  # two parallel sub-makes: either
-        level = self._level_after(offset)
-        if own_failure:  # a make's own `*** ... Stop.`: its parent, if any, reports the failure next
-            level = 0 if level is None else level + 1
-        if level is not None:
-            return self.of_level(level, offset)
-        every = {self.start, *(folder for _, folder in self._entered)}
-        return every.pop() if len(every) == 1 else None
-
-    def of_file(self, offset: int, file: str, own_failure: bool = False) -> str | None:
-        """The folder `file`, printed at `offset`, is relative to. In a live run, when that is not certain or
-        the file is not there, the one folder make worked in that holds it."""
-        sure = self._guess(offset, own_failure)
-        if not self.readable or not file or os.path.isabs(file):
-            return sure
-        candidates = [folder for _, folder in reversed(self._entered)] + ([self.start] if self.start else [])
-        holding = list(dict.fromkeys(f for f in candidates if os.path.exists(os.path.join(f, file))))
-        if sure in holding or not holding:
-            return sure
-        return holding[0] if len(holding) == 1 else sure
-
-
-def _folder_of(problem: Problem, m: re.Match[str], folders: _Folders) -> str | None:
-    """The folder a make message's paths are relative to: its make's, by the level its prefix names (`make[1]:
-    ***`); one without (`Makefile:3: *** missing separator.  Stop.`) is found like a compiler's path."""
-    if _PREFIXED.match(m.group(0)):
-        return folders.of_level(int((problem.extra or {}).get("make_level", 0)), m.start())
-    file = str((problem.location or {}).get("file", ""))
-    return folders.of_file(m.start(), file, own_failure="***" in m.group(0))
 
 
 def _renamed(problem: Problem, printed: Problem, cwd: str | None) -> Problem:
@@ -274,7 +155,7 @@ class MakeAdapter(BaseAdapter):
         from the folder its printer ran in where that is known (a sub-make's `Entering directory`, `-C`)."""
         assert self.spec is not None
         text = run.text()
-        folders = _Folders(run, _start(run.argv, run.cwd))
+        folders = Folders(run, start_folder(run.argv, run.cwd))
         found = [(at, p) for at, p in located_problems(run, COMPILER, None, folders.of_file)
                  if not _MAKE_WARNING.match(str((p.extra or {}).get("message", "")))]
         found.extend((at, rooted(p, folders.of_file(at, str((p.location or {}).get("file", "")))))
@@ -284,8 +165,8 @@ class MakeAdapter(BaseAdapter):
                 continue
             for m in rule.pattern.finditer(text):
                 problem = self._own_problem(rule, m, run)
-                found.append((m.start(), _renamed(rooted(problem, _folder_of(problem, m, folders)), problem,
-                                                  run.cwd)))
+                placed = rooted(problem, folder_of_message(problem, m, folders))
+                found.append((m.start(), _renamed(placed, problem, run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
         return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in _explained([p for _, p in found])
