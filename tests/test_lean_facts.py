@@ -195,3 +195,15 @@ def test_a_heading_whose_list_the_data_holds_goes_with_its_list(tmp_path):
     assert "The following NEW packages will be installed:" not in text  # its names are the data's
     assert "Suggested packages:\n  figlet" in text  # a heading whose list stayed keeps it
     assert env["data"]  # the plan the heading introduced
+
+
+def test_a_full_width_banner_a_problem_was_read_from_is_not_shown_again(tmp_path):
+    from agentwrap import fixtures, registry
+    from agentwrap.artifacts import ArtifactStore
+    from agentwrap.render import views
+
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if (c.adapter, c.name) == ("pytest", "keyboard-interrupt"))
+    assert "KeyboardInterrupt !!!" in case.path(".out").read_text()  # pytest's rule of `!`, terminal-wide
+    env = views.concise(fixtures.replay_record(registry.builtin("pytest"), case, store=ArtifactStore(tmp_path)))
+    assert env["error"]["code"] == "PYTEST_INTERRUPTED"
+    assert "KeyboardInterrupt !!!" not in json.dumps(env.get("output", {}))

@@ -65,7 +65,9 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
     for p in problems:
         said.update(words(p.detail))
         said.update(words(p.matched))
-        said.lines.update(line.strip() for line in p.matched.splitlines() if line.strip())
+        for line in p.matched.splitlines():
+            if line.strip():  # as printed, and as layout tidying shows it (pytest's full-width banners)
+                said.lines.update((line.strip(), tidy(line).strip()))
         loc = p.location or {}
         said.update(words(" ".join(str(v) for v in loc.values())))
         said.update(words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
