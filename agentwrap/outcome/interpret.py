@@ -41,7 +41,7 @@ def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunRes
 
 def interpret(adapter: Adapter, captured: CapturedRun, depth: int = 0) -> tuple[Interpretation, list[Note]]:
     """The adapter's reading of the run, or the reading of the tool it launched when that one found
-    problems or data in it."""
+    something the launcher's did not (`_says_more`): the first such of the commands it ran."""
     own, notes = _read(adapter, captured)
     if depth >= _MAX_DEPTH:
         return own, notes
