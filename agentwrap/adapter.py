@@ -29,8 +29,39 @@ def presentation_of(adapter: Adapter, argv: list[str]) -> Presentation:
     return method(argv) if callable(method) else Presentation()
 
 
+def launched_command(adapter: Adapter, argv: list[str]) -> list[str] | None:
+    """The command line a launcher's argv names (`npx tsc -p .` -> tsc -p .); None for any other tool,
+    and for an adapter written before launchers were."""
+    method = getattr(adapter, "inner_command", None)
+    return method(argv) if callable(method) else None
+
+
+def launched_commands(adapter: Adapter, run: CapturedRun) -> list[list[str]]:
+    """The command lines a launcher's run ran, in the order it ran them (`npm run build`'s script); [] for
+    any other tool."""
+    method = getattr(adapter, "inner_commands_of", None)
+    return method(run) if callable(method) else []
+
+
+Finder = Callable[[str], "Adapter | None"]
+_FINDER: list[Finder] = []
+
+
+def find_inner_with(find: Finder) -> None:
+    """Who serves a launched command's program (`npx tsc`'s tsc): the registry names itself here when it is
+    imported, as the rooms that read a run may not import it (docs/architecture.md)."""
+    _FINDER[:] = [find]
+
+
+def inner_adapter(program: str) -> Adapter | None:
+    """The adapter serving a launched program, or None when only the generic one would (or no registry
+    was imported: then no adapter was chosen through it either)."""
+    return _FINDER[0](program) if _FINDER else None
+
+
 class Adapter(Protocol):
-    """What the runner and the CLI ask of an adapter. `BaseAdapter` implements all of it."""
+    """What the runner and the CLI ask of an adapter. `BaseAdapter` implements all of it, and the optional
+    members the helpers above read (`presentation`; a launcher's `inner_command`, `inner_commands_of`)."""
 
     @property
     def name(self) -> str: ...
@@ -139,6 +170,17 @@ class BaseAdapter:
 
     def presentation(self, argv: list[str]) -> Presentation:
         return self.spec.presentation(self.subcommand(argv)) if self.spec else Presentation()
+
+    def inner_command(self, argv: list[str]) -> list[str] | None:
+        """A launcher's (`npx tsc -p .`, `uv run pytest`): the command line its argv names, whose adapter
+        then reads the run and lends its environment and effects. The spec's `[launcher]` table says how."""
+        return self.spec.inner_command(argv) if self.spec else None
+
+    def inner_commands_of(self, run: CapturedRun) -> list[list[str]]:
+        """The command lines a launcher's run ran, for their adapters to read: the one its argv names, or
+        (overridden) what its output says it ran (npm's `> tsc -p .` script header)."""
+        inner = self.inner_command(list(run.argv))
+        return [inner] if inner else []
 
     def declarations(self) -> list[ProblemCode]:
         """Every problem code this adapter can emit: its spec's rules, the codes its Python declares

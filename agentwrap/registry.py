@@ -20,7 +20,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from agentwrap.adapter import Adapter, BaseAdapter
+from agentwrap.adapter import Adapter, BaseAdapter, Effects, find_inner_with, launched_command
 from agentwrap.adapters import INDEX
 from agentwrap.errors import UsageError
 from agentwrap.folders import cache_path, config_path, write_cached
@@ -440,6 +440,44 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
         if key in PROGRAMS and (found := format_adapter(key)):
             return found, warnings
     return GENERIC, warnings
+
+
+def _serving(program: str) -> Adapter | None:
+    """The adapter serving a launched program (`npx tsc`'s tsc), or None when only the generic one would."""
+    adapter, _ = find(program)  # a user adapter that fails to load is reported by the run's own `find`
+    return None if adapter is GENERIC else adapter
+
+
+find_inner_with(_serving)  # the run's readers find the launched tool's adapter through the registry
+
+
+def launch(adapter: Adapter, argv: list[str]) -> tuple[dict[str, str], Effects]:
+    """The prevention environment and effects of a run: a launcher's (`npx eslint --fix`), with those of the
+    tool its argv names (eslint's environment, and --fix's writes)."""
+    env, effects = adapter.environment(argv), adapter.effects(argv)
+    inner = launched_command(adapter, argv)
+    launched = _serving(inner[0]) if inner else None
+    if launched is None or not inner:
+        return env, effects
+    return {**env, **launched.environment(inner)}, _both(effects, launched.effects(inner))
+
+
+# The value of each effect that decides when either run has it: a launcher that installs, or a tool that
+# writes, makes the run mutating whatever the other does.
+_DECIDING = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
+
+
+def _both(launcher: Effects, tool: Effects) -> Effects:
+    """The effects of a launcher running a tool: the deciding value if either has it, the tool's where the
+    launcher does not know (npx), unknown where the tool does not."""
+    def one(field: str) -> bool | None:
+        mine: bool | None = getattr(launcher, field)
+        its: bool | None = getattr(tool, field)
+        if _DECIDING[field] in (mine, its):
+            return _DECIDING[field]
+        return its if mine is None or its is None else mine
+
+    return Effects(**{field: one(field) for field in _DECIDING})
 
 
 def _forced(name: str, warnings: list[dict[str, str]]) -> Adapter:

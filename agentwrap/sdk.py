@@ -17,6 +17,9 @@
 - **`BaseAdapter`**: every default and the declarative engine; a TOML adapter needs no Python at all.
 - **`Spec`**: the validated declarative form (TOML, or the same tables as a dict), see docs/adapters.md.
   A rule has one form, the `[[rules]]` table (`rule(...)` below builds the same table in Python).
+- **Launchers** (`npx tsc`, `uv run pytest`, `npm run build`): a `[launcher]` table in the spec, or a
+  Python override of `BaseAdapter.inner_command(argv)` / `inner_commands_of(run)`, names the command a
+  run launched; that command's adapter then reads the run (docs/adapters.md, "Launchers").
 - **`problem(tool, declared, detail, ...)`**: the one problem factory. It owns the type URI
   (`urn:agentwrap:problem:TOOL:SLUG`, `problem_type`), so no adapter writes one by hand.
 

@@ -111,6 +111,12 @@ class Spec:
         self.options_with_value = frozenset(data.get("global_options_with_value", []))
         self.nested = frozenset(data.get("nested_subcommands", []))
         self.has_subcommands = bool(data.get("has_subcommands", True))
+        # `[launcher]`: how this tool's argv names another it runs (`npx tsc`, `uv run pytest`), whose
+        # adapter then reads the run (docs/adapters.md, "Launchers"). None: not a launcher.
+        self.launcher: dict[str, frozenset[str]] | None = None
+        if "launcher" in data:
+            self.launcher = {key: frozenset(data["launcher"].get(key, []))
+                             for key in ("programs", "subcommands", "options_with_value")}
         raw_effects = data.get("effects", {})
         self.default_effects = Effects(**raw_effects.get("default", {}))
         self.effects = {k: self.default_effects._replace(**v) for k, v in raw_effects.items() if k != "default"}
@@ -182,6 +188,27 @@ class Spec:
             if len(words) == 2 or words[0] not in self.nested:
                 break
         return " ".join(words) or None
+
+    def inner_command(self, argv: list[str]) -> list[str] | None:
+        """The command line a launcher's argv names (`npx -y tsc -p .` -> tsc -p .), per `[launcher]`."""
+        if self.launcher is None or not argv:
+            return None
+        own = self.launcher["options_with_value"]
+        at = self._words_start(argv, 1, self.options_with_value | own)
+        if os.path.basename(argv[0]) not in self.launcher["programs"]:  # `npm exec`, `uv run`: after the word
+            if at >= len(argv) or argv[at] not in self.launcher["subcommands"]:
+                return None
+            at = self._words_start(argv, at + 1, own)
+        if at < len(argv) and argv[at] == "--":
+            at += 1
+        return argv[at:] or None
+
+    @staticmethod
+    def _words_start(argv: list[str], at: int, valued: frozenset[str]) -> int:
+        """Where the options starting at `at` end: the next word, or a `--`."""
+        while at < len(argv) and argv[at].startswith("-") and argv[at] != "--":
+            at += 2 if argv[at] in valued else 1
+        return at
 
     def effects_of(self, subcommand: str | None) -> Effects:
         if subcommand is None:

@@ -17,7 +17,8 @@ class SpecError(ValueError):
 # The keys of each table of a spec (TOML or dict): the one statement of the format.
 TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
-       "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns"}
+       "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns", "launcher"}
+LAUNCHER = {"programs", "subcommands", "options_with_value"}
 NOISE = {"pattern", "stream", "subcommands"}
 DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 EFFECT_KEYS = set(EFFECT_FIELDS)
@@ -106,6 +107,9 @@ def check(data: Any, source: str) -> None:
             _fail(source, where, "stream must be any, stdout or stderr")
         if "subcommands" in noise:
             _strings(source, where, noise["subcommands"], "subcommands")
+    _keys(source, "launcher", data.get("launcher", {}), LAUNCHER)
+    for key, value in data.get("launcher", {}).items():
+        _strings(source, f"launcher.{key}", value, key)
     _keys(source, "descriptor", data.get("descriptor", {}), DESCRIPTOR)
     for key, value in data.get("descriptor", {}).items():
         _type(source, f"descriptor.{key}", value, str, key)

@@ -3,9 +3,11 @@ more than a regex (ERESOLVE peer conflicts, missing scripts with the scripts tha
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
+import shlex
 from typing import Any
 
 from agentwrap.lazyre import lazy
@@ -30,6 +32,8 @@ _VULN = lazy(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?
 _MISSING_SCRIPT = lazy(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
 _DID_YOU_MEAN = lazy(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
 _LOG = lazy(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
+_SHELL_OPERATOR = lazy(r"&&|\|\||[;|]")
+_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT_HEADER = lazy(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
 
 
@@ -268,6 +272,17 @@ def script_command(run: CapturedRun) -> tuple[str, str] | None:
     """The last script `npm run`/`npm test` ran and its command line (`> pkg@1.0.0 build` / `> tsc -p .`)."""
     headers = list(_SCRIPT_HEADER.finditer(run.stdout_text))
     return (headers[-1].group("script"), headers[-1].group("command").strip()) if headers else None
+
+
+def commands_of(line: str) -> list[list[str]]:
+    """The commands of a script's command line, in order (`tsc -p . && node x.js` -> tsc, node), each
+    without the variables it sets (`NODE_ENV=test jest`); [] for one a shell would not split."""
+    try:
+        parts = [shlex.split(part) for part in _SHELL_OPERATOR.split(line)]
+    except ValueError:
+        return []
+    commands = [list(itertools.dropwhile(_ASSIGNMENT.match, words)) for words in parts]
+    return [words for words in commands if words]
 
 
 def npm_error_code(run: CapturedRun) -> list[Problem]:

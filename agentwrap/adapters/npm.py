@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
-import shlex
 from typing import Any
 
 from agentwrap.adapters import _npm_parse as p
@@ -20,7 +18,6 @@ from agentwrap.sdk import (
     Effects,
     Interpretation,
     Problem,
-    ProblemCode,
     Spec,
 )
 
@@ -35,11 +32,6 @@ _PY_CODES = ["NPM_PEER_CONFLICT", "NPM_MISSING_SCRIPT", "NPM_SCRIPT_FAILED", "NP
 
 
 _PUBLIC_KEY = "//registry.npmjs.org/"
-# Tools a script or npx runs whose own adapters read their output (node's errors are read for any script):
-# program -> the built-in adapter module. The registry cannot pick them, as it sees only `npm`/`npx`.
-_DELEGATES = {"tsc": "agentwrap.adapters.tsc", "eslint": "agentwrap.adapters.eslint"}
-_SHELL_OPERATOR = re.compile(r"&&|\|\||[;|]")
-_NPX_VALUED = {"-p", "--package", "-c", "--call", "-w", "--workspace"}  # npx options that take a value
 
 
 def _registry_of(argv: list[str]) -> str | None:
@@ -58,49 +50,6 @@ def _is_npx(argv: list[str] | tuple[str, ...]) -> bool:
 
 def _runs_scripts(run: CapturedRun) -> bool:
     return _is_npx(run.argv) or (run.subcommand or "").split(" ")[0] in _SCRIPT_SUBS
-
-
-def _delegate(program: str) -> Adapter | None:
-    module = _DELEGATES.get(os.path.basename(program))
-    if module is None:
-        return None
-    adapter: Adapter = importlib.import_module(module).ADAPTER
-    return adapter
-
-
-def _npx_tool(argv: tuple[str, ...]) -> list[str]:
-    """`npx [--yes] [-p PKG] TOOL ARGS` / `npm exec [--] TOOL ARGS`: the tool's own command line."""
-    args = list(argv[1:])
-    if not _is_npx(argv):  # after `exec` (or its alias `x`): npm's first word that is not an option
-        args = args[next(i for i, a in enumerate(args) if not a.startswith("-")) + 1:]
-    i = 0
-    while i < len(args) and args[i].startswith("-") and args[i] != "--":
-        i += 2 if args[i] in _NPX_VALUED else 1
-    return args[i + 1:] if i < len(args) and args[i] == "--" else args[i:]
-
-
-def _script_tool(command: str) -> list[str] | None:
-    """The one delegated tool a script's command line runs (`tsc -p .`, `eslint . && node x`)."""
-    try:
-        parts = [shlex.split(p) for p in _SHELL_OPERATOR.split(command)]
-    except ValueError:
-        return None
-    tools = [p for p in parts if p and _delegate(p[0])]
-    return tools[0] if len(tools) == 1 else None
-
-
-def _inner(run: CapturedRun) -> tuple[Adapter, CapturedRun] | None:
-    """The adapter of the tool npx or a script ran, and the run as that tool's (its argv and subcommand)."""
-    sub = (run.subcommand or "").split(" ")[0]
-    if _is_npx(run.argv) or sub == "exec":
-        argv: list[str] | None = _npx_tool(run.argv)
-    else:
-        script = p.script_command(run) if sub in _SCRIPT_SUBS else None
-        argv = _script_tool(script[1]) if script else None
-    adapter = _delegate(argv[0]) if argv else None
-    if adapter is None or not argv:
-        return None
-    return adapter, run._replace(argv=tuple(argv), subcommand=adapter.subcommand(argv))
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
@@ -159,10 +108,17 @@ class NpmAdapter(BaseAdapter):
         """`npm outdated` exits 1 when something is outdated: that is its answer, not a failure."""
         return run.subcommand == "outdated" and run.exit_code == 1 and not re.search(p.ERR, run.text(), re.M)
 
+    def inner_commands_of(self, run: CapturedRun) -> list[list[str]]:
+        """What `npx TOOL`/`npm exec TOOL` names (npm.spec.toml's `[launcher]`), else the commands of the
+        script `npm run`/`npm test` ran, as its header says (`> tsc -p . && node x.js`): their adapters read
+        the output (agentwrap.outcome.interpret)."""
+        named = super().inner_commands_of(run)
+        if named or (run.subcommand or "").split(" ")[0] not in _SCRIPT_SUBS:
+            return named
+        script = p.script_command(run)
+        return p.commands_of(script[1]) if script else []
+
     def interpret(self, run: CapturedRun) -> Interpretation:
-        delegated = self._delegated(run)
-        if delegated is not None:
-            return delegated
         if self._outdated_found(run):
             run = run._replace(exit_code=0)
         interp = super().interpret(run)
@@ -173,25 +129,6 @@ class NpmAdapter(BaseAdapter):
             return interp
         return interp._replace(error=fallback[0], problems=(*fallback, *interp.problems),
                                summary=fallback[0].detail[:300])
-
-    @staticmethod
-    def _delegated(run: CapturedRun) -> Interpretation | None:
-        """`npx tsc`, `npm run build` running eslint: the tool's adapter reads the output it printed, and
-        decides when it recognised something there (else npm's reading stands: a missing script, E404)."""
-        inner = _inner(run)
-        if inner is None or not inner[0].find_problems(inner[1]):
-            return None
-        interp = inner[0].interpret(inner[1])
-        script = p.script_command(run) if not _is_npx(run.argv) else None
-        if script and interp.summary:  # which script it was: `npm run build: tsc: 2 errors in 1 file`
-            interp = interp._replace(summary=f"npm {run.subcommand} {script[0]}: {interp.summary}"[:300])
-        return interp
-
-    def declarations(self) -> list[ProblemCode]:
-        """npm's codes, and those of the tools whose output it reads when a script or npx runs them."""
-        own = super().declarations()
-        delegated = [d for name in _DELEGATES if (a := _delegate(name)) for d in a.declarations()]
-        return [*own, *(d for d in delegated if d not in own)]
 
     def problem_codes(self) -> list[str]:
         return sorted({*super().problem_codes(), *_PY_CODES})

@@ -110,7 +110,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     shim_root = make_shim_root()
     try:
         shims = ShimDir(shim_root, opts.answers)
-        env_set, child_env = child_environment(shims, adapter.environment(argv), opts)
+        run_env, run_effects = registry.launch(adapter, argv)  # npx eslint's: npx's and eslint's
+        env_set, child_env = child_environment(shims, run_env, opts)
         from agentwrap.runner.spawn import resolve_program
 
         program = resolve_program(argv[0], child_env.get("PATH", os.defpath), cwd)
@@ -122,7 +123,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window,
-            mutating=adapter.effects(argv).read_only is False,
+            mutating=run_effects.read_only is False,
             answers=authorised_answers(opts))
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)

@@ -1,13 +1,32 @@
 """Interpret: the adapter reads the captured run. An adapter that raises falls back to the generic
-reading, with a warning, so an adapter bug never loses the run's output."""
+reading, with a warning, so an adapter bug never loses the run's output.
+
+A launcher's run (`npx tsc`, `npm run build` whose script runs tsc, `uv run pytest`) printed another
+tool's output: that tool's adapter reads it too, and its reading is the run's when it recognised
+something there; the launcher's stands otherwise (npm's E404, a missing script).
+"""
 
 from __future__ import annotations
 
-from agentwrap.adapter import Adapter, BaseAdapter, CapturedRun, Interpretation
+from agentwrap.adapter import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    Interpretation,
+    generic_spec,
+    inner_adapter,
+    launched_command,
+    launched_commands,
+    program_name,
+)
 from agentwrap.capture import StreamResult
 from agentwrap.outcome.record import Note
 from agentwrap.pipeline import Pipeline
+from agentwrap.records import CodeAction, Problem
 from agentwrap.runner.session import RunResult
+
+_MAX_DEPTH = 3  # `npm run build` -> `npx tsc` -> tsc: launchers launch launchers, but never this deep
+_LABEL_CHARS = 80
 
 
 def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -20,9 +39,70 @@ def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunRes
                        subcommand=adapter.subcommand(argv), cwd=cwd)
 
 
-def interpret(adapter: Adapter, captured: CapturedRun) -> tuple[Interpretation, list[Note]]:
+def interpret(adapter: Adapter, captured: CapturedRun, depth: int = 0) -> tuple[Interpretation, list[Note]]:
+    """The adapter's reading of the run, or the reading of the tool it launched when that one found
+    something the launcher's did not (`_says_more`): the first such of the commands it ran."""
+    own, notes = _read(adapter, captured)
+    if depth >= _MAX_DEPTH:
+        return own, notes
+    for argv in launched_commands(adapter, captured):
+        launched = inner_adapter(argv[0]) if argv else None
+        if launched is None:
+            continue
+        run = captured.replace(argv=tuple(argv), subcommand=launched.subcommand(argv))
+        reading, more = interpret(launched, run, depth + 1)
+        notes += more
+        if _says_more(reading, own, run.failed):
+            named = launched_command(adapter, list(captured.argv)) == argv  # `npx tsc`, not a script's
+            return _said_both(reading, list(captured.argv), argv, named), notes
+    return own, notes
+
+
+def _read(adapter: Adapter, captured: CapturedRun) -> tuple[Interpretation, list[Note]]:
     try:
         return adapter.interpret(captured), []
     except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run's output
         note = Note("ADAPTER_FAILED", f"{adapter.name}: {type(exc).__name__}: {exc}"[:500])
         return BaseAdapter().interpret(captured), [note]
+
+
+def _says_more(reading: Interpretation, own: Interpretation, failed: bool) -> bool:
+    """Whether a launched tool's adapter found something of its own that the launcher's did not: a problem
+    the launcher did not find (npm reads node's errors itself) nor the generic rules made (which any failed
+    run falls back to: `sh: tsc: not found`), or data of a run that succeeded (`npm test: pytest: 5 passed`;
+    a failed one's is its problems, and some data comes from the argv alone: gcc's inputs)."""
+    known = {*generic_spec().problem_codes(), *(p.code for p in own.problems)}
+    if any(p.code not in known for p in reading.problems):
+        return True
+    return not failed and reading.data is not None and own.data is None
+
+
+def _said_both(reading: Interpretation, argv: list[str], inner: list[str], named: bool) -> Interpretation:
+    """The launched tool's reading in the launcher's words: `npm run build: tsc: 2 errors in 1 file` (a
+    script's command), `npx tsc: 2 errors in 1 file` (`named` by argv: its fixes then run it the same way)."""
+    if not (named and argv[-len(inner):] == inner):  # a script's, or one a Python launcher rewrote
+        label = " ".join([program_name(argv[0]), *argv[1:]])[:_LABEL_CHARS]
+        return reading.replace(summary=f"{label}: {reading.summary}"[:300])
+    launcher = argv[:len(argv) - len(inner)]
+    words = " ".join([program_name(argv[0]), *launcher[1:]])
+    tool = program_name(inner[0])
+    joint = " " if reading.summary.startswith((f"{tool}:", f"{tool} ")) else ": "  # `npx tsc: 2 errors`
+    problems = tuple(_run_through(p, tool, launcher) for p in reading.problems)
+    error = reading.error
+    if error is not None:  # the same problem as in the list, or rewritten alike
+        same = [p for p in problems if (p.code, p.detail) == (error.code, error.detail)]
+        error = same[0] if same else _run_through(error, tool, launcher)
+    return reading.replace(summary=f"{words}{joint}{reading.summary}"[:300], problems=problems, error=error)
+
+
+def _run_through(problem: Problem, tool: str, launcher: list[str]) -> Problem:
+    """A fix that runs the launched tool runs it through the launcher (`tsc --noEmit` -> `npx tsc --noEmit`):
+    the tool may be on no PATH but the launcher's."""
+    def through(action: CodeAction) -> CodeAction:
+        if action.command and program_name(action.command[0]) == tool:
+            return action.replace(command=(*launcher, *action.command))
+        return action
+
+    if not problem.code_actions:
+        return problem
+    return problem.replace(code_actions=tuple(through(a) for a in problem.code_actions))
