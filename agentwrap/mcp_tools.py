@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentwrap import options
+from agentwrap.safety.readonly_env import env_schema
 
 _DETAIL = {"type": "string", "enum": list(options.DETAILS),
            "description": "envelope projection: concise (default, each fact once), standard (the complete "
@@ -38,6 +39,16 @@ RUN_PROPERTIES: dict[str, Any] = {
     "no_adapter": {"type": "boolean", "description": "use the generic adapter only (--no-adapter)"},
     "no_pty": {"type": "boolean", "description": "run on pipes instead of a pseudo-terminal (--no-pty)"},
     "stdin": {"type": "string", "description": "text fed to the program's standard input (--stdin)"},
+}
+
+
+# run_read_only's `env` holds no variable that makes a read-only program run code (GIT_CONFIG_*, PATH,
+# GIT_SSH_COMMAND, LD_PRELOAD, a pager other than cat): the schema check refuses it before anything starts.
+READ_ONLY_RUN_PROPERTIES: dict[str, Any] = {
+    **RUN_PROPERTIES,
+    "env": env_schema("extra environment variables (--env K=V); none that names a program to run, "
+                      "code to load or the configuration to read (PATH, GIT_CONFIG_*, GIT_SSH_COMMAND, "
+                      "LD_PRELOAD, HOME)"),
 }
 
 
@@ -75,7 +86,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Like `run`, but only for invocations the program's adapter classes as read-only (git status, "
              "git log, grep, ...): anything classed as mutating, or whose effects agentwrap does not know, "
              "is refused before it starts with MUTATION_REFUSED. Shell lines are refused (not classifiable).",
-             _object(RUN_PROPERTIES), read_only=True, destructive=False, idempotent=True,
+             _object(READ_ONLY_RUN_PROPERTIES), read_only=True, destructive=False, idempotent=True,
              open_world=True),
     ToolSpec("artifact_show", "Read a spilled output",
              "Page through the complete output a run spilled to an artifact (id from `artifacts` or a "
@@ -122,9 +133,10 @@ def shell_argv(line: str) -> list[str]:
     return ["--", "bash", "-c", line]
 
 
-def run_args(args: dict[str, Any], stdin_file: str | None) -> list[str]:
-    """The agentwrap command line (after `agentwrap`) for a `run` call."""
-    out = ["--agent"]
+def run_args(args: dict[str, Any], stdin_file: str | None, *, read_only: bool = False) -> list[str]:
+    """The agentwrap command line (after `agentwrap`) for a `run` call; `read_only` (run_read_only) adds
+    `--read-only`, so the run itself refuses what the server's own check let through."""
+    out = ["--agent", *["--read-only"] * read_only]
     if "detail" in args:
         out += ["--detail", str(args["detail"])]
     if "timeout" in args:

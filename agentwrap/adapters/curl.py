@@ -47,6 +47,20 @@ def _effects(inv: cp.Invocation) -> Effects:
 _EXIT_RULE = lazy(r"\^curl: \\\((\d+)\\\) ")  # a rule for `curl: (N) ...`, curl's message for exit N
 
 
+# Options that write a local file (a trace, a cache, C source), read options from a file (`-K`), or send
+# commands to the server (FTP/SFTP `-Q "DELE f"`): a GET with any of them is not read-only.
+_WRITES_OR_ACTS = frozenset({"--trace", "--trace-ascii", "--libcurl", "--etag-save", "--hsts", "--alt-svc",
+                             "--config", "-K", "--quote", "-Q"})
+
+
+def _writes_or_acts(name: str, value: str | None) -> bool:
+    if name in ("--stderr",):
+        return value != "-"
+    if name in ("--write-out", "-w"):
+        return "%output{" in (value or "")  # curl 8.3: `%output{FILE}` sends what follows to FILE
+    return name in _WRITES_OR_ACTS
+
+
 def exit_code_rules(spec: Spec) -> dict[int, str]:
     """Exit status -> the code of the rule for curl's message of that status (the first rule wins): what
     names the problem when `curl -s` printed nothing. 22 is --fail's HTTP error, whatever the status."""
@@ -76,7 +90,10 @@ class CurlAdapter(BaseAdapter):
     spec = _SPEC
 
     def effects(self, argv: list[str]) -> Effects:
-        return _effects(cp.invocation(argv))
+        found = _effects(cp.invocation(argv))
+        if found.read_only and any(_writes_or_acts(name, value) for name, value, _ in cp.options(argv)):
+            return found._replace(read_only=False)
+        return found
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)

@@ -48,7 +48,12 @@ class DockerAdapter(BaseAdapter):
     def effects(self, argv: list[str]) -> Effects:
         if self.subcommand(argv) is None and any(a in ("--version", "-v", "--help", "-h") for a in argv[1:]):
             return Effects(**_RO)
-        return super().effects(argv)
+        found = super().effects(argv)
+        sub, args = self.subcommand(argv), argv[1:]
+        writes = sub == "compose config" and any(a in ("-o", "--output") or a.startswith("--output=")
+                                                  for a in args)
+        starts = sub == "buildx inspect" and "--bootstrap" in args  # starts the builder's container
+        return found._replace(read_only=False) if found.read_only and (writes or starts) else found
 
     def parse(self, run: CapturedRun) -> Any:
         if run.failed:

@@ -135,6 +135,9 @@ class MypyAdapter(BaseAdapter):
     def effects(self, argv: list[str]) -> Effects:
         if "--install-types" in argv:  # pip-installs stub packages from the index
             return Effects(read_only=False, destructive=False, idempotent=True, open_world=True)
+        if any(a.startswith("--junit-xml") or a.split("=")[0].endswith("-report") for a in argv[1:]):
+            # --junit-xml FILE, --html-report DIR ...: report files
+            return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
         return super().effects(argv)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:

@@ -219,6 +219,8 @@ class PipAdapter(BaseAdapter):
 
     def effects(self, argv: list[str]) -> Effects:
         base = super().effects(argv)
+        if base.read_only and any(a.startswith(("--log", "--report")) for a in argv[1:]):
+            return base._replace(read_only=False)  # `--log FILE` (any subcommand) writes FILE
         if self.subcommand(argv) == "list" and {"-o", "--outdated", "-u", "--uptodate"}.intersection(argv):
             return base._replace(open_world=True)
         return base

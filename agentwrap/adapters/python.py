@@ -76,6 +76,15 @@ def _delegate_of(argv: list[str]) -> tuple[Adapter, list[str], list[str]] | None
     return _DELEGATES[stem], [stem, *argv[after:]], [*argv[:after]]
 
 
+def _module_writes(argv: list[str]) -> bool:
+    """`-m json.tool IN OUT` writes OUT; `-m http.server --cgi` runs the scripts under cgi-bin/."""
+    mode, module, after = _options_end(argv)
+    rest = argv[after:] if mode == "-m" else []
+    values = {i + 1 for i, a in enumerate(rest) if a == "--indent"}
+    operands = [a for i, a in enumerate(rest) if i not in values and (a == "-" or not a.startswith("-"))]
+    return (module == "json.tool" and len(operands) >= 2) or (module == "http.server" and "--cgi" in rest)
+
+
 def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
              prefix: list[str]) -> tuple[CodeAction, ...]:
     """`pip install X` -> `python -m pip install X`: the fix must use the interpreter that ran."""
@@ -147,7 +156,10 @@ class PythonAdapter(BaseAdapter):
 
     def effects(self, argv: list[str]) -> Effects:
         delegate = _delegate_of(argv)
-        return delegate[0].effects(delegate[1]) if delegate else super().effects(argv)
+        if delegate:
+            return delegate[0].effects(delegate[1])
+        found = super().effects(argv)
+        return found._replace(read_only=False) if found.read_only and _module_writes(argv) else found
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         delegate = _delegate_of(argv)

@@ -115,6 +115,8 @@ class RuffAdapter(BaseAdapter):
             writes = bool(args & {"--fix", "--unsafe-fixes", "--fix-only"}) and "--no-fix" not in args
             if writes and "--diff" not in args:
                 return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
+        if any(a in ("-o", "--output-file", "--add-noqa") or a.startswith("--output-file=") for a in args):
+            return Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
         if sub == "format" and args & {"--check", "--diff"}:
             return Effects(**_READ_ONLY)
         return super().effects(argv)

@@ -13,7 +13,18 @@ from typing import Any
 
 from agentwrap.adapters import _terraform_parse as tp
 from agentwrap.lazyre import lazy
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Parser, Problem, ProblemCode, Spec, merge_codes
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Parser,
+    Problem,
+    ProblemCode,
+    Spec,
+    merge_codes,
+)
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "terraform.spec.toml")
@@ -62,8 +73,17 @@ def _saved_plan(argv: list[str], sub: str) -> list[CodeAction]:
                        command=(prog, "apply", "-input=false", "tfplan"), applicability="maybe_incorrect")]
 
 
+_WRITES_FILE = frozenset({"out", "generate-config-out", "state-out"})
+
+
 class TerraformAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
+
+    def effects(self, argv: list[str]) -> Effects:
+        found = super().effects(argv)
+        # `plan -out=FILE` saves the plan, `-generate-config-out=FILE` writes HCL: local files only
+        writes = any(a.lstrip("-").partition("=")[0] in _WRITES_FILE for a in argv[1:] if a.startswith("-"))
+        return found._replace(read_only=False) if found.read_only and writes else found
 
     def parse(self, run: CapturedRun) -> Any:
         parser = _PARSERS.get(run.subcommand or "") or _PARSERS.get((run.subcommand or "").split(" ")[0])

@@ -4,6 +4,7 @@ the caller, and "probably harmless" does not keep it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from agentwrap.adapter import Adapter
@@ -34,9 +35,12 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
     line = shell_line.script_of(argv)
     if line is not None:
         return _classify_line(line)
-    effects = adapter.effects(argv)
     sub = adapter.subcommand(argv)
     what = f"{argv[0]} {sub}" if sub else argv[0]
+    hazard = _hazard(argv, adapter)
+    if hazard is not None:  # before the dry-run markers: `git -c core.fsmonitor=CMD push -n` runs CMD
+        return Verdict(False, f"in `{what}`, {hazard}")
+    effects = adapter.effects(argv)
     if dry_run.is_dry_run(adapter, argv):
         return Verdict(True, f"`{what}` is given its own dry-run flag")
     if effects.read_only is True:
@@ -55,10 +59,34 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
     return Verdict(False, reason, alt)
 
 
+def _hazard(argv: list[str], adapter: Adapter) -> str | None:
+    """Why an invocation its adapter would class as read-only still runs a program or writes a file."""
+    if adapter.name == "git":
+        from agentwrap.adapters.git import read_only_hazard
+
+        return read_only_hazard(argv)
+    if adapter.name == "generic":
+        from agentwrap.safety import readonly_args
+
+        return readonly_args.hazard(argv)
+    if adapter.name == "pip" and _pip_writes(argv[1:]):  # `pip install --dry-run --report FILE` writes FILE
+        return "`--log FILE` or `--report FILE` writes that file"
+    return None
+
+
+def _pip_writes(args: list[str]) -> bool:
+    values = dict(zip(args, [*args[1:], ""], strict=True))
+    return any((a in ("--log", "--report") and values[a] != "-") or a.startswith(("--log=", "--log-file"))
+               or (a.startswith("--report=") and a != "--report=-") for a in args)
+
+
 def _classify_line(line: str) -> Verdict:
     commands = shell_line.simple_commands(line)
     if commands is None:
         return Verdict(False, "the shell line could not be read command by command, so it counts as mutating")
+    variable = _variable_set(commands, line)
+    if variable is not None:
+        return Verdict(False, f"in the shell line, {variable}")
     for argv in commands:
         if argv[0] in _SHELL_STATE:
             continue
@@ -68,9 +96,34 @@ def _classify_line(line: str) -> Verdict:
     return Verdict(True, "every command of the shell line is read-only")
 
 
-def check(argv: list[str], adapter: Adapter) -> Verdict:
-    """Raise MutationRefused for a mutating invocation; return the verdict of a read-only one."""
-    verdict = classify(argv, adapter)
+_EXPORTS = frozenset(("export", "declare", "typeset", "readonly", "local"))
+
+
+def _variable_set(commands: list[list[str]], line: str) -> str | None:
+    """A variable the line sets or exports that makes a read-only program run code (`GIT_PAGER=CMD git log`,
+    `export PATH=.`, `printf -v GIT_PAGER CMD; export GIT_PAGER`)."""
+    import shlex
+
+    from agentwrap.safety import readonly_env
+
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    assigned = {name: value for name, equals, value in (w.partition("=") for w in lexer)
+                if equals and name.isidentifier()}  # simple_commands drops `NAME=VALUE` prefixes
+    # an exported bare name may hold anything (`printf -v NAME` or `read NAME` set it)
+    exported = {w: "?" for argv in commands if argv[0] in _EXPORTS for w in argv[1:] if w.isidentifier()}
+    why = readonly_env.refused({**exported, **assigned})
+    return why.replace("--env ", "", 1) if why else None
+
+
+def check(argv: list[str], adapter: Adapter, env: Mapping[str, str] | None = None) -> Verdict:
+    """Raise MutationRefused for a mutating invocation, or one whose caller-set `env` (`--env`) makes it run
+    code; return the verdict of a read-only one."""
+    from agentwrap.safety import readonly_env
+
+    why = readonly_env.refused(env or {})
+    verdict = classify(argv, adapter) if why is None else Verdict(False, why)
     if verdict.read_only:
         return verdict
     actions: tuple[CodeAction, ...] = ()

@@ -62,6 +62,59 @@ def _positional(args: list[str]) -> list[str]:
 _RO = Effects(read_only=True, destructive=False, idempotent=True, open_world=False)
 _LOCAL = Effects(read_only=False, destructive=False, idempotent=True, open_world=False)
 
+# `-c KEY=VALUE` keys that only change how output looks; any other key may name a command git runs
+# (core.fsmonitor, core.pager, diff.external, core.sshCommand, alias.x=!cmd), so it counts as mutating.
+_DISPLAY_CONFIG = frozenset({
+    "core.quotepath", "core.abbrev", "log.date", "log.decorate", "log.abbrevcommit", "diff.noprefix",
+    "diff.mnemonicprefix", "diff.renames", "diff.algorithm", "diff.context", "diff.relative",
+    "diff.statgraphwidth", "diff.colormoved", "status.short", "status.branch", "status.showuntrackedfiles",
+    "grep.linenumber", "grep.patterntype", "column.ui", "i18n.logoutputencoding"})
+
+
+def read_only_hazard(argv: list[str] | tuple[str, ...]) -> str | None:
+    """Why an invocation of a reading subcommand would run a program or write a file (`-c core.fsmonitor=CMD`,
+    `log --output=FILE`, `grep -O`, `ls-remote --upload-pack=CMD`), or None when nothing in it does."""
+    globals_, word, args = split(argv)
+    options = args[:args.index("--")] if "--" in args else args  # what follows `--` is paths
+    return _global_hazard(globals_) or _argument_hazard(word, options)
+
+
+def _global_hazard(globals_: list[str]) -> str | None:
+    words = iter(globals_)
+    for arg in words:
+        if arg == "-c":
+            setting = next(words, "")
+            key = setting.partition("=")[0].lower()
+            if key not in _DISPLAY_CONFIG and not key.startswith(("color.", "advice.")):
+                return f"`-c {setting}` sets configuration that can name a command for git to run"
+        elif arg.startswith("--config-env"):
+            return "`--config-env` sets configuration that can name a command for git to run"
+        elif arg.startswith("--exec-path="):
+            return f"`{arg}` makes git run its commands from that folder"
+        elif arg.startswith("--git-dir"):
+            return "`--git-dir` reads another repository's configuration, which can name a command to run"
+        elif arg in _WITH_VALUE:
+            next(words, None)
+    return None
+
+
+def _argument_hazard(word: str | None, args: list[str]) -> str | None:
+    if any(a == "--output" or a.startswith("--output=") for a in args):
+        return "`--output=FILE` writes the output to FILE"
+    if word == "grep" and any(a.startswith(("-O", "--open-files-in-pager")) for a in args):
+        return "`-O`/`--open-files-in-pager` runs a pager program on the matching files"
+    if word == "ls-remote" and any(a == "-u" or a.startswith("--upload-pack") for a in args):
+        return "`--upload-pack=COMMAND` runs that command"
+    if word == "push" and any(a.startswith(("--receive-pack", "--exec")) for a in args):
+        return "`--receive-pack=COMMAND` runs that command, with --dry-run too"
+    if word == "help" and any(a in ("-w", "--web") for a in args):
+        return "`--web` starts a web browser"
+    if word == "fsck" and "--lost-found" in args:
+        return "`--lost-found` writes dangling objects into .git/lost-found"
+    if word == "reflog" and args[:1] in (["expire"], ["delete"]):
+        return f"`git reflog {args[0]}` deletes reflog entries"
+    return None
+
 
 def _refine(sub: str, args: list[str], base: Effects) -> Effects:
     """Effects that depend on the arguments, not only the subcommand (reset --hard, push --force, branch -D...)."""
@@ -140,8 +193,12 @@ class GitAdapter(BaseAdapter):
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)
         if word is None:
-            return _RO if set(argv[1:]) & _INFO else super().effects(argv)
-        return _refine(word, args, super().effects(argv))
+            found = _RO if set(argv[1:]) & _INFO else super().effects(argv)
+        else:
+            found = _refine(word, args, super().effects(argv))
+        if found.read_only and read_only_hazard(argv):  # reads, but runs or writes something on the way
+            return _LOCAL._replace(destructive=word == "reflog")
+        return found
 
     def presentation(self, argv: list[str]) -> Presentation:
         """`log -p`, `--stat`, `--graph` and custom formats print what the log parser does not keep; a
