@@ -106,7 +106,8 @@ async def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
     text = args.get("stdin") if name.startswith("run") else args.get("text")
     with _text_file(text) as path:
         runs = name.startswith("run")
-        cli = mcp_tools.run_args(args, path) if runs else mcp_tools.other_args(name, args, path)
+        read_only = name == "run_read_only"
+        cli = mcp_tools.run_args(args, path, read_only=read_only) if runs else mcp_tools.other_args(name, args, path)
         code, out, err = await _invoke([sys.executable, "-m", "agentwrap", *cli])
     try:
         env = json.loads(out)
@@ -131,20 +132,22 @@ def _check(spec: mcp_tools.ToolSpec, args: dict[str, Any]) -> str | None:
 
 
 def _refusal(args: dict[str, Any], detail: str) -> dict[str, Any] | None:
-    """run_read_only: only what the adapter classes as read-only runs (effects unknown count as not)."""
+    """run_read_only: what `--read-only` would refuse is refused here with its reason, before a process starts
+    (the run itself also gets `--read-only`)."""
     if "shell" in args:
         return _problem("MUTATION_REFUSED", "run_read_only does not run shell lines: what a line changes cannot "
                         "be classed before it runs; use `run`, or give argv", detail)
     from agentwrap import registry
+    from agentwrap.safety import readonly, readonly_env
 
     argv = [str(a) for a in args["argv"]]
     adapter, _ = registry.find(argv[0], forced=args.get("adapter"), disabled=bool(args.get("no_adapter")))
-    read_only = adapter.effects(argv).read_only
-    if read_only is True:
+    verdict = readonly.classify(argv, adapter)
+    why = readonly_env.refused({str(k): str(v) for k, v in (args.get("env") or {}).items()})
+    if verdict.read_only and why is None:
         return None
-    why = "classes it as mutating" if read_only is False else "does not know whether it changes anything"
-    return _problem("MUTATION_REFUSED", f"run_read_only refused `{' '.join(argv)[:200]}`: the {adapter.name} "
-                    f"adapter {why}; use `run` if the change is intended", detail,
+    return _problem("MUTATION_REFUSED", f"run_read_only refused `{' '.join(argv)[:200]}`: "
+                    f"{why or verdict.reason}; use `run` if the change is intended", detail,
                     command={"argv": argv, "program": None, "adapter": adapter.name,
                              "subcommand": adapter.subcommand(argv)})
 

@@ -20,7 +20,7 @@ def attached(args: list[str], opts: Options, request_id: str,
             from agentwrap import registry
             from agentwrap.safety import readonly
 
-            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0])
+            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0], opts.env)
         from agentwrap.shell.run import execute as run_line
 
         return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)

@@ -19,7 +19,7 @@ def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcom
         from agentwrap.safety import readonly
 
         adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
-        readonly.check(argv, adapter)  # refused before anything starts, not later in the supervisor
+        readonly.check(argv, adapter, opts.env)  # refused before anything starts, not later in the supervisor
     if opts.idempotency_key is not None:
         from agentwrap.safety import idempotency
 

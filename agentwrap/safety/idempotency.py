@@ -175,7 +175,8 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
         from agentwrap import registry
         from agentwrap.safety import readonly
 
-        readonly.check(argv, registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)[0])
+        readonly.check(argv, registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)[0],
+                       opts.env)
     op_id = operation_id_for(request_id)
     staged = _stage_stdin(opts, op_id)
     try:
