@@ -39,7 +39,8 @@ def _part(part: dict[str, Any]) -> tuple[str | None, bool]:
     kind = part.get("Type")
     if kind == "Lit":
         value = str(part.get("Value", ""))
-        return _unescape(value), not _EXPANDS.search(value)
+        unescaped_only = re.sub(r"\\.", "", value, flags=re.DOTALL)  # `\*` is a literal star
+        return _unescape(value), not _EXPANDS.search(unescaped_only)
     if kind == "SglQuoted" and not part.get("Dollar"):
         return str(part.get("Value", "")), True
     if kind == "DblQuoted":

@@ -100,13 +100,16 @@ def _repl(repl: Repl, args: list[str], stdin: bool) -> bool:
         arg = args[i]
         if arg in repl.forced:
             return True
+        if arg in repl.values:  # before the quitting options: redis-cli's `-h` is its host, not help
+            i += 2
+            continue
         if arg in _QUITS or arg in repl.runs or any(arg.startswith(f"{o}=") for o in repl.runs if o[:2] == "--"):
             return False
         if arg == "--":
             positionals += len(args) - i - 1
             break
         if arg.startswith("-") and len(arg) > 1:
-            i += 2 if arg in repl.values else 1
+            i += 1
             continue
         positionals += 1
         i += 1
