@@ -1,10 +1,16 @@
 """Whether a host's command line can go through agentwrap with the same meaning, and its rewritten form.
 
 Left alone: what agentwrap cannot run with the same meaning or supervise (heredocs, command and process
-substitutions, `&` jobs, coprocesses), sessions a person asked for (an editor, a pager, a REPL, a bare
-shell), lines that change the host shell's own state (`export`, `source`, `alias`, a function: the host
-keeps its shell between calls), lines already wrapped, and anything the grammar cannot read. A leading
-`cd DIR &&` stays outside, in the host's shell, so that the folder the host tracks moves as it would.
+substitutions, `&` jobs, coprocesses), sessions a person asked for (`agentwrap.hooks.interactive`), lines
+that change the host shell's own state (`export`, `source`, `alias`, a function: the host keeps its shell
+between calls), lines already wrapped, lines nested deeper than `MAX_DEPTH`, and anything the grammar
+cannot read. A leading `cd DIR &&` stays outside, in the host's shell, so that the folder the host tracks
+moves as it would.
+
+The argv form (`agentwrap --agent -- git status`) is used only for one simple command whose every word
+bash passes on as written (`agentwrap.hooks.calls.argv`); a glob, `~`, braces, `!`, `time`, an
+assignment or a redirection is bash's to do, so such a line goes through `--shell`, which runs the real
+bash on the line as written.
 """
 
 from __future__ import annotations
