@@ -2,13 +2,14 @@
 
 A rewritten command no longer starts with the program the user's rules name (`Bash(curl:*)` does not
 match `agentwrap --agent --shell 'curl …'`), so the hook must apply them to the original line itself:
-a line any of whose commands a deny or ask rule names is left alone for Claude Code to deny or ask
-about, and a rewrite says "allow" only when every command of the line is one the user's allow rules
-already let run without asking (what Claude Code itself requires of a compound line).
+a line any of whose commands a deny or ask rule names (as written, unquoted, or through a wrapper such
+as `sudo` or `timeout`: agentwrap.hooks.programs) is left alone for Claude Code to deny or ask about, and
+a rewrite says "allow" only when every command of the line is one the user's allow rules already let run
+without asking (what Claude Code itself requires of a compound line).
 
 Rule forms (code.claude.com/docs/en/permissions): `Bash` or `Bash(*)` (any command), `Bash(npm test)`
 (exactly), `Bash(npm run test:*)` (that prefix, then a word boundary), `Bash(git * main)` (`*` matches
-anything).
+anything; a single trailing ` *` also matches the bare command).
 """
 
 from __future__ import annotations
@@ -66,24 +67,32 @@ def _bash_pattern(rule: str) -> re.Pattern[str] | None:
     body = rule[5:-1].strip()
     if body.endswith(":*"):
         return re.compile(re.escape(body[:-2]) + r"(?:\s.*)?\Z", re.DOTALL)
+    if body.endswith(" *") and body.count("*") == 1:  # `Bash(ls *)` matches `ls` alone too
+        return re.compile(re.escape(body[:-2]) + r"(?:\s.*)?\Z", re.DOTALL)
     return re.compile(".*".join(re.escape(part) for part in body.split("*")) + r"\Z", re.DOTALL)
 
 
-def _matches(rules: tuple[str, ...], command: str) -> bool:
-    for rule in rules:
-        pattern = _bash_pattern(rule)
-        if pattern is not None and pattern.match(command.strip()):
-            return True
-    return False
+def _matches(rules: tuple[str, ...], forms: tuple[str, ...]) -> bool:
+    """Whether a rule matches any of the forms of one command (agentwrap.hooks.programs.rule_forms)."""
+    patterns = [p for p in (_bash_pattern(rule) for rule in rules) if p is not None]
+    return any(p.match(form.strip()) for p in patterns for form in forms)
 
 
-def decide(rules: Rules, commands: list[str]) -> str:
-    """`deny`, `ask` (a rule names one of the commands), `allow` (the allow rules cover them all) or
-    `none` (Claude Code would ask the user: the hook does not decide for them)."""
-    if any(_matches(rules.deny, c) for c in commands):
+def _names_commands(rules: tuple[str, ...]) -> bool:
+    return any(_bash_pattern(rule) is not None for rule in rules)
+
+
+def decide(rules: Rules, commands: list[tuple[str, ...]], unnamed: bool = False) -> str:
+    """`deny`, `ask` (a rule names one of the commands, in any of its forms), `unsure` (a deny or ask rule
+    might name a program known only when the line runs), `allow` (the allow rules cover every command as
+    written, as Claude Code requires of a compound line) or `none` (Claude Code would ask the user: the
+    hook does not decide for them). `commands` holds each command's forms, as written first."""
+    if any(_matches(rules.deny, forms) for forms in commands):
         return "deny"
-    if any(_matches(rules.ask, c) for c in commands):
+    if any(_matches(rules.ask, forms) for forms in commands):
         return "ask"
-    if commands and all(_matches(rules.allow, c) for c in commands):
+    if unnamed and (_names_commands(rules.deny) or _names_commands(rules.ask)):
+        return "unsure"
+    if commands and not unnamed and all(_matches(rules.allow, forms[:1]) for forms in commands):
         return "allow"
     return "none"

@@ -102,7 +102,8 @@ def _updated(call: Call, command: str) -> dict[str, Any]:
     return {**call.tool_input, "command": command}
 
 
-_REASON = "agentwrap: the same command line, read per command; your rules already allow it"
+_REASON = ("agentwrap: the same command line, read per command; your rules or permission mode already run it"
+           " unasked")
 
 
 def _pre_tool_use(call: Call, command: str, verdict: str) -> dict[str, Any]:

@@ -7,6 +7,11 @@ and applied to the original commands: a line a rule denies or asks about is left
 handle. Where a host's rules cannot be read (a Copilot `--deny-tool` flag, a Codex rules file), the
 line is left alone whenever such rules may exist.
 
+Each command is matched in every form a rule may name it by (`agentwrap.hooks.programs.rule_forms`: as
+written, unquoted, without `FOO=1`, by the basename of its program, behind `sudo`/`env`/`timeout`/...),
+and a command whose program is known only when the line runs is left to the host whenever a rule that
+could name it exists.
+
 Verdicts: `skip` (leave the line alone), `allow` (the user's own rules already let every command of
 it run unasked, so the answer may say so), `none` (rewrite, decide nothing: the host asks as before).
 """
@@ -33,8 +38,8 @@ def claude_code(data: dict[str, Any], rw: Rewrite) -> str:
         return "skip"  # plan mode runs nothing
     project = os.environ.get("CLAUDE_PROJECT_DIR") or data.get("cwd")
     verdict = claude_rules.decide(claude_rules.load(project if isinstance(project, str) else None),
-                                  list(rw.commands))
-    if verdict in ("deny", "ask"):
+                                  list(rw.forms), rw.unnamed)
+    if verdict in ("deny", "ask", "unsure"):
         return "skip"
     return "allow" if verdict == "allow" or mode in _CLAUDE_UNASKED else "none"
 
@@ -94,7 +99,7 @@ def gemini(data: dict[str, Any], rw: Rewrite) -> str:
         tools = settings.get("tools") if isinstance(settings.get("tools"), dict) else {}
         excluded = _shell_rules(tools.get("exclude")) + _shell_rules(settings.get("excludeTools"))
         for prefix in excluded:
-            if not prefix or any(c.strip().startswith(prefix) for c in rw.commands):
+            if not prefix or rw.unnamed or any(f.startswith(prefix) for forms in rw.forms for f in forms):
                 return "skip"
         core = _shell_rules(tools.get("core")) + _shell_rules(settings.get("coreTools"))
         if any(core):
@@ -154,6 +159,8 @@ def opencode(data: dict[str, Any], rw: Rewrite) -> str:
         if isinstance(bash, str) and bash != "allow":
             return "skip"
         for pattern, action in (bash.items() if isinstance(bash, dict) else ()):
-            if action != "allow" and any(_glob(pattern).match(c.strip()) for c in rw.commands):
+            if action == "allow":
+                continue
+            if rw.unnamed or any(_glob(pattern).match(f) for forms in rw.forms for f in forms):
                 return "skip"
     return "none"

@@ -1,10 +1,16 @@
 """Whether a host's command line can go through agentwrap with the same meaning, and its rewritten form.
 
 Left alone: what agentwrap cannot run with the same meaning or supervise (heredocs, command and process
-substitutions, `&` jobs, coprocesses), sessions a person asked for (an editor, a pager, a REPL, a bare
-shell), lines that change the host shell's own state (`export`, `source`, `alias`, a function: the host
-keeps its shell between calls), lines already wrapped, and anything the grammar cannot read. A leading
-`cd DIR &&` stays outside, in the host's shell, so that the folder the host tracks moves as it would.
+substitutions, `&` jobs, coprocesses), sessions a person asked for (`agentwrap.hooks.interactive`), lines
+that change the host shell's own state (`export`, `source`, `alias`, a function: the host keeps its shell
+between calls), lines already wrapped, lines nested deeper than `MAX_DEPTH`, and anything the grammar
+cannot read. A leading `cd DIR &&` stays outside, in the host's shell, so that the folder the host tracks
+moves as it would.
+
+The argv form (`agentwrap --agent -- git status`) is used only for one simple command whose every word
+bash passes on as written (`agentwrap.hooks.calls.argv`); a glob, `~`, braces, `!`, `time`, an
+assignment or a redirection is bash's to do, so such a line goes through `--shell`, which runs the real
+bash on the line as written.
 """
 
 from __future__ import annotations
@@ -14,15 +20,9 @@ import shlex
 import sys
 from typing import Any, NamedTuple
 
-from agentwrap.hooks import plain_read
+from agentwrap.hooks import calls, interactive, plain_read, programs
 from agentwrap.shell import grammar, model
 
-# Programs that are a session for a person when asked for (with no script, file or command to run).
-_INTERACTIVE = frozenset({"vi", "vim", "nvim", "nano", "emacs", "pico", "less", "more", "most", "man", "top",
-                          "htop", "btop", "watch", "tmux", "screen", "mc", "ranger", "fzf", "tig", "lazygit"})
-_REPL_WHEN_BARE = frozenset({"python", "python3", "ipython", "node", "irb", "ruby", "bash", "sh", "zsh", "fish",
-                             "psql", "mysql", "sqlite3", "redis-cli", "mongo", "mongosh", "ghci", "lua", "R",
-                             "ssh", "telnet", "ftp", "sftp"})
 _STATEFUL = frozenset({"cd", "pushd", "popd", "export", "unset", "alias", "unalias", "source", ".", "set",
                        "shopt", "declare", "typeset", "local", "readonly", "exec", "exit", "ulimit", "umask",
                        "trap", "eval", "hash", "enable", "builtin", "history", "fg", "bg", "jobs", "disown",
@@ -32,6 +32,9 @@ _UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution"
                     "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
                     "eval": "eval or source"}
 AGENT = "--agent"
+# Tree levels (dicts and lists) that agentwrap.shell.model reads within Python's recursion limit: about
+# 150 commands chained with `&&` or `|`. A deeper line is left alone.
+MAX_DEPTH = 300
 
 
 def wrapper_program() -> str | None:
@@ -53,7 +56,10 @@ class Rewrite(NamedTuple):
     command: str | None  # the rewritten line, or None: leave the line alone
     why: str
     commands: tuple[str, ...] = ()  # every simple command of the original line, as written (for rules)
-    programs: tuple[str, ...] = ()  # their program names
+    programs: tuple[str, ...] = ()  # their program names, through wrappers (`sudo rm` runs `rm`)
+    forms: tuple[tuple[str, ...], ...] = ()  # per command, every form a user's rule may name it by
+    unnamed: bool = False  # a command's program is known only when the line runs (no rule can be applied)
+    unread: bool = False  # left alone because agentwrap could not read the line (the hook says so on stderr)
 
 
 def _program(word: str) -> str:
@@ -70,31 +76,7 @@ def _why_not_command(command: model.Command, first: bool) -> str | None:
         return "the program's name is only known when the line runs"
     if name in _STATEFUL:
         return f"`{name}` changes the host shell's own state"
-    if name in _INTERACTIVE:
-        return f"`{name}` is an interactive session"
-    if name in _REPL_WHEN_BARE and len(command.words) == 1:
-        return f"`{name}` without arguments is an interactive session"
-    if name == "ssh" and len([w for w in command.words[1:] if not w.startswith("-")]) <= 1:
-        return "`ssh` without a remote command is an interactive session"
     return None
-
-
-def _every_call(node: Any, data: bytes, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """(statement text, program word) of every simple command anywhere in the tree, subshells and
-    compound pipeline stages included (the trace reads them as one part; the user's rules see each)."""
-    if isinstance(node, dict):
-        cmd = node.get("Cmd")
-        if isinstance(cmd, dict) and cmd.get("Type") == "CallExpr" and "Pos" in node:
-            text = data[node["Pos"]["Offset"]:node["End"]["Offset"]].decode("utf-8", "replace").rstrip()
-            args = cmd.get("Args") or []
-            first = "".join(str(p.get("Value", "")) for p in args[0].get("Parts", ())) if args else ""
-            out.append((text[:-1].rstrip() if text.endswith(";") else text, first))
-        for value in node.values():
-            _every_call(value, data, out)
-    elif isinstance(node, list):
-        for value in node:
-            _every_call(value, data, out)
-    return out
 
 
 def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
@@ -132,43 +114,65 @@ def rewrite(line: str, program: str | None = "agentwrap", cwd: str | None = None
         return Rewrite(None, "no command")
     if "\x00" in line:
         return Rewrite(None, "a NUL byte")
+    if len(line.encode("utf-8", "surrogateescape")) > grammar.MAX_LINE:
+        return Rewrite(None, f"the line is longer than {grammar.MAX_LINE // 1024} KiB", unread=True)
+    try:
+        return _rewrite(line, program, cwd)
+    except RecursionError:  # a tree deeper than MAX_DEPTH foresaw (the JSON decoder or the model)
+        return Rewrite(None, "the line nests too deeply to be read")
+
+
+def _parse(line: str) -> tuple[dict[str, Any] | None, Rewrite | None]:
+    """The line's tree, or the answer that leaves it alone."""
     parsed = grammar.parse(line)
-    if parsed.tree is None:
-        return Rewrite(None, parsed.reason)
-    built = model.build(line, parsed.tree)
+    if parsed.tree is None:  # a line bash would reject too is the host's to report; anything else is ours
+        return None, Rewrite(None, parsed.reason, unread=not parsed.reason.startswith("not a complete"))
+    if calls.depth(parsed.tree) > MAX_DEPTH:
+        return None, Rewrite(None, f"the line nests deeper than {MAX_DEPTH} levels")
+    return parsed.tree, None
+
+
+def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
+    tree, left = _parse(line)
+    if tree is None:
+        return left or Rewrite(None, "not parsed")
+    built = model.build(line, tree)
     for feature, what in _UNSAFE_FEATURES.items():
         if feature in built.features:
             return Rewrite(None, f"the line holds {what}")
     if any(f.startswith("other:") for f in built.features):
         return Rewrite(None, "the line holds a construct agentwrap does not read")
-    calls = _every_call(parsed.tree, line.encode("utf-8", "surrogateescape"), [])
-    original = tuple(text for text, _ in calls)
-    programs = tuple(_program(word) for _, word in calls if word)
-    for name in programs:  # a session a person asked for, even inside ( ) or { } | ...
-        if name in _INTERACTIVE:
-            return Rewrite(None, f"`{name}` is an interactive session")
-    prefix, rest = _cd_prefix(parsed.tree, line)
+    found = calls.every_call(tree, line.encode("utf-8", "surrogateescape"))
+    for call in found:  # a session a person asked for, even inside ( ) or { } | ..., or behind sudo
+        why = interactive.why(call)
+        if why:
+            return Rewrite(None, why)
+    facts = _facts(found)
+    prefix, rest = _cd_prefix(tree, line)
     if prefix:
-        parsed = grammar.parse(rest)
-        if parsed.tree is None:
-            return Rewrite(None, parsed.reason)
-        built = model.build(rest, parsed.tree)
+        tree, left = _parse(rest)
+        if tree is None:
+            return left or Rewrite(None, "not parsed")
+        built = model.build(rest, tree)
     if not built.commands:
         return Rewrite(None, "nothing to run")
     for i, command in enumerate(built.commands):
         why = _why_not_command(command, i == 0)
         if why:
             return Rewrite(None, why)
-    single = len(built.units) == 1 and len(built.units[0].stages) == 1 and built.commands[0].literal
-    command = built.commands[0]
-    if single and not command.assigns and not command.redirects and not _has_redirs(parsed.tree or {}):
-        if cwd is not None and not prefix and plain_read.left_raw(command.words, cwd):
-            return Rewrite(None, plain_read.WHY, original, programs)
-        wrapped = shlex.join([program, AGENT, "--", *command.words])
-    else:
+    argv = calls.argv(tree, rest.encode("utf-8", "surrogateescape"))
+    if argv is not None:  # one command whose words bash passes on as they are: the argv form is exact
+        if cwd is not None and not prefix and plain_read.left_raw(argv, cwd):
+            return facts._replace(why=plain_read.WHY)
+        wrapped = shlex.join([program, AGENT, "--", *argv])
+    else:  # globs, `~`, braces, `!`, `time`, redirections, several commands: the real bash runs the line
         wrapped = f"{shlex.join([program, AGENT])} --shell {shlex.quote(rest.strip())}"
-    return Rewrite(prefix + wrapped, "rewritten", original, programs)
+    return facts._replace(command=prefix + wrapped)
 
 
-def _has_redirs(tree: dict[str, Any]) -> bool:
-    return any(stmt.get("Redirs") for stmt in tree.get("Stmts") or [])
+def _facts(found: list[calls.Call]) -> Rewrite:
+    """What the user's rules are applied to: every command of the line, in each form a rule may name it."""
+    names = (programs.program(call.words) for call in found)
+    return Rewrite(None, "rewritten", tuple(call.text for call in found), tuple(n for n in names if n),
+                   tuple(programs.rule_forms(call) for call in found),
+                   not all(programs.named(call) for call in found))

@@ -1,0 +1,116 @@
+"""Which program a simple command runs, and the forms of it a user's permission rule may be written for.
+
+A rule written for `rm` must see `rm` in `'rm' -rf x`, `\\rm x`, `FOO=1 rm x`, `/bin/rm x`, `sudo rm x`
+or `timeout 9 rm x`: the host would have matched its text, and the rewritten line hides it. So a command
+is matched in several forms: as written, with its quotes removed, and with the program named by its
+basename after the wrappers that only run another command (`env`, `sudo`, `nice`, `timeout`, ...). A
+wrapper's options are many and differ between versions, so after a wrapper every later word is also
+tried as the start of the command: a rule may then name a word that is not the program (the line is
+left to the host, which costs a rewrite, never a permission).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NamedTuple
+
+from agentwrap.hooks.calls import Call, Word
+
+
+class Wrapper(NamedTuple):
+    takes_value: frozenset[str] = frozenset()  # options whose value is the next word
+    positionals: int = 0  # words before the command that are the wrapper's own (timeout's duration)
+
+
+_WRAPPERS: dict[str, Wrapper] = {
+    "env": Wrapper(frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})),
+    "sudo": Wrapper(frozenset({"-u", "--user", "-g", "--group", "-p", "--prompt", "-C", "--close-from", "-D",
+                               "--chdir", "-h", "--host", "-r", "--role", "-t", "--type", "-T",
+                               "--command-timeout", "-U", "--other-user", "-R", "--chroot"})),
+    "doas": Wrapper(frozenset({"-u", "-C"})),
+    "nice": Wrapper(frozenset({"-n", "--adjustment"})),
+    "timeout": Wrapper(frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    "stdbuf": Wrapper(frozenset({"-i", "--input", "-o", "--output", "-e", "--error"})),
+    "ionice": Wrapper(frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u",
+                                 "--uid"})),
+    "time": Wrapper(frozenset({"-f", "--format", "-o", "--output"})),
+    "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(frozenset({"-a"})), "nohup": Wrapper(),
+    "setsid": Wrapper(), "unbuffer": Wrapper(), "chronic": Wrapper(),
+    "chrt": Wrapper(positionals=1), "taskset": Wrapper(positionals=1), "flock": Wrapper(positionals=1),
+    "xargs": Wrapper(frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
+                                "--max-args", "-P", "--max-procs", "-s", "--max-chars"})),
+}
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class Unwrapped(NamedTuple):
+    words: tuple[Word, ...]  # the command the wrappers run (empty: they run none, as `sudo -v`)
+    wrappers: tuple[tuple[Word, ...], ...]  # each wrapper with its own words, outermost first
+
+
+def _skip_options(name: str, words: tuple[Word, ...]) -> int:
+    """How many of `words` (those after wrapper `name`) are the wrapper's own."""
+    spec = _WRAPPERS[name]
+    positionals = spec.positionals
+    i = 0
+    while i < len(words):
+        value = words[i].value
+        if value is None:
+            return i
+        if value == "--":
+            return i + 1
+        if value.startswith("-") and len(value) > 1:
+            i += 2 if value in spec.takes_value else 1
+        elif name == "env" and _ASSIGNMENT.match(value):
+            i += 1
+        elif positionals:
+            positionals -= 1
+            i += 1
+        else:
+            return i
+    return i
+
+
+def unwrap(words: tuple[Word, ...]) -> Unwrapped:
+    """The command `words` runs once every leading wrapper is taken off."""
+    wrappers: list[tuple[Word, ...]] = []
+    while words and words[0].value is not None and os.path.basename(words[0].value) in _WRAPPERS:
+        name = os.path.basename(words[0].value)
+        own = 1 + _skip_options(name, words[1:])
+        wrappers.append(words[:own])
+        words = words[own:]
+    return Unwrapped(words, tuple(wrappers))
+
+
+def program(words: tuple[Word, ...]) -> str | None:
+    """The basename of the program the command runs; None when it is known only when the line runs."""
+    inner = unwrap(words).words
+    if not inner or inner[0].value is None:
+        return None
+    return os.path.basename(inner[0].value)
+
+
+def _joined(words: tuple[Word, ...], basename: bool = False) -> str:
+    parts = [w.value if w.value is not None else w.raw for w in words]
+    if basename and parts and words[0].value is not None:
+        parts[0] = os.path.basename(parts[0])
+    return " ".join(parts)
+
+
+def rule_forms(call: Call) -> tuple[str, ...]:
+    """The command as written, then every other form a rule written for its program could match."""
+    forms = [call.text.strip(), _joined(call.words), _joined(call.words, basename=True)]
+    unwrapped = unwrap(call.words)
+    if unwrapped.wrappers:  # `sudo rm x`: `rm x`, and each later start in case an option was misread
+        forms.append(_joined(unwrapped.words, basename=True))
+        forms += [_joined(call.words[i:], basename=True) for i in range(1, len(call.words))]
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
+def named(call: Call) -> bool:
+    """Whether the program the command runs is known before it runs (a rule can be applied to it)."""
+    if not call.words:
+        return True  # a bare assignment runs nothing
+    inner = unwrap(call.words).words
+    return not inner or inner[0].value is not None

@@ -1,0 +1,88 @@
+"""A rewritten line does what the original does: each line below is rewritten by the real hook, run the
+way the host runs it (its own bash, agentwrap on PATH), and what the agent is shown (the envelope's
+stdout and exit status) is compared with what bash shows for the original line in the same folder (as
+words: `ls` in agentwrap's terminal prints columns, in a pipe one name a line).
+
+Globs, a leading `~`, braces, `!` and `time` are bash's work: quoting them into an argv
+(`agentwrap --agent -- ls '*.sh'`) would run another command, so they go through `--shell`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_hook import home, hook  # noqa: F401 - `home` keeps each host's settings private
+
+
+@pytest.fixture
+def folder(tmp_path: Path, home: Path) -> Path:  # noqa: F811 - the imported fixture, used here
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("a.sh", "b.sh", "c.txt"):
+        (work / name).write_text(f"echo {name}\n")
+    (work / "small1.txt").write_text("one\n")
+    (work / "small2.txt").write_text("two\n")
+    (work / "Makefile").write_text("all:\n\t@echo built\n")
+    (home / "in-home.txt").write_text("")
+    return work
+
+
+@pytest.fixture
+def shim(tmp_path: Path) -> Path:
+    """A folder holding an `agentwrap` that starts this worktree's agentwrap, as PATH would."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "agentwrap").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m agentwrap \"$@\"\n")
+    (folder / "agentwrap").chmod(0o755)
+    return folder
+
+
+def rewritten(line: str, cwd: Path) -> str:
+    data = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(cwd), "tool_input": {"command": line}}
+    answer = hook("claude-code", data, env={"AGENTWRAP_HOOK_READS": "wrap"})[1]
+    assert answer is not None, f"{line!r} was left alone"
+    return str(answer["hookSpecificOutput"]["updatedInput"]["command"])
+
+
+def run(command: str, cwd: Path, shim: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{shim}:{os.environ['PATH']}"}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+
+
+LINES = ["ls *.sh", "cat small*.txt", "ls ~", "echo ~", "ls [ab].sh", "echo {a,b}.sh", "echo {1..3}",
+         "! grep -q echo a.sh", "! grep -q nothing a.sh", "time ls", "echo a=~"]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_the_rewritten_line_shows_what_bash_shows(line: str, folder: Path, shim: Path) -> None:
+    command = rewritten(line, folder)
+    assert " --shell " in command  # the real bash expands the words
+    envelope = json.loads(run(command, folder, shim).stdout)
+    expected = run(line, folder, shim)
+    assert envelope.get("output", {}).get("stdout", {}).get("text", "").split() == expected.stdout.split()
+    assert envelope.get("exit", {}).get("code", 0) == expected.returncode
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_time_make_runs_make_and_reports_its_time(folder: Path, shim: Path) -> None:
+    command = rewritten("time make", folder)
+    envelope = json.loads(run(command, folder, shim).stdout)
+    assert envelope["status"] == "success"
+    assert envelope["output"]["stdout"]["text"] == run("make", folder, shim).stdout == "built\n"
+    assert "real" in envelope["output"]["stderr"]["text"]  # what `time` adds, as bash prints it
+
+
+@pytest.mark.parametrize(("line", "argv"), [("ls 'a.sh'", "ls a.sh"), ('echo "*"', "echo '*'"),
+                                           (r"echo \~", "echo '~'"), ("git status", "git status")])
+def test_words_bash_passes_unchanged_keep_the_argv_form(line: str, argv: str, folder: Path) -> None:
+    assert rewritten(line, folder) == f"agentwrap --agent -- {argv}"
