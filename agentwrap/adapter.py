@@ -258,7 +258,7 @@ class BaseAdapter:
                                     f"{run.exit_code} means in its documentation, or run it again verbose."}
         if prog in ("exit", "return"):  # the shell's own builtin: the line itself chose the status
             detail = f"the line ended with `{prog} {run.exit_code}`" + (f" after: {reason}" if reason else "")
-            silent = {"suggested_fix": f"The line chose status {run.exit_code} with `{prog}`: the commands "
+            silent = {"suggested_fix": f"The line chose exit status {run.exit_code} with `{prog}`: the commands "
                                        "before it, or the condition that led to it, say why."}
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code, **silent)
         return Interpretation(summary=detail[:300], error=error, problems=tuple(problems), data=data, success=False)
