@@ -177,7 +177,10 @@ class Normalizer:
     def _read(self, data: bytes, region: regions.Region) -> None:
         """Analyse a region, in parts where a build tool announced a folder inside it: each part's paths are
         read from the folder in force where it was printed."""
-        bounds = [region.start, *self._dirs.cuts(data, region.first, region.end), region.end]
+        last = max(region.hits, default=0)  # the last trigger line: a folder announced after it changes nothing
+        cuts = [c for c in self._dirs.cuts(data, region.first, region.end)
+                if data.count(b"\n", region.start, c) <= last]
+        bounds = [region.start, *cuts, region.end]
         line = 0  # the region's line where the part starts
         for start, end in zip(bounds, bounds[1:], strict=False):
             if start >= end:
