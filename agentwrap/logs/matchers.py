@@ -164,12 +164,13 @@ class _Index(NamedTuple):
         return tuple(sorted(found.union(self.always)))
 
 
-_INDEXES: dict[tuple[str, ...], _Index] = {}
+_INDEXES: dict[tuple[int, ...], _Index] = {}
+_KEPT: list[tuple[Matcher, ...]] = []
 
 
 def _index(matchers: tuple[Matcher, ...]) -> _Index:
     """The first patterns' literal prefilter, built once per matcher list (a scanner is made per region)."""
-    sources = tuple(f"{m.patterns[0].regex.flags}:{m.patterns[0].regex.pattern}" for m in matchers)
+    sources = tuple(map(id, matchers))  # the same Matcher objects (kept alive by the cache: ids stay theirs)
     if sources not in _INDEXES:
         by_literal: dict[str, list[int]] = {}
         always = []
@@ -183,6 +184,7 @@ def _index(matchers: tuple[Matcher, ...]) -> _Index:
         gate = re.compile("|".join(map(re.escape, ordered))) if ordered else None
         pairs = tuple((lit, tuple(by_literal[lit])) for lit in ordered)
         _INDEXES[sources] = _Index(gate, pairs, tuple(always))
+        _KEPT.append(matchers)
     return _INDEXES[sources]
 
 
