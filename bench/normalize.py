@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Accuracy and throughput of `agentwrap normalize` against the tools' own machine-readable output.
 
-    python3 bench/normalize.py [--throughput-mb N] [--throughput-only]
+    python3 bench/normalize.py [--throughput-mb N] [--throughput-only | --hard-only]
 
 For gcc (-fdiagnostics-format=json), cargo (--message-format=json), pytest (--junitxml), ruff
 (--output-format json) and mypy (-O json): build a small broken project, run the real tool twice (human
 format and machine format), wrap the human log the way GitHub Actions prints it (timestamps, ##[group]),
 normalize it, and report precision and recall of the problems found against the machine output.
 Goal: >= 0.98 for every tool. Then throughput on a generated 100 MB coloured GitHub Actions log with
-thousands of diagnostics (goal >= 20 MB/s, flat memory). bench/errorformat.py measures the formats.
+thousands of diagnostics (goal >= 20 MB/s, flat memory), and inputs where every line is a trigger or
+binary (random bytes, `warning:` lines, `info line N` progress). bench/errorformat.py measures the formats.
 """
 
 from __future__ import annotations
@@ -268,8 +269,35 @@ def throughput(mb: int) -> None:
               f"goal >= 20), peak RSS {peak:.0f} MiB")
 
 
+def _hard(path: Path, kind: str) -> None:
+    """Inputs where every line used to cost: random bytes, `warning:` lines, `line N` progress."""
+    if kind == "binary 3 MB":
+        path.write_bytes(os.urandom(3_000_000))
+        return
+    with path.open("w") as f:
+        for i in range(40_000 if kind.startswith("warning") else 400_000):
+            f.write(f"warning: none {i} of these lines is a problem\n" if kind.startswith("warning")
+                    else f"2024-01-01T00:00:00.0000000Z info line {i} all fine\n")
+
+
+def hard_inputs() -> None:
+    for kind in ("binary 3 MB", "warning: lines 40k", "info line N 400k lines"):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "hard.log"
+            _hard(log, kind)
+            start = time.perf_counter()
+            argv = [sys.executable, "-m", "agentwrap", "--agent", "normalize", str(log)]
+            pid = os.posix_spawn(sys.executable, argv, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull,
+                                                                            os.O_WRONLY, 0)])
+            _, _, usage = os.wait4(pid, 0)
+            print(f"hard input {kind} ({log.stat().st_size / 1e6:.1f} MB): {time.perf_counter() - start:.1f} s wall, "
+                  f"{usage.ru_utime + usage.ru_stime:.1f} s CPU")
+
+
 if __name__ == "__main__":
     mb = int(sys.argv[sys.argv.index("--throughput-mb") + 1]) if "--throughput-mb" in sys.argv else 100
-    good = True if "--throughput-only" in sys.argv else accuracy()
-    throughput(mb)
+    good = True if "--throughput-only" in sys.argv or "--hard-only" in sys.argv else accuracy()
+    if "--hard-only" not in sys.argv:
+        throughput(mb)
+    hard_inputs()
     raise SystemExit(0 if good else 1)

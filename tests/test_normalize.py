@@ -82,7 +82,8 @@ def test_a_clean_log_exits_zero_and_an_unexplained_failure_is_reported(tmp_path)
     log.write_text(github_log({"Test": "all good\n"}))
     assert aw("normalize", str(log)).code == 0
     failed = aw("normalize", "--exit-code", "3", str(log))
-    assert failed.code == 1 and failed.error["code"] == "COMMAND_FAILED"
+    assert failed.code == 3 and failed.error["code"] == "COMMAND_FAILED" and failed.env["exit"]["code"] == 3
+    assert "no error diagnostic was found" in failed.error["detail"]
 
 
 def test_stdin_is_read_when_no_file_is_given(tmp_path):
@@ -124,7 +125,9 @@ def test_jsonl_is_one_problem_per_line(tmp_path):
     (["/"], "is a directory"),
     (["--format", "xml", "-"], "invalid choice"),
     (["--adapter", "nosuch", "-"], "no such adapter"),
-    (["--root", "/no/such/dir", "-"], "not a directory"),
+    (["--root", "/etc/hostname", "-"], "not a directory"),
+    (["--exit-code", "-1", "-"], "0 to 255"),
+    (["--exit-code", "256", "-"], "0 to 255"),
 ])
 def test_bad_input_is_a_usage_problem(args, needle):
     a = aw("normalize", *args, input=b"")

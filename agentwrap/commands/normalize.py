@@ -86,6 +86,23 @@ class _Streamer:
             self.broken = True  # the reader left; the exit code still tells the result
 
 
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _verdict(problems: list[Problem], step_exit: int | None) -> tuple[Problem | None, int]:
+    """The deciding problem and agentwrap's exit code, as for a live run (CONTRACT section 4): the step's own
+    status when it failed, 1 when it exited 0 (or was not given) but its log names an error."""
+    error = next((p for p in problems if p.severity == "error"), None)
+    if error is None and step_exit:
+        error = wrapper_problem("COMMAND_FAILED", f"the step failed with exit status {step_exit} and no "
+                                "error diagnostic was found in its log")
+    if error is None:
+        return None, 0
+    code = step_exit or 1
+    return error._replace(exit_code=code), code
+
+
 def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser = Parser(prog="agentwrap normalize", description="Turn a saved build or CI log into diagnostics.")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="the log (default: standard input)")
@@ -98,9 +115,12 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser.add_argument("--matcher", action="append", default=[], metavar="FILE.json",
                         help="a GitHub Actions problem-matcher file to read the log with too (repeatable)")
     ns = parser.parse_args(list(args))
-    root = Path(ns.root) if ns.root else None
-    if root is not None and not root.is_dir():
+    # the runner's checkout (/home/runner/work/p/p) need not exist here: it is a prefix taken off paths
+    root = Path(os.path.abspath(ns.root)) if ns.root else None
+    if root is not None and root.exists() and not root.is_dir():
         raise UsageError(f"normalize: --root {ns.root}: not a directory")
+    if ns.exit_code is not None and not 0 <= ns.exit_code <= 255:
+        raise UsageError(f"normalize: --exit-code {ns.exit_code}: an exit status is 0 to 255")
     if ns.max_problems < 1:
         raise UsageError("normalize: --max-problems must be at least 1")
     forced = None if ns.adapter == "auto" else ns.adapter
@@ -122,13 +142,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     located = [p._replace(location={**p.location, "file": render.relative(p.location["file"], root)})
                if p.location and isinstance(p.location.get("file"), str) else p for p in result.problems]
     problems = [p.with_instance(ctx.request_id).to_dict() for p in located]
-    error = next((p for p in located if p.severity == "error"), None)
-    if error is None and ns.exit_code:
-        error = wrapper_problem("COMMAND_FAILED", f"the step exited with status {ns.exit_code} and its log names "
-                                "no error agentwrap recognises")
-    if error is not None:
-        error = error._replace(exit_code=1)
-    code = 1 if error is not None else 0
+    error, code = _verdict(located, ns.exit_code)
     warnings = list(result.warnings)
     if result.cut:
         warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{result.cut} more problems were found and "
@@ -136,15 +150,23 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     if result.cut_lines:
         warnings.append({"code": "LINES_TRUNCATED", "message": f"{result.cut_lines} lines longer than "
                          f"{MAX_LINE // 1024} KiB were read up to that length"})
+    if result.binary_lines:
+        warnings.append({"code": "BINARY_OUTPUT", "message": f"{_counted(result.binary_lines, 'line')} "
+                         f"({result.binary_bytes} bytes) of binary data (NUL or control bytes) were "
+                         "skipped unread"})
     if result.invalid_utf8:
         warnings.append({"code": "INVALID_UTF8", "message": f"{result.invalid_utf8} byte sequences were not UTF-8"})
     counts = result.counts
-    summary = (f"{counts['error']} errors, {counts['warning']} warnings in {result.lines} lines"
-               + (f" ({len(result.steps)} steps)" if result.steps else ""))
+    steps = f" ({_counted(len(result.steps), 'step')})" if result.steps else ""
+    summary = (f"{_counted(counts['error'], 'error')}, {_counted(counts['warning'], 'warning')} in "
+               f"{_counted(result.lines, 'line')}{steps}")
     data = {"problems_total": sum(counts.values()), "counts": counts, "tools": result.tools,
             "steps": result.steps, "bytes": result.bytes, "lines": result.lines, "problems_cut": result.cut}
+    # the step's status as given; a log does not tell how long the step ran (the contract wants a number)
+    exit_info = None if ns.exit_code is None else {"code": ns.exit_code, "signal": None, "timed_out": False,
+                                                   "duration_ms": 0}
     env = envelope.build(request_id=ctx.request_id, summary=summary, error=error, problems=located, data=data,
-                         warnings=warnings)
+                         warnings=warnings, exit_info=exit_info)
     raw: str | None = None
     if fmt == "sarif":
         raw = json.dumps(render.sarif(problems, root), ensure_ascii=False, indent=1) + "\n"

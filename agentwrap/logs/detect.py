@@ -21,7 +21,9 @@ SIGNATURES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
      lazy(r"^(?:error|warning)(?:\[E\d{4}\])?: .*\n\s*--> \S+:\d+:\d+"
           r"|^\s*(?:Compiling|Finished|Running) .*\(|^error: could not compile", _M)),
     ("gcc", (": error:", ": warning:", ": fatal error:", ": note:", "undefined reference", "collect2"),
-     lazy(r"^[^\s:]+(?::[^\s:]+)*\.(?:c|h|cc|cpp|cxx|hpp|hh|hxx|C|m|mm|i|ii|s|S):\d+(?::\d+)?: "
+     # a path may hold a space (`my dir/a.c`) or colons (`v1:2/a.c`), not both
+     lazy(r"^(?:[^\s:]+(?::[^\s:]+)*|[^\s:][^:\n]*)\.(?:c|h|cc|cpp|cxx|hpp|hh|hxx|C|m|mm|i|ii|s|S)"
+          r":\d+(?::\d+)?: "
           r"(?:fatal error|error|warning|note):|undefined reference to|collect2: error|"
           r"^(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?)(?:-\d+)?: (?:fatal )?error:", _M)),
     ("npm", ("npm ERR!", "npm error", "npm warn"), lazy(r"^npm (?:ERR!|error|warn) ", _M)),

@@ -17,10 +17,11 @@ from agentwrap import registry
 from agentwrap.adapter import Adapter, CapturedRun, generic_spec
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
-from agentwrap.logs import ci, detect, formats, lead, regions
+from agentwrap.logs import binary, ci, detect, formats, lead, regions
 from agentwrap.logs.directories import Directories
 from agentwrap.logs.matchers import Scanner
 from agentwrap.logs.reader import Reader
+from agentwrap.logs.twins import richness, same_diagnostic
 from agentwrap.problem import Problem
 from agentwrap.terminal import TerminalCleaner
 
@@ -43,6 +44,8 @@ class LogResult:
         self.warnings: list[dict[str, str]] = []
         self.invalid_utf8 = 0
         self.cut_lines = 0
+        self.binary_lines = 0  # lines of binary data, dropped unread
+        self.binary_bytes = 0
 
 
 _C0 = bytes([*range(9), *range(11, 32), 127])
@@ -106,6 +109,9 @@ class Normalizer:
             if not chunk:  # the writer went quiet: what is held is all there is for now
                 self._flush()
                 continue
+            chunk = self._text_only(chunk)
+            if not chunk:
+                continue
             data = clean(self._undecorator.feed(chunk))
             if len(data) != len(chunk) or not chunk.isascii():  # cleaning may have replaced bad bytes
                 self.result.invalid_utf8 += data.count("\ufffd".encode()) - chunk.count("\ufffd".encode())
@@ -114,6 +120,13 @@ class Normalizer:
         self.result.bytes = reader.bytes
         self.result.cut_lines = reader.cut_lines
         return self.result
+
+    def _text_only(self, chunk: bytes) -> bytes:
+        dropped = binary.drop(chunk)
+        self.result.binary_lines += dropped.lines
+        self.result.binary_bytes += dropped.bytes
+        self.result.lines += dropped.lines
+        return dropped.text
 
     def _text(self, data: bytes) -> None:
         if ci.BMARK not in data:
@@ -145,8 +158,7 @@ class Normalizer:
                     self._hold = b"\n".join(self._hold.split(b"\n")[-OVERLAP_LINES:])
                 return
             self._dirs.advance(data, pos, region.first)  # the context before it: `Entering directory`
-            self._analyse(data[region.start:region.end], region.hits)
-            self._dirs.advance(data, region.first, region.end)
+            self._read(data, region)
             pos = region.end
         start = max(pos, regions.back(data, len(data), regions.BEFORE))
         self._dirs.advance(data, pos, start)
@@ -158,10 +170,26 @@ class Normalizer:
             pos = 0
             for region in regions.find(hold, self._triggers):
                 self._dirs.advance(hold, pos, region.first)
-                self._analyse(hold[region.start:region.end], region.hits)
-                self._dirs.advance(hold, region.first, region.end)
+                self._read(hold, region)
                 pos = region.end
             self._dirs.advance(hold, pos)
+
+    def _read(self, data: bytes, region: regions.Region) -> None:
+        """Analyse a region, in parts where a build tool announced a folder inside it: each part's paths are
+        read from the folder in force where it was printed."""
+        last = max(region.hits, default=0)  # the last trigger line: a folder announced after it changes nothing
+        cuts = [c for c in self._dirs.cuts(data, region.first, region.end)
+                if data.count(b"\n", region.start, c) <= last]
+        bounds = [region.start, *cuts, region.end]
+        line = 0  # the region's line where the part starts
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            if start >= end:
+                continue
+            lines = data.count(b"\n", start, end)
+            hits = region.hits if len(bounds) == 2 else frozenset(h - line for h in region.hits)
+            self._analyse(data[start:end], hits)
+            self._dirs.advance(data, max(start, region.first), end)
+            line += lines
 
     def _analyse(self, data: bytes, starts: frozenset[int] | None = None) -> None:
         text = lead.strip("\n" + data.decode("utf-8", "replace"))[1:]
@@ -170,8 +198,7 @@ class Normalizer:
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
         run = CapturedRun(argv=("log",), program="log", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
                           stdout_text=text)
-        owned: set[tuple[Any, Any]] = set()
-        before = sum(self.result.counts.values())
+        found: list[tuple[Problem, str]] = []
         for tool in tools:
             adapter = self._adapter(tool)
             if adapter is None:
@@ -181,18 +208,22 @@ class Normalizer:
             except Exception as exc:  # noqa: BLE001 - one adapter's bug must not lose the others' problems
                 self.result.warnings.append({"code": "ADAPTER_FAILED", "message": f"{tool}: {exc}"[:300]})
                 continue
-            for p in problems:
-                if p.location:
-                    owned.add((p.location.get("file"), p.location.get("line")))
-                self._keep(p, tool)
+            found.extend((p, tool) for p in problems)
         if self._matchers:
-            self._match(text, owned, starts)
+            self._match(text, found, starts)
+        before = sum(self.result.counts.values())
+        for p, tool in found:
+            self._keep(p, tool)
         if sum(self.result.counts.values()) == before and not self.forced:
             # as in a live run: failures of any program, where no tool explained the region
             for p in generic_spec().match_rules(run._replace(argv=("log",))):
                 self._keep(p, "generic")
 
-    def _match(self, text: str, owned: set[tuple[Any, Any]], starts: frozenset[int] | None) -> None:
+    def _match(self, text: str, found: list[tuple[Problem, str]], starts: frozenset[int] | None) -> None:
+        """The matchers' diagnostics added to the adapters' `found`: a built-in format's only where no adapter
+        read that line, a user's everywhere, but once: the same diagnostic an adapter or another matcher read
+        is kept in the richer of the two forms."""
+        owned = {(loc.get("file"), loc.get("line")) for p, _ in found if (loc := p.location)}
         scanner = Scanner(self._matchers)
         for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
             tool, severity, asked = self._tool_of[diag.matcher]
@@ -202,10 +233,14 @@ class Normalizer:
             loc = p.location or {}
             if not asked and (loc.get("file"), loc.get("line")) in owned:
                 continue  # the tool's own adapter read this line
-            self._keep(p, tool)
+            twin = next((i for i, (q, _) in enumerate(found) if same_diagnostic(q, p)), None)
+            if twin is None:
+                found.append((p, tool))
+            elif richness(p) > richness(found[twin][0]):
+                found[twin] = (p, tool)
 
     def _keep(self, problem: Problem, tool: str) -> None:
-        problem = self._dirs.resolve(problem)
+        problem = self._dirs.resolve(problem, tool)
         loc = problem.location or {}
         key = (problem.code, loc.get("file"), loc.get("line"), loc.get("column"), problem.detail)
         if key in self._seen:  # printed twice: by the compiler and by make, or by a retried step

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agentwrap.logs import literals
+
 PROPERTIES = ("file", "line", "column", "end_line", "end_column", "severity", "code", "message", "from_path",
               "location")
 _LOCATION = re.compile(r"^\(?(\d+)(?:[,:](\d+)(?:[,:](\d+)[,:](\d+))?)?\)?$")  # VS Code: 3 | 3,5 | 3,5,3,9
@@ -147,20 +149,43 @@ def load_json(path: Path) -> list[Matcher]:
     return [matcher(m, f"{path}: problemMatcher[{i}]") for i, m in enumerate(items)]
 
 
-_NAMED = re.compile(r"\(\?P<\w+>")
-_COMBINED: dict[tuple[str, ...], re.Pattern[str] | None] = {}
+class _Index(NamedTuple):
+    """Which matchers a line can start: those one of whose needed literals it contains, and those that need
+    none."""
+
+    gate: re.Pattern[str] | None  # any needed literal at all (one C call rules out most lines)
+    by_literal: tuple[tuple[str, tuple[int, ...]], ...]
+    always: tuple[int, ...]
+
+    def starting(self, line: str) -> tuple[int, ...]:
+        if self.gate is None or self.gate.search(line) is None:
+            return self.always
+        found = {k for literal, ks in self.by_literal if literal in line for k in ks}
+        return tuple(sorted(found.union(self.always)))
 
 
-def _combined(matchers: tuple[Matcher, ...]) -> re.Pattern[str] | None:
-    """One regex any line that starts some matcher's match must match (one C call instead of one per
-    matcher); None when the first patterns cannot be joined (a back-reference to a group name)."""
-    sources = tuple(m.patterns[0].regex.pattern for m in matchers)
-    if sources not in _COMBINED:
-        try:
-            _COMBINED[sources] = re.compile("|".join(f"(?:{_NAMED.sub('(', s)})" for s in sources))
-        except re.error:
-            _COMBINED[sources] = None
-    return _COMBINED[sources]
+_INDEXES: dict[tuple[int, ...], _Index] = {}
+_KEPT: list[tuple[Matcher, ...]] = []
+
+
+def _index(matchers: tuple[Matcher, ...]) -> _Index:
+    """The first patterns' literal prefilter, built once per matcher list (a scanner is made per region)."""
+    sources = tuple(map(id, matchers))  # the same Matcher objects (kept alive by the cache: ids stay theirs)
+    if sources not in _INDEXES:
+        by_literal: dict[str, list[int]] = {}
+        always = []
+        for k, m in enumerate(matchers):
+            need = literals.needed(m.patterns[0].regex)
+            if need is None:
+                always.append(k)
+            for literal in need or ():
+                by_literal.setdefault(literal, []).append(k)
+        ordered = sorted(by_literal, key=len, reverse=True)
+        gate = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        pairs = tuple((lit, tuple(by_literal[lit])) for lit in ordered)
+        _INDEXES[sources] = _Index(gate, pairs, tuple(always))
+        _KEPT.append(matchers)
+    return _INDEXES[sources]
 
 
 class Scanner:
@@ -168,7 +193,8 @@ class Scanner:
 
     def __init__(self, matchers: Iterable[Matcher]) -> None:
         self.matchers = tuple(matchers)
-        self._any_first = _combined(self.matchers)
+        self._index = _index(self.matchers)
+        self._firsts = tuple(m.patterns[0].regex for m in self.matchers)
         self._state: dict[int, tuple[int, dict[str, str], bool]] = {}  # matcher -> (next pattern, values, looped)
         self._caret: list[tuple[int, dict[str, str], int]] = []  # matchers waiting for a caret line
 
@@ -180,13 +206,14 @@ class Scanner:
                 yield from self._carets(line, base + i)
             if starts is not None and i not in starts and not self._state:
                 continue
-            may_start = (starts is None or i in starts) and (self._any_first is None
-                                                              or self._any_first.search(line) is not None)
-            if not may_start and not self._state:
-                continue
-            for k, m in enumerate(self.matchers):
-                if not may_start and k not in self._state:
-                    continue
+            # only matchers whose first regex can match this line, and those in the middle of a match, are fed
+            fed = self._index.starting(line) if starts is None or i in starts else ()
+            if self._state:
+                fed = tuple(sorted({*fed, *self._state}))
+            for k in fed:
+                if k not in self._state and self._firsts[k].search(line) is None:
+                    continue  # the common case, without a call: this matcher does not start here
+                m = self.matchers[k]
                 found = self._feed(k, m, line)
                 if found is not None and m.column_base != 1 and found.get("column", "").isdigit():
                     found = {**found, "column": str(int(found["column"]) + 1 - m.column_base)}

@@ -30,8 +30,10 @@ _WORDS = (
 # follows a name (a fast charset scan; the byte before is checked apart: never a clock's `10:00:00`).
 _LOCATOR = re.compile(rb"[:(\[]\d+[:,)\s]")
 _NOT_NAME = frozenset(b" \t\n0123456789:")
-# `line 7` (puppet-lint, eslint -f compact, shellcheck, brakeman's `near line 13`)
-_SHAPES = re.compile(rb"line \d")
+# `line 7` ending a line or followed by `:` or `,` (puppet-lint's `on line 7`, eslint -f compact's `line 7,
+# col 2`, shellcheck's `In a.sh line 7:`, yaml's `line 7: …`): not a progress message's `line 7 of 90`,
+# which would make every line of some logs a trigger
+_SHAPES = re.compile(rb"line \d+(?:[:,]|\r?$)", re.M)
 
 
 def _literals() -> tuple[bytes, ...]:

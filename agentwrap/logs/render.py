@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from agentwrap import __version__
 
@@ -13,19 +15,39 @@ _LEVEL = {"error": "error", "warning": "warning"}
 
 
 def relative(path: str, root: Path | None) -> str:
-    """`path` relative to `root` when it lies inside it (absolute CI paths become repository paths)."""
+    """`path` relative to `root` when it lies inside it (absolute CI paths become repository paths). The
+    root is a prefix taken off, whether or not it exists here (a downloaded log names the runner's folders);
+    a root that does exist is also compared with symbolic links resolved."""
     if root is None or not os.path.isabs(path):
         return path
-    try:
-        return str(Path(path).resolve().relative_to(root.resolve()))
-    except ValueError:
-        return path
+    inside = _under(os.path.normpath(path), os.path.normpath(root))
+    if inside is None and root.exists():
+        inside = _under(os.path.realpath(path), os.path.realpath(root))
+    return path if inside is None else inside
+
+
+def _under(path: str, root: str) -> str | None:
+    if path == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+_SAFE = "/!$&'()*+,;=@-._~"  # RFC 3986 pchar (less `:`, which would read as a scheme) and the separator
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
 def _uri(path: str) -> dict[str, str]:
+    """A SARIF artifactLocation: a relative reference under %SRCROOT%, or an absolute `file:` URI (POSIX,
+    a Windows drive path, a UNC share), percent-encoded as RFC 3986 wants (`#`, spaces, non-ASCII)."""
+    if _DRIVE.match(path) or path.startswith("\\\\"):
+        slashed = path.replace("\\", "/")
+        if slashed.startswith("//"):  # \\server\share\a.c
+            return {"uri": "file:" + quote(slashed, safe=_SAFE + ":")}
+        return {"uri": "file:///" + slashed[:2] + quote(slashed[2:], safe=_SAFE)}
     if os.path.isabs(path):
-        return {"uri": Path(path).as_uri()}
-    return {"uri": path.replace(os.sep, "/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + quote(os.path.normpath(path), safe=_SAFE)}
+    return {"uri": quote(path.replace("\\", "/"), safe=_SAFE), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(loc: dict[str, Any]) -> dict[str, int]:
@@ -92,7 +114,7 @@ def sarif(problems: list[dict[str, Any]], root: Path | None) -> dict[str, Any]:
         "columnKind": "unicodeCodePoints",
     }
     if root is not None:
-        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": _uri(str(root))["uri"].rstrip("/") + "/"}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
