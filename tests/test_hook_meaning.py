@@ -60,7 +60,8 @@ def run(command: str, cwd: Path, shim: Path) -> subprocess.CompletedProcess[str]
 
 
 LINES = ["ls *.sh", "cat small*.txt", "ls ~", "echo ~", "ls [ab].sh", "echo {a,b}.sh", "echo {1..3}",
-         "! grep -q echo a.sh", "! grep -q nothing a.sh", "time ls", "echo a=~"]
+         "! grep -q echo a.sh", "! grep -q nothing a.sh", "time ls", "echo a=~",
+         "echo $HOME", "ls $HOME", "for f in a.sh; do ls $f; done"]  # a variable argument: the program is known
 
 
 @pytest.mark.parametrize("line", LINES)

@@ -287,10 +287,25 @@ def test_a_tail_after_pytest_still_lets_pytest_be_read_whole(tmp_path: Path) -> 
     "yes | head -3 | tail -1",
     "tail() { echo mine; }; echo x | tail",  # the line's own tail wins
     "seq 1 3000000 | tail -1",  # more than the copy keeps
+    "seq 3 | { tail -1 f.txt; cat; } | tail -9",  # a tail of a file leaves the pipe to the next command
+    'printf "f.txt\\nf.txt\\n" | while read f; do tail -n1 "$f"; done | tail -5',
+    "seq 3 | tail -n 2 -",
+    "type tail; seq 2 | tail -1",  # says what tail is, as bash does
 ])
 def test_a_tail_stage_prints_and_ends_as_bash_s_own(tmp_path: Path, line: str) -> None:
-    answer = aw("--cwd", str(tmp_path), "--shell", line, timeout=120)
+    (tmp_path / "f.txt").write_text("l1\nl2\nl3\n")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    answer = aw("--cwd", str(tmp_path), "--shell", line, timeout=120, env={"TMPDIR": str(temp)})
+    assert list(temp.glob("agentwrap_*")) == []  # the run's folder, and the copies tail kept, are gone
     expected = bash(line, tmp_path)
     assert answer.text() == expected.stdout
     assert answer.env["exit"]["code"] == expected.returncode
     assert not [w for w in answer.env["warnings"] if w["code"] == "TREE_ENDED"]  # the copy's writer was waited for
+
+
+def test_output_thrown_away_is_not_read_as_empty_output(repo: Path) -> None:
+    answer = aw("--cwd", str(repo), "--shell", "git log -n 3 > /dev/null", detail="concise")
+    assert answer.env["status"] == "success"
+    assert "no commits" not in answer.env["summary"] and "data" not in answer.env  # the commits went to /dev/null
+

@@ -77,10 +77,20 @@ def make_shim_root() -> str:
 
 
 def remove_dir(path: str) -> None:
-    """Remove the per-run shim folder (flat: shims, request log, answers); tempfile+shutil cost ~6 ms to import."""
+    """Remove the per-run shim folder (shims, request log, answers, and a shell line's `taps/` of what its
+    `| tail` stages read, which may hold secrets); tempfile+shutil cost ~6 ms to import. Each entry is
+    removed on its own: one that cannot be must not leave the rest behind."""
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                remove_dir(entry.path)
+            else:
+                os.remove(entry.path)
     with contextlib.suppress(OSError):
-        for entry in os.scandir(path):
-            os.remove(entry.path)
         os.rmdir(path)
 
 

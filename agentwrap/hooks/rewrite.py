@@ -72,7 +72,7 @@ def _why_not_command(command: model.Command, first: bool) -> str | None:
     name = _program(command.words[0])
     if name in ("agentwrap", "aw") or command.words[:2] == ["python3", "-m"] and command.words[2:3] == ["agentwrap"]:
         return "already wrapped"
-    if not command.literal and first:
+    if not command.program_literal and first:
         return "the program's name is only known when the line runs"
     if name in _STATEFUL:
         return f"`{name}` changes the host shell's own state"

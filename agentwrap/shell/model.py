@@ -31,6 +31,7 @@ class Command:
     key: str  # what bash's $BASH_COMMAND starts with, blanks removed (bash reprints spacing)
     # stdout/stderr -> "stdout"/"stderr"/"null"/"file:P"/"append:P"
     redirects: dict[str, str] = field(default_factory=dict)
+    program_literal: bool = True  # the first word is known without running anything (`ls $HOME`: yes)
 
     @property
     def program(self) -> str | None:
@@ -154,15 +155,16 @@ class _Builder:
                     self.literals[name] = value
                 else:
                     self.literals.pop(name, None)
-        words, literal = [], True
+        words, literal, first_known = [], True, True
         for arg in cmd.get("Args") or ():
             value, known = self.word(arg)
+            first_known = first_known and (bool(words) or known)
             words.append(value)
             literal = literal and known
         key_parts = [*assigns, *(self.slice(a) for a in cmd.get("Args") or ())]
         key = _SPACE.sub("", " ".join(key_parts))
         command = Command(len(self.commands) + 1, words, literal, assigns, self.stmt_text(stmt),
-                          key, self.redirects(stmt))
+                          key, self.redirects(stmt), program_literal=first_known)
         self.commands.append(command)
         return command
 

@@ -162,9 +162,18 @@ def _tap_dir(plan: model.Line, shim_root: str) -> str | None:
     if not any(stage is not None and stage.program == script.TAPPED for unit in plan.units
                for stage in unit.stages[1:]):
         return None
+    if any(_asks_what_tail_is(c.words) for c in plan.commands):  # `type tail` would show the tap's function
+        return None
     path = os.path.join(shim_root, "taps")
     os.mkdir(path, 0o700)
     return path
+
+
+def _asks_what_tail_is(words: list[str]) -> bool:
+    name, args = (words[0], words[1:]) if words else ("", [])
+    if name == "command" and args[:1] in (["-v"], ["-V"]) or name in ("type", "declare", "typeset", "unset"):
+        return script.TAPPED in args
+    return False
 
 
 def _taps(tap_dir: str, budget: int, secrets: list[str]) -> dict[int, verdict.Tap]:
@@ -213,6 +222,8 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
                               result.duration_ms, taps)
     if decision is None:
         return None, extra
+    if decision.status == 0 and decision.command is not None and decision.command.redirects.get("stdout") == "null":
+        return None, extra  # `git log > /dev/null`: what it printed was thrown away, not "no commits"
     warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
