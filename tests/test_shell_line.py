@@ -309,3 +309,18 @@ def test_output_thrown_away_is_not_read_as_empty_output(repo: Path) -> None:
     assert answer.env["status"] == "success"
     assert "no commits" not in answer.env["summary"] and "data" not in answer.env  # the commits went to /dev/null
 
+
+
+def test_a_prompt_in_an_early_stage_names_the_stage_that_asked(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--timeout", "20s", "--shell", "python3 -c \"input('name: ')\" | tail -3")
+    assert answer.error["code"] == "INPUT_REQUIRED"
+    assert answer.env["command"]["decided_by"]["argv"][0] == "python3"  # not tail, which only read its output
+    assert answer.env["summary"].startswith("python3")
+
+
+def test_a_pipeline_set_e_ended_is_not_blamed_on_its_last_stage(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--shell", "set -eo pipefail; false | cat; echo after")
+    assert answer.code == bash("set -eo pipefail; false | cat; echo after", tmp_path).returncode == 1
+    decided = answer.env["command"]["decided_by"]
+    assert decided["command"] == "false | cat" and decided["stage"] is None  # no status says which stage failed
+    assert "cat exited" not in answer.error["detail"]

@@ -155,7 +155,8 @@ class _Builder:
                     self.literals[name] = value
                 else:
                     self.literals.pop(name, None)
-        words, literal, first_known = [], True, True
+        words: list[str] = []
+        literal, first_known = True, True
         for arg in cmd.get("Args") or ():
             value, known = self.word(arg)
             first_known = first_known and (bool(words) or known)

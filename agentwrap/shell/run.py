@@ -218,8 +218,9 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
                              "the output was read with the generic adapter"})
     streams = pipeline.finish()
     stopped = result.timed_out or result.prompt is not None or result.interrupted is not None
+    asking = result.prompt.process if result.prompt is not None else None
     decision = verdict.choose(plan, executions, result.returncode, segments, pipeline, streams, stopped,
-                              result.duration_ms, taps)
+                              result.duration_ms, taps, asking)
     if decision is None:
         return None, extra
     if decision.status == 0 and decision.command is not None and decision.command.redirects.get("stdout") == "null":

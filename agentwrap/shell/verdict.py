@@ -96,8 +96,13 @@ def _fails(adapter: Adapter, captured: CapturedRun) -> bool:
     return interp.success is None and captured.failed
 
 
+UNKNOWN_STAGE = -1  # the pipeline failed, and no status says which of its stages did
+
+
 def tap_of(execution: Execution, unit: Unit, stage: int, taps: dict[int, Tap]) -> Tap | None:
     """What the `tail` right after `stage` read from it (`pytest 2>&1 | tail -5`: all of pytest's output)."""
+    if stage == UNKNOWN_STAGE:
+        return None
     after = unit.stages[stage + 1] if stage + 1 < len(unit.stages) else None
     command = unit.stages[stage]
     if after is None or after.program != TAPPED or command is None:
@@ -110,7 +115,7 @@ def tap_of(execution: Execution, unit: Unit, stage: int, taps: dict[int, Tap]) -
 
 def choose(line: Line, executions: list[Execution], exit_code: int | None, segments: dict[int, Pipeline],
            whole: Pipeline, streams: dict[str, StreamResult], stopped: bool,
-           duration_ms: int, taps: dict[int, Tap] | None = None) -> Decision | None:
+           duration_ms: int, taps: dict[int, Tap] | None = None, asking: str | None = None) -> Decision | None:
     """The deciding unit and stage; None when no unit can be named (read the whole output generically)."""
     runs = [e for e in executions if not e.header and e.unit >= 0]
     if not runs:
@@ -121,7 +126,8 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
     if stopped:  # a timeout, a prompt, an interruption: the unit that was running
         last = runs[-1]
         unit = line.units[last.unit]
-        return Decision(last, unit, len(unit.stages) - 1, unit.last, last.status, False)
+        stage = _asking_stage(unit, asking)  # `python3 -c "input()" | tail`: python3 asked, not tail
+        return Decision(last, unit, stage, unit.stages[stage], last.status, False)
     if exit_code:
         for run in reversed(runs):
             if run.status == exit_code and not line.units[run.unit].tested:
@@ -142,6 +148,16 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
     return _stage_of(line, decided[-1], segments, whole, streams, duration_ms, taps)
 
 
+def _asking_stage(unit: Unit, asking: str | None) -> int:
+    """The stage whose program is the process that asked (by name); the last stage when none is."""
+    last = len(unit.stages) - 1
+    if not asking:
+        return last
+    named = [i for i, stage in enumerate(unit.stages)
+             if stage is not None and stage.program and os.path.basename(stage.program) == asking]
+    return named[0] if len(named) == 1 else last
+
+
 def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: Pipeline,
               streams: dict[str, StreamResult], duration_ms: int, taps: dict[int, Tap] | None) -> Decision:
     unit = line.units[run.unit]
@@ -159,6 +175,8 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
         if _fails(adapter, captured):
             return Decision(run, unit, i, command, status, run.status == 0)
     final = statuses[-1] if statuses else run.status
+    if not statuses and last > 0 and final:  # `set -eo pipefail` ended the shell: which stage failed is unknown
+        return Decision(run, unit, UNKNOWN_STAGE, None, final, False)
     return Decision(run, unit, last, unit.last, final, False)
 
 
@@ -189,7 +207,8 @@ def _downstream(decision: Decision) -> str:
     """The later stages of the pipeline that the deciding command's stdout went through, as written; ""
     when it went to the terminal or a file, or only through stages that change nothing (`| cat`)."""
     command, later = decision.command, decision.unit.stages[decision.stage + 1:]
-    if not later or (command is not None and command.redirects.get("stdout", "").startswith(("file:", "append:"))):
+    to_file = command is not None and command.redirects.get("stdout", "").startswith(("file:", "append:"))
+    if decision.stage == UNKNOWN_STAGE or not later or to_file:
         return ""
     if all(stage is not None and stage.program in _PASS_ON and not any(w.startswith("-") for w in stage.words[1:])
            for stage in later):
@@ -204,7 +223,7 @@ def described(decision: Decision, line: Line) -> dict[str, Any]:
         "command": command.text if command is not None else unit.text,
         "argv": list(command.words) if command is not None else None,
         "index": command.index if command is not None else None,
-        "stage": decision.stage + 1,
+        "stage": decision.stage + 1 if decision.stage != UNKNOWN_STAGE else None,
         "stages": len(unit.stages),
         "exit_code": decision.status,
         "cwd": decision.execution.cwd or None,
