@@ -148,3 +148,19 @@ def test_a_program_that_launches_at_once():
 def test_the_launcher_table_is_validated(launcher, message):
     with pytest.raises(SpecError, match=re.escape(message)):
         Spec.from_dict({"name": "uv", "launcher": launcher}, "uv.toml")
+
+
+def test_a_launched_tools_run_is_shown_as_that_tool_shows_it(tmp_path):
+    """`npm test` running pytest: concise says each failure once (in problems, not again as data) and drops
+    pytest's banners and npm's script header, as `pytest` alone and npm's own noise rules would."""
+    from agentwrap.artifacts import ArtifactStore
+    from agentwrap.render import views
+
+    root = Path(__file__).resolve().parent.parent / "fixtures"
+    case = next(c for c in fixtures.cases(root) if (c.adapter, c.name) == ("npm", "test-script-pytest-fails"))
+    record = fixtures.replay_record(registry.builtin("npm"), case, store=ArtifactStore(tmp_path))
+    env = views.concise(record)
+    assert env["summary"].startswith("npm test: pytest: 1 failed")
+    assert env["error"]["code"] == "PYTEST_TEST_FAILED"
+    assert "data" not in env and "output" not in env, json.dumps(env)[:400]
+    assert "> pyproj@1.0.0 test" in case.path(".out").read_text()  # what npm printed, kept in the record

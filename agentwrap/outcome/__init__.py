@@ -21,7 +21,7 @@ from agentwrap.envelope import MAX_PROBLEMS  # one bound, for runs and other ans
 from agentwrap.failure_summary import failure_summary, restates
 from agentwrap.outcome import bound, lean, partial
 from agentwrap.outcome.decide import decide
-from agentwrap.outcome.interpret import captured_run, interpret
+from agentwrap.outcome.interpret import captured_run, interpret_with_reader
 from agentwrap.outcome.record import Note, RunRecord, Stream
 from agentwrap.pipeline import Pipeline
 from agentwrap.problem import Problem
@@ -54,7 +54,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         run_argv, adapter, captured, run_result, _ = reading
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
-    interp, notes = interpret(adapter, captured)
+    interp, notes, reader, read_argv = interpret_with_reader(adapter, captured)
     error = decide(run_argv, run_result, interp, adapter, rerun=argv if reading is not None else None)
     left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
     if error is not None and left_half_done:
@@ -65,7 +65,9 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     if error is not None:
         error = bound.relative_files(error, cwd)
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
-    shown = presentation_of(adapter, run_argv)
+    shown = presentation_of(reader, read_argv)  # a launcher's run is shown as the tool it launched,
+    if reader is not adapter:  # less the launcher's own noise too (npm's `> pkg@1.0.0 test` header)
+        shown = dataclasses.replace(shown, noise=(*shown.noise, *presentation_of(adapter, run_argv).noise))
     if shown.columns and not (context or {}).get("pty", True):
         # Off a terminal ls neither lays names out in columns nor quotes a name with blanks in it
         # ('a  b'): a run of blanks may then be part of a name.

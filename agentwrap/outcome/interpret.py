@@ -42,20 +42,28 @@ def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunRes
 def interpret(adapter: Adapter, captured: CapturedRun, depth: int = 0) -> tuple[Interpretation, list[Note]]:
     """The adapter's reading of the run, or the reading of the tool it launched when that one found
     something the launcher's did not (`_says_more`): the first such of the commands it ran."""
+    interp, notes, _, _ = interpret_with_reader(adapter, captured, depth)
+    return interp, notes
+
+
+def interpret_with_reader(adapter: Adapter, captured: CapturedRun, depth: int = 0
+                          ) -> tuple[Interpretation, list[Note], Adapter, list[str]]:
+    """`interpret`, and which adapter's reading it is with the argv it read: its presentation (noise lines,
+    what concise data leaves to the problems) is the one the text and data are shown by."""
     own, notes = _read(adapter, captured)
     if depth >= _MAX_DEPTH:
-        return own, notes
+        return own, notes, adapter, list(captured.argv)
     for argv in launched_commands(adapter, captured):
         launched = inner_adapter(argv[0]) if argv else None
         if launched is None:
             continue
         run = captured.replace(argv=tuple(argv), subcommand=launched.subcommand(argv))
-        reading, more = interpret(launched, run, depth + 1)
+        reading, more, reader, read_argv = interpret_with_reader(launched, run, depth + 1)
         notes += more
         if _says_more(reading, own, run.failed):
             named = launched_command(adapter, list(captured.argv)) == argv  # `npx tsc`, not a script's
-            return _said_both(reading, list(captured.argv), argv, named), notes
-    return own, notes
+            return _said_both(reading, list(captured.argv), argv, named), notes, reader, read_argv
+    return own, notes, adapter, list(captured.argv)
 
 
 def _read(adapter: Adapter, captured: CapturedRun) -> tuple[Interpretation, list[Note]]:
