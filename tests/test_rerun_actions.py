@@ -72,3 +72,10 @@ def test_the_prompt_is_said_once_in_concise():
 def test_capture_help_answers_with_its_usage():
     answer = aw("capture", "--help")
     assert answer.code == 0 and "--name CASE" in answer.env["data"]["usage"]
+
+
+def test_the_shells_read_is_not_blamed_for_a_programs_own_prompt(tmp_path):
+    (tmp_path / "rmme").write_text("x")
+    error = aw("--cwd", str(tmp_path), "--shell", "rm -i rmme", detail="concise").error
+    assert "read" not in error["suggested_fix"]
+    assert any(a.get("command", [])[-3:] == ["rm", "-f", "rmme"] for a in error["code_actions"])

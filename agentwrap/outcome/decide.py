@@ -6,6 +6,7 @@ the program reported, because it explains the program's own exit status.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 
@@ -203,8 +204,10 @@ def _asked(problem: Problem, adapter: Adapter, argv: list[str], rerun: list[str]
     helped = _with_tool_help(problem, adapter, argv)
     if rerun is None or rerun == argv:
         return helped
-    if helped is problem:  # nothing known of the command alone: the line's shell may be who asked (`read`)
-        helped = _with_tool_help(problem, adapter, rerun)
+    asker = str((problem.extra or {}).get("process") or "")
+    shell_asked = not asker or asker in ("bash", "sh", "dash", "zsh") or asker == os.path.basename(argv[0]) == "read"
+    if helped is problem and shell_asked:  # nothing known of the command alone: the line's shell may have
+        helped = _with_tool_help(problem, adapter, rerun)  # asked (`read`), never when `rm -i` itself did
     return _rerun_whole(helped, argv, rerun)
 
 
