@@ -104,3 +104,9 @@ def test_programs_read_only_unless_given_a_writing_flag(argv: list[str], allowed
     from agentwrap.safety import readonly
 
     assert readonly.classify(argv).read_only is allowed
+
+
+def test_a_redirection_into_a_file_is_refused_for_that_reason(tmp_path: Path) -> None:
+    answer = aw("--cwd", str(tmp_path), "--read-only", "--shell", "echo hi > out.txt")
+    assert answer.error["code"] == "MUTATION_REFUSED" and not (tmp_path / "out.txt").exists()
+    assert "writes a file with a redirection" in answer.error["detail"]

@@ -83,6 +83,8 @@ def _pip_writes(args: list[str]) -> bool:
 def _classify_line(line: str) -> Verdict:
     commands = shell_line.simple_commands(line)
     if commands is None:
+        if shell_line.writes_by_redirect(line):
+            return Verdict(False, "the shell line writes a file with a redirection (`>`)")
         return Verdict(False, "the shell line could not be read command by command, so it counts as mutating")
     variable = _variable_set(commands, line)
     if variable is not None:

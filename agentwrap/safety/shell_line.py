@@ -31,6 +31,19 @@ def script_of(argv: list[str]) -> str | None:
     return None
 
 
+def writes_by_redirect(line: str) -> bool:
+    """Whether the line sends output into a file (`> out.txt`, `>> log`), not to /dev/null or a descriptor."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return False
+    return any(set(t) <= set("<>&") and ">" in t and not _harmless_redirect(t, tokens[i + 1] if i + 1 < len(tokens)
+                                                                          else "") for i, t in enumerate(tokens) if t)
+
+
 def simple_commands(line: str) -> list[list[str]] | None:
     """The argv of every simple command in `line`, or None when the line holds anything not read for certain."""
     if any(mark in line for mark in ("$(", "`", "<(", ">(", "<<")):
