@@ -110,3 +110,23 @@ def test_npm_login_names_the_registry_it_was_given():
     assert _commands(a)[0] == ["npm", "config", "set", "//127.0.0.1:9/:_authToken=<TOKEN>"]
     assert "registry.npmjs.org" not in a.error["suggested_fix"]
 
+
+
+def test_a_new_commit_is_not_offered_to_save_an_empty_message(tmp_path):
+    import subprocess
+
+    git = ["git", "-c", "user.email=a@example.com", "-c", "user.name=A"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    subprocess.run([*git, "-C", str(tmp_path), "commit", "-q", "--allow-empty", "-m", "init"], check=True)
+    (tmp_path / "a").write_text("a\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "a"], check=True)
+    env = {"GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "A",
+           "GIT_COMMITTER_EMAIL": "a@example.com"}
+
+    def saves_unchanged(*args: str) -> bool:
+        a = aw("--cwd", str(tmp_path), "--timeout", "30s", "--", "git", *args, env=env)
+        assert a.error["code"] == "INPUT_REQUIRED"
+        return any("EDITOR=true" in (c or []) for c in _commands(a))
+
+    assert not saves_unchanged("commit")  # git's prepared text is only comments: saving it aborts the commit
+    assert saves_unchanged("commit", "--amend")  # the last commit's message is there to keep

@@ -45,6 +45,17 @@ _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
                         ("-f", "Move, overwriting existing files (mv -f)"))}
 
 
+def _prepares_nothing(argv: list[str]) -> bool:
+    """A new commit or annotated tag: the text git prepares is only comments, so saving it unchanged aborts
+    (`Aborting commit due to empty commit message`); an amend, a reused message or a fixup has a text."""
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    if os.path.basename(argv[0]) != "git" or not words or words[0] not in ("commit", "tag"):
+        return False
+    kept = ("--amend", "-c", "-C", "--reuse-message", "--reedit-message", "--fixup", "--squash", "-t",
+            "--template", "--no-edit")
+    return not any(a == k or a.startswith(k + "=") for a in argv[2:] for k in kept)
+
+
 def _own_alternatives(prog: str, argv: list[str], kind: str) -> list[CodeAction]:
     """The program's own non-interactive form of what the caller asked, where agentwrap knows it."""
     asks = "-I" if prog == "rm" and "-I" in argv[1:] else "-i"  # rm -I asks once for many files
@@ -93,7 +104,7 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
         actions.append(CodeAction(
             title="Pass the text with the program's own option (e.g. `-m MESSAGE` or `-F FILE`) instead",
             kind="command", applicability="unspecified"))
-        if prog not in _SAVING_INSTALLS:
+        if prog not in _SAVING_INSTALLS and not _prepares_nothing(argv):
             actions.append(CodeAction(
                 title="Accept the prepared text unchanged (an editor that saves at once)",
                 command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
