@@ -9,6 +9,7 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from agentwrap.runner import forward, session, tree
 from agentwrap.runner.spawn import resolve_program
@@ -115,6 +116,7 @@ def test_a_timeout_ends_a_program_that_never_stops_printing() -> None:
     assert _left_behind() == [] and not tree.OWN
 
 
+@pytest.mark.slow  # a long run: the `-m slow` step
 def test_ctrl_c_to_agentwrap_s_process_group_while_forwarding_still_answers() -> None:
     # A terminal's Ctrl-C reaches agentwrap's whole group, the forwarder too: it must outlive the signal
     # so that agentwrap ends the tree, reads the end of the output and answers.

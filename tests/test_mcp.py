@@ -161,6 +161,7 @@ def test_a_missing_sdk_is_a_clear_problem() -> None:
     assert "agentwrap[mcp]" in env["error"]["suggested_fix"] and b"Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_prompts_answers_stdin_and_timeouts_pass_through(tmp_path: Path, result_schema: dict[str, Any]) -> None:
     got: dict[str, Any] = {}
     ask = [sys.executable, "-c", "print('hi', input('Name: '))"]
@@ -182,6 +183,7 @@ def test_prompts_answers_stdin_and_timeouts_pass_through(tmp_path: Path, result_
     assert slow["error"]["code"] == "TIMEOUT" and got["slow"].is_error is True
 
 
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_a_cancelled_call_ends_the_program_and_the_server_goes_on(tmp_path: Path) -> None:
     got: dict[str, Any] = {}
     pidfile = tmp_path / "pid"

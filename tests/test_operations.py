@@ -47,6 +47,7 @@ def test_detach_answers_at_once_and_wait_returns_the_final_envelope() -> None:
     assert aw("op", "result", op_id).env == done.env
 
 
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_the_launcher_returns_before_the_program_ends() -> None:
     op_id = _detach("sleep", "5")
     state = aw("op", "status", op_id).env["data"]

@@ -36,6 +36,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_pip_plan_apply_verify_and_drift(venv: Path, tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     wheels.mkdir()

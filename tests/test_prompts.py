@@ -173,6 +173,7 @@ RAW_WAIT = ("import select, sys, time, tty; tty.setraw(0); "
             "for i in range(3)]; print('\\r\\ndone')")  # quiet long enough between redraws to look like a prompt
 
 
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_a_guess_never_ends_a_program_that_is_changing_something():
     """A raw-mode terminal and a progress line look like a prompt: for a mutating program (make's effects
     say so) only the kernel's word may end it, so it finishes untouched; a read-only one is still refused."""

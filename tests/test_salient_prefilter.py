@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +33,7 @@ def test_salient_lines_of_a_long_ascii_output() -> None:
     assert scanner.first == [(50001, "src/a.c:3: error: expected ';'")]
 
 
+@pytest.mark.slow  # a long run: the `-m slow` step
 @settings(max_examples=300, deadline=None)
 @given(st.lists(text, min_size=20, max_size=90).map("\n".join), st.booleans())
 def test_many_lines_with_literals_give_the_same_positions(probe: str, core_only: bool) -> None:

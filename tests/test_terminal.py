@@ -410,6 +410,7 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream, options, st.lists(st.integers(0, 400), max_size=20))
+@pytest.mark.slow  # a long real run: the `-m slow` step
 def test_chunking_never_changes_the_result(data: bytes, opts: dict[str, int], cuts: list[int]) -> None:
     whole, ref = clean_chunks([data], **opts)
     chunked, other = clean_chunks(split(data, cuts), **opts)

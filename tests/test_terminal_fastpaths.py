@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ def split_join(text: str) -> str:
     return "".join(terminal._NOOP.split(text))
 
 
+@pytest.mark.slow  # a long run: the `-m slow` step
 @settings(max_examples=2000, deadline=None)
 @given(text)
 def test_dropping_colour_codes_by_replacement_equals_one_split(text: str) -> None:
