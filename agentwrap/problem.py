@@ -7,6 +7,7 @@ imports them from this module; adapters build their problems with `agentwrap.sdk
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from agentwrap import codes
@@ -73,15 +74,24 @@ def adapter_problem(tool: str, declared: ProblemCode, detail: str, *, code: str 
 _NOT_A_PATH = lazy(r"[<-]|[A-Za-z]:[\\/]")  # `<stdin>`, `-`, a Windows drive
 
 
-def rebased(problem: Problem, folder: str) -> Problem:
-    """`problem` with every relative `file` read as relative to `folder` (a `cd`, make's `Entering directory`)."""
+def with_files(problem: Problem, change: Callable[[str], str]) -> Problem:
+    """`problem` with `change` applied to every `file` it names: its location, its edits, its notes."""
     def fix(node: Any) -> Any:
         if isinstance(node, dict):
-            return {k: (os.path.normpath(os.path.join(folder, v)) if k == "file" and isinstance(v, str) and v
-                        and not os.path.isabs(v) and not _NOT_A_PATH.match(v) else fix(v)) for k, v in node.items()}
+            return {k: change(v) if k == "file" and isinstance(v, str) and v else fix(v) for k, v in node.items()}
         if isinstance(node, list | tuple):
             return type(node)(fix(v) for v in node)
         return node
 
     actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
     return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
+
+
+def rebased(problem: Problem, folder: str) -> Problem:
+    """`problem` with every relative `file` read as relative to `folder` (a `cd`, make's `Entering directory`)."""
+    def moved(file: str) -> str:
+        if os.path.isabs(file) or _NOT_A_PATH.match(file):
+            return file
+        return os.path.normpath(os.path.join(folder, file))
+
+    return with_files(problem, moved)

@@ -19,7 +19,7 @@ from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore
 from agentwrap.capture import MEDIA_TYPE, StreamResult
 from agentwrap.outcome.lean import Said, lean_text
 from agentwrap.outcome.record import Stream
-from agentwrap.problem import Problem, rebased
+from agentwrap.problem import Problem, rebased, with_files
 
 HEAD_SHARE = 0.3
 EXPLAINED_SHARE = 4  # a stream whose facts are in data or problems keeps a quarter of the budget inline
@@ -116,19 +116,9 @@ def relative_files(problem: Problem, cwd: str | None) -> Problem:
     if not cwd or cwd == "/":
         return problem
     prefix = cwd.rstrip("/") + "/"
-
-    def fix(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: (v[len(prefix):] if k == "file" and isinstance(v, str) and v.startswith(prefix) else fix(v))
-                    for k, v in node.items()}
-        if isinstance(node, list | tuple):
-            return type(node)(fix(v) for v in node)
-        return node
-
     if prefix not in repr(problem):
         return problem
-    actions = tuple(a._replace(edit=fix(a.edit)) if a.edit else a for a in problem.code_actions)
-    return problem._replace(location=fix(problem.location), extra=fix(problem.extra), code_actions=actions)
+    return with_files(problem, lambda file: file[len(prefix):] if file.startswith(prefix) else file)
 
 
 def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Problem:

@@ -181,21 +181,25 @@ def _without_empty_brackets(lines: list[str], out: list[str], source: list[int])
     """A printed object's brackets without what they held (node's `requireStack: [` ... `]` and the error's
     closing `}` once its members and opening line went as restatements): they say nothing alone."""
     kept = set(source)
-    pairs: list[tuple[int, int]] = []
-    opened: list[int] = []
+    drop: set[int] = set()
+    # one pass: each open bracket with the count of what stays inside it (lines, and inner pairs' lines)
+    stack: list[list[int]] = []
     for index, line in enumerate(lines):
         if _CLOSER.match(line):
             for _ in range(sum(line.count(c) for c in "]})")):
-                if opened:
-                    pairs.append((opened.pop(), index))
+                if not stack:
+                    break
+                start, inside = stack.pop()
+                if index in kept and not inside:  # what it held went (its members may stay)
+                    drop |= {start, index}
+                if stack:
+                    stack[-1][1] += (start in kept and start not in drop) + inside
+            if stack and index in kept and index not in drop:
+                stack[-1][1] += 1
         elif line.rstrip().endswith(("[", "{", "(")):
-            opened.append(index)
-    drop: set[int] = set()
-    for start, end in pairs:
-        if end not in kept:
-            continue
-        if not (kept & set(range(start + 1, end))) - drop:  # what it held went (its members may stay)
-            drop |= {start, end}
+            stack.append([index, 0])
+        elif stack and index in kept:
+            stack[-1][1] += 1
     drop &= kept
     if not drop:
         return out, source, 0

@@ -104,14 +104,9 @@ _EXPORTS = frozenset(("export", "declare", "typeset", "readonly", "local"))
 def _variable_set(commands: list[list[str]], line: str) -> str | None:
     """A variable the line sets or exports that makes a read-only program run code (`GIT_PAGER=CMD git log`,
     `export PATH=.`, `printf -v GIT_PAGER CMD; export GIT_PAGER`)."""
-    import shlex
-
     from agentwrap.safety import readonly_env
 
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    assigned = {name: value for name, equals, value in (w.partition("=") for w in lexer)
+    assigned = {name: value for name, equals, value in (w.partition("=") for w in shell_line.words_of(line) or [])
                 if equals and name.isidentifier()}  # simple_commands drops `NAME=VALUE` prefixes
     # an exported bare name may hold anything (`printf -v NAME` or `read NAME` set it)
     exported = {w: "?" for argv in commands if argv[0] in _EXPORTS for w in argv[1:] if w.isidentifier()}

@@ -31,29 +31,30 @@ def script_of(argv: list[str]) -> str | None:
     return None
 
 
-def writes_by_redirect(line: str) -> bool:
-    """Whether the line sends output into a file (`> out.txt`, `>> log`), not to /dev/null or a descriptor."""
+def words_of(line: str) -> list[str] | None:
+    """The line's words and operators as a POSIX shell splits them (quotes removed); None for an unclosed quote."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
-        tokens = list(lexer)
+        return list(lexer)
     except ValueError:
-        return False
-    return any(set(t) <= set("<>&") and ">" in t and not _harmless_redirect(t, tokens[i + 1] if i + 1 < len(tokens)
-                                                                          else "") for i, t in enumerate(tokens) if t)
+        return None
+
+
+def writes_by_redirect(line: str) -> bool:
+    """Whether the line sends output into a file (`> out.txt`, `>> log`), not to /dev/null or a descriptor."""
+    words = words_of(line) or []
+    return any(set(t) <= set("<>&") and ">" in t and not _harmless_redirect(t, words[i + 1] if i + 1 < len(words)
+                                                                          else "") for i, t in enumerate(words) if t)
 
 
 def simple_commands(line: str) -> list[list[str]] | None:
     """The argv of every simple command in `line`, or None when the line holds anything not read for certain."""
     if any(mark in line for mark in ("$(", "`", "<(", ">(", "<<")):
         return None
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:  # an unclosed quote
+    tokens = words_of(line)
+    if tokens is None:  # an unclosed quote
         return None
     commands: list[list[str]] = []
     current: list[str] = []
