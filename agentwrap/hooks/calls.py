@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from agentwrap.shell.model import part_value
+
 _EXPANDS = re.compile(r"[*?\[{~]")  # glob, brace and tilde expansion: bash changes such a word
 _STDIN_OPS = frozenset({"<", "<<", "<<-", "<<<", "<>", "<&"})
 
@@ -30,25 +32,14 @@ class Call(NamedTuple):
     stdin: bool  # its input is a pipe or a redirection, not the terminal
 
 
-def _unescape(literal: str) -> str:
-    return re.sub(r"\\(.)", r"\1", literal.replace("\\\n", ""), flags=re.DOTALL)
-
-
 def _part(part: dict[str, Any]) -> tuple[str | None, bool]:
-    """(value, plain) of one part of a word."""
-    kind = part.get("Type")
-    if kind == "Lit":
-        value = str(part.get("Value", ""))
-        unescaped_only = re.sub(r"\\.", "", value, flags=re.DOTALL)  # `\*` is a literal star
-        return _unescape(value), not _EXPANDS.search(unescaped_only)
-    if kind == "SglQuoted" and not part.get("Dollar"):
-        return str(part.get("Value", "")), True
-    if kind == "DblQuoted":
-        inner = part.get("Parts") or []
-        if all(p.get("Type") == "Lit" for p in inner):
-            text = "".join(str(p.get("Value", "")) for p in inner)
-            return re.sub(r'\\([$`"\\])', r"\1", text.replace("\\\n", "")), True
-    return None, False
+    """(value, plain) of one part of a word: its value as the shell model reads it (no variable is known
+    to a hook), and whether bash passes it on unchanged: quoted text always, literal text without an
+    unescaped glob, brace or tilde (`\\*` is a literal star)."""
+    value = part_value(part)
+    if value is None or part.get("Type") != "Lit":
+        return value, value is not None
+    return value, not _EXPANDS.search(re.sub(r"\\.", "", str(part.get("Value", "")), flags=re.DOTALL))
 
 
 def word(node: dict[str, Any], source: bytes) -> Word:

@@ -63,6 +63,31 @@ class Line:
     commands: list[Command]
 
 
+def part_value(part: dict[str, Any], literals: dict[str, str] | None = None) -> str | None:
+    """One part of a shfmt word as bash passes it on, quotes removed, or None when only the run knows it
+    (a substitution, or a variable not among `literals`: those the line assigned a literal value)."""
+    kind = part.get("Type")
+    if kind == "Lit":
+        return re.sub(r"\\(.)", r"\1", re.sub(r"\\\n", "", str(part.get("Value", ""))), flags=re.DOTALL)
+    if kind == "SglQuoted":
+        return None if part.get("Dollar") else str(part.get("Value", ""))
+    if kind == "DblQuoted":
+        pieces = []
+        for inner in part.get("Parts", ()):
+            if inner.get("Type") == "Lit":
+                pieces.append(re.sub(r'\\([$`"\\])', r"\1", str(inner.get("Value", ""))).replace("\\\n", ""))
+            else:
+                value = part_value(inner, literals)
+                if value is None:
+                    return None
+                pieces.append(value)
+        return "".join(pieces)
+    if kind == "ParamExp" and part.get("Short") or kind == "ParamExp" and set(part) <= {
+            "Type", "Pos", "End", "Dollar", "Rbrace", "Param"}:
+        return (literals or {}).get(str(part.get("Param", {}).get("Value", "")))
+    return None
+
+
 class _Builder:
     def __init__(self, source: bytes) -> None:
         self.source = source
@@ -95,26 +120,7 @@ class _Builder:
         return ("".join(out), True) if literal else (self.slice(word), False)
 
     def part(self, part: dict[str, Any]) -> str | None:
-        kind = part.get("Type")
-        if kind == "Lit":
-            return re.sub(r"\\(.)", r"\1", re.sub(r"\\\n", "", str(part.get("Value", ""))), flags=re.DOTALL)
-        if kind == "SglQuoted":
-            return None if part.get("Dollar") else str(part.get("Value", ""))
-        if kind == "DblQuoted":
-            pieces = []
-            for inner in part.get("Parts", ()):
-                if inner.get("Type") == "Lit":
-                    pieces.append(re.sub(r'\\([$`"\\])', r"\1", str(inner.get("Value", ""))).replace("\\\n", ""))
-                else:
-                    value = self.part(inner)
-                    if value is None:
-                        return None
-                    pieces.append(value)
-            return "".join(pieces)
-        if kind == "ParamExp" and part.get("Short") or kind == "ParamExp" and set(part) <= {
-                "Type", "Pos", "End", "Dollar", "Rbrace", "Param"}:
-            return self.literals.get(str(part.get("Param", {}).get("Value", "")))
-        return None
+        return part_value(part, self.literals)
 
     # --- commands ----------------------------------------------------------------------------------
     def redirects(self, stmt: dict[str, Any]) -> dict[str, str]:
