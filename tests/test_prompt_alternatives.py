@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 
@@ -126,7 +127,25 @@ def test_a_new_commit_is_not_offered_to_save_an_empty_message(tmp_path):
     def saves_unchanged(*args: str) -> bool:
         a = aw("--cwd", str(tmp_path), "--timeout", "30s", "--", "git", *args, env=env)
         assert a.error["code"] == "INPUT_REQUIRED"
-        return any("EDITOR=true" in (c or []) for c in _commands(a))
+        # git's own -m/-F commands are there: the generic hint without a command would only repeat them
+        assert all(x.get("command") for x in a.error["code_actions"])
+        keeps = [c for c in _commands(a) if c and ("EDITOR=true" in c or "--no-edit" in c)]
+        assert len(keeps) in (0, 2)  # both ways of keeping the text, or neither
+        return bool(keeps)
 
     assert not saves_unchanged("commit")  # git's prepared text is only comments: saving it aborts the commit
     assert saves_unchanged("commit", "--amend")  # the last commit's message is there to keep
+    # concluding a merge: the same `git commit`, but git prepared "Merge branch ..." (the editor shim saw it)
+    run = lambda *a: subprocess.run(["git", "-C", str(tmp_path), *a], env={**os.environ, **env},  # noqa: E731
+                                    check=False, capture_output=True)
+    run("commit", "-q", "-m", "a")
+    run("checkout", "-q", "-b", "side")
+    (tmp_path / "a").write_text("side\n")
+    run("commit", "-qam", "side")
+    run("checkout", "-q", "-")
+    (tmp_path / "a").write_text("main\n")
+    run("commit", "-qam", "main")
+    assert run("merge", "side").returncode == 1  # a conflict, resolved by hand
+    (tmp_path / "a").write_text("both\n")
+    run("add", "a")
+    assert saves_unchanged("commit")

@@ -90,7 +90,9 @@ def prompt_line(prompt: str) -> str:
     return re.sub(r"\s*(?:\[REDACTED\]|_{2,})\s*$", "", chosen)[:200]
 
 
-def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, object]) -> Problem:
+def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, object],
+                   prepared: bool | None = None) -> Problem:
+    """`prepared`: whether an editor's file held text besides comments, where the editor shim saw it."""
     prog = argv[0].rsplit("/", 1)[-1]
     shown = prompt_line(prompt)
     detail = (f"{prog} is waiting for {kind} input: {shown!r}" if shown
@@ -104,7 +106,8 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
         actions.append(CodeAction(
             title="Pass the text with the program's own option (e.g. `-m MESSAGE` or `-F FILE`) instead",
             kind="command", applicability="unspecified"))
-        if prog not in _SAVING_INSTALLS and not _prepares_nothing(argv):
+        keeps = prepared if prepared is not None else not _prepares_nothing(argv)
+        if prog not in _SAVING_INSTALLS and keeps:
             actions.append(CodeAction(
                 title="Accept the prepared text unchanged (an editor that saves at once)",
                 command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
@@ -147,7 +150,7 @@ def _from_request(argv: list[str], req: Request) -> Problem:
     if req.kind == "askpass" and kind == "text":
         kind = "password"
     problem = input_required(argv, req.prompt or f"{req.kind} requested", kind,
-                             {"detection": f"{req.kind}-shim", "source": req.kind})
+                             {"detection": f"{req.kind}-shim", "source": req.kind}, prepared=req.prepared)
     return problem._replace(matched=refusal_line(req.kind, req.prompt))  # the shim's own line, said once
 
 
@@ -161,10 +164,14 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
     if not fix and not actions:
         return problem
     # a generic template the tool's own entry already offers in its own words (`--stdin FILE`) is not repeated
+    # and a generic hint without a command ("pass the text with the program's own option") is not said
+    # beside the tool's own commands that do it
     known = {a.command[:2] for a in actions if a.command and a.command[0] == "agentwrap"}
+    commands = any(a.command for a in actions)
     return problem._replace(suggested_fix=fix or problem.suggested_fix,
                             code_actions=(*actions, *(a for a in problem.code_actions
-                                                      if not a.command or a.command[:2] not in known)))
+                                                      if (a.command and a.command[:2] not in known)
+                                                      or (not a.command and not commands))))
 
 
 def _answer_rejected(problem: Problem, prog: str, rejected: dict[str, object]) -> Problem:
@@ -244,6 +251,11 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
         # Whatever the program did next (CONTRACT 5.1): it never had the answer it asked for. The first
         # request is the cause: a password prompt after a refused passphrase is a symptom.
         problem = _asked(_from_request(argv, pending[0]), adapter, argv, rerun)
+        prepared = pending[0].prepared  # not known in a replayed log: then the arguments say
+        if not (prepared if prepared is not None else not _prepares_nothing(argv)):
+            # the file holds only comments: saving it unchanged aborts the commit
+            problem = problem._replace(code_actions=tuple(
+                a for a in problem.code_actions if "--no-edit" not in (a.command or ())))
     elif interp.error is not None:
         problem = interp.error
     elif run.signal is not None:

@@ -35,8 +35,15 @@ if kind == "askpass" and os.environ.get("AGENTWRAP_ANSWERS"):
             sys.stdout.write(reply + "\\n")
             sys.exit(0)
 if log:
+    record = {{"kind": kind, "prompt": prompt}}
+    if kind == "editor" and sys.argv[1:]:
+        try:  # saving the file unchanged only helps where it holds more than comments
+            with open(sys.argv[-1], errors="replace") as f:
+                record["prepared"] = any(line.strip() and not line.startswith("#") for line in f)
+        except OSError:
+            record["prepared"] = False
     with open(log, "a") as f:
-        f.write(json.dumps({{"kind": kind, "prompt": prompt}}) + "\\n")
+        f.write(json.dumps(record) + "\\n")
 what = "an editor" if kind == "editor" else "a password or confirmation"
 sys.stderr.write("agentwrap: the program asked for " + what + " and no person is attached: " + prompt + "\\n")
 sys.stderr.flush()
@@ -56,6 +63,7 @@ class Request(NamedTuple):
     kind: str  # "editor" | "askpass"
     prompt: str
     answered: str | None = None
+    prepared: bool | None = None  # an editor's file held text besides comments (None: not known)
 
 
 class ShimDir:
@@ -103,7 +111,9 @@ class ShimDir:
         for line in lines:
             try:
                 rec = json.loads(line)
-                out.append(Request(str(rec["kind"]), str(rec["prompt"]), rec.get("answered")))
+                prepared = rec.get("prepared")
+                out.append(Request(str(rec["kind"]), str(rec["prompt"]), rec.get("answered"),
+                                   prepared if isinstance(prepared, bool) else None))
             except (ValueError, KeyError, TypeError):
                 continue
         return out
