@@ -192,6 +192,8 @@ WARNINGS = {
     "PIPE_HID_FAILURE": "A stage of a pipeline failed although the line's status (its last stage's) says success.",
     "SHELL_EARLIER_FAILURE": "A command of a shell line failed and the line went on; the line's status is a later "
                              "command's.",
+    "SHELL_NEGATED_SUCCESS": "A shell line failed because a command it negated with `!` succeeded (`! grep -q x f` "
+                             "found x).",
     "UNKNOWN_FIELDS": "A name given to --fields matched nothing in this envelope; the fields that exist are "
                       "shown.",
 }

@@ -79,6 +79,9 @@ def test_negations_and_conditions_end_as_bash_ends_them(tmp_path: Path, line: st
     expected = bash(line, tmp_path).returncode
     assert (answer.env["status"] == "success") == (expected == 0)
     assert answer.env["exit"]["code"] == expected
+    # a line failed by its `!` says so, instead of leaving "exited 1 and printed nothing" unexplained
+    negated = [w for w in answer.env.get("warnings") or [] if w["code"] == "SHELL_NEGATED_SUCCESS"]
+    assert bool(negated) == (line in ("! true", "true && ! true"))
 
 
 @pytest.mark.parametrize(("links", "read"), [(200, True), (1500, False)])

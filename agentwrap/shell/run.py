@@ -222,6 +222,9 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
     decision = verdict.choose(plan, executions, result.returncode, segments, pipeline, streams, stopped,
                               result.duration_ms, taps, asking)
     if decision is None:
+        if (negated := verdict.negated_success(plan, executions, result.returncode)) is not None:
+            warnings.append({"code": "SHELL_NEGATED_SUCCESS", "message": f"`{negated.text[:200]}` failed "
+                             "because its command succeeded: the `!` in front of it turns success into status 1"})
         return None, extra
     if decision.status == 0 and decision.command is not None and decision.command.redirects.get("stdout") == "null":
         return None, extra  # `git log > /dev/null`: what it printed was thrown away, not "no commits"

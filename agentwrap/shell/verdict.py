@@ -148,6 +148,15 @@ def choose(line: Line, executions: list[Execution], exit_code: int | None, segme
     return _stage_of(line, decided[-1], segments, whole, streams, duration_ms, taps)
 
 
+def negated_success(line: Line, executions: list[Execution], exit_code: int | None) -> Unit | None:
+    """The `! cmd` whose command succeeded and so failed the line (`! grep -q TODO f` found a TODO)."""
+    runs = [e for e in executions if not e.header and e.unit >= 0]
+    if not exit_code or not runs or any(r.status == exit_code and not line.units[r.unit].tested for r in runs):
+        return None
+    unit = line.units[runs[-1].unit]
+    return unit if unit.negated else None
+
+
 def _asking_stage(unit: Unit, asking: str | None) -> int:
     """The stage whose program is the process that asked (by name); the last stage when none is."""
     last = len(unit.stages) - 1
