@@ -12,12 +12,11 @@ from typing import IO, TYPE_CHECKING, Any
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
-from agentwrap.ids import new_id
 from agentwrap.options import Options
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
-from agentwrap.runner import session
+from agentwrap.runner import run_folder, session
 from agentwrap.runner.shims import ShimDir
 
 if TYPE_CHECKING:
@@ -69,31 +68,6 @@ def event_stream(emit: Callable[[dict[str, Any]], None] | None, request_id: str,
     return EventStream(emit, request_id.replace("req_", "op_", 1), opts.inline_budget() * 16)
 
 
-def make_shim_root() -> str:
-    """A new private folder for one run's shims (a string: pathlib costs ~3 ms to import, and a run needs none)."""
-    path = os.path.join(os.environ.get("TMPDIR") or "/tmp", new_id("agentwrap"))
-    os.mkdir(path, 0o700)
-    return path
-
-
-def remove_dir(path: str) -> None:
-    """Remove the per-run shim folder (shims, request log, answers, and a shell line's `taps/` of what its
-    `| tail` stages read, which may hold secrets); tempfile+shutil cost ~6 ms to import. Each entry is
-    removed on its own: one that cannot be must not leave the rest behind."""
-    try:
-        entries = list(os.scandir(path))
-    except OSError:
-        return
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            if entry.is_dir(follow_symlinks=False):
-                remove_dir(entry.path)
-            else:
-                os.remove(entry.path)
-    with contextlib.suppress(OSError):
-        os.rmdir(path)
-
-
 def shown_env(env_set: dict[str, str], shim_root: str) -> dict[str, str]:
     """env_set as echoed: secret values hidden, per-run shim paths shortened (they recur ~10 times)."""
     prefix = f"{shim_root}/"
@@ -117,7 +91,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     stdin = stdin_source(opts)
     events = event_stream(emit, request_id, opts)
     store = ArtifactStore()
-    shim_root = make_shim_root()
+    shim_root = run_folder.make()
     try:
         shims = ShimDir(shim_root, opts.answers)
         run_env, run_effects = registry.launch(adapter, argv)  # npx eslint's: npx's and eslint's
@@ -139,7 +113,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, pipeline, shims, cwd)
     finally:
-        remove_dir(shim_root)
+        run_folder.remove(shim_root)
         close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)

@@ -19,9 +19,7 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     close_input,
     event_stream,
     finished,
-    make_shim_root,
     persons_window,
-    remove_dir,
     run_context,
     run_secrets,
     run_session,
@@ -33,7 +31,7 @@ from agentwrap.errors import UsageError
 from agentwrap.options import Options
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
-from agentwrap.runner import session
+from agentwrap.runner import run_folder, session
 from agentwrap.runner.shims import ShimDir
 from agentwrap.runner.spawn import resolve_program
 from agentwrap.shell import grammar, model, script, verdict
@@ -110,7 +108,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     instrumented = traced and not line.endswith("\\")
     events = event_stream(emit, request_id, opts)
     store = ArtifactStore()
-    shim_root = make_shim_root()
+    shim_root = run_folder.make()
     stdin = stdin_source(opts)
     argv = [shell, "-c", line, *extra]
     try:
@@ -145,7 +143,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         result = run_session(spec, sink, shims, cwd)
         taps = _taps(tap_dir, pipeline.max_inline_bytes, secrets) if tap_dir else {}
     finally:
-        remove_dir(shim_root)
+        run_folder.remove(shim_root)
         close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)
