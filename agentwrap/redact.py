@@ -169,7 +169,7 @@ def _is_code(m: re.Match[str], key: str, value: str, sep: str, *, bare: bool) ->
     """Source code in a traceback or a listing is not a secret: `token = token`, `api_key = os.getenv(...)`,
     `token = nextchar`, `key = 'prefix' + str(x)`, `password: str`."""
     if bare:
-        if m.string[m.end() : m.end() + 1] in ("(", "[") or value in key or key in value:
+        if m.string[m.end() : m.end() + 1] in ("(", "[") or value in key or _names_the_key(key, value):
             return True
         if len(value) < 20 and " =" in sep and _CODE_VALUE.fullmatch(value):
             return True
@@ -178,6 +178,17 @@ def _is_code(m: re.Match[str], key: str, value: str, sep: str, *, bare: bool) ->
     if len(value) < 4 and (value.isdigit() or value[0] == "%"):
         return True
     return bool(_OPERATOR_AFTER.match(m.string, m.end()))
+
+
+def _names_the_key(key: str, value: str) -> bool:
+    """`token = self.token`, `password = password_input`, `apiKey: apiKeyValue`: a name built of the key's
+    words is code. `token: prodtoken2024` only holds the word: a value (a kubeconfig's, a .env file's)."""
+    words = {w.lower() for w in _WORD_PARTS.split(_CAMEL.sub(r"\1_\2", value)) if w}
+    last = _WORD_PARTS.split(_CAMEL.sub(r"\1_\2", key))[-1].lower()
+    return bool(last) and last in words
+
+
+_WORD_PARTS = lazy(r"[^A-Za-z0-9]+|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 
 
 def is_secret_name(name: str) -> bool:

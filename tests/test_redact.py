@@ -211,6 +211,9 @@ POSITIVE = [
     ("url-query", "curl https://api.example.com/v1/?access_token=ab12cd34ef56&page=2", "ab12cd34ef56", "&page=2"),
     ("url-query-path", "GET https://h.example/a/b?token=Zx81kdj29sLq0 200", "Zx81kdj29sLq0", " 200"),
     ("path-label-token", "config/password: hunter2", "hunter2", "config/password: "),
+    # a value that holds its key's word is still a value: a kubeconfig's `token:`, a .env's SECRET=
+    ("kubeconfig-token", "  user:\n    token: prodtoken2024\n", "prodtoken2024", "    token: "),
+    ("word-in-value", "API_SECRET=supersecret99 next", "supersecret99", " next"),
 ]
 
 
@@ -270,6 +273,7 @@ NEGATIVE = [
         "    self.token = token\n    api_key = os.getenv('API_KEY')\nlet token = lexer.next_token();",
     ),
     ("code-compare", "if token == expected: password = getpass()"),
+    ("code-named-like-key", "    password = password_input\n    apiToken = this_token.value\ntoken: token_var"),
     ("ci-expression", "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }} password=$(cat /run/pw) token=${TOKEN}"),
     ("json-schema", '"password": {"type": "string"}, "token": null, "auth": true'),
     ("masked", "token: ******** Using token: <redacted> auth: required"),
