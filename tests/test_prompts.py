@@ -106,6 +106,20 @@ def test_askpass_answer_reaches_the_program(tmp_path):
     assert "hunter22" not in a.stdout.decode()
 
 
+def test_askpass_reply_the_program_rejects_is_not_sent_again(tmp_path):
+    # ssh asks its askpass again after a wrong password: a second reply would be a second failed login
+    asker = tmp_path / "ask.sh"
+    log = tmp_path / "replies"
+    asker.write_text(f"#!/bin/sh\nfor i in 1 2 3; do \"$SSH_ASKPASS\" 'Password for host: ' >> {log} || exit 5; done\n")
+    asker.chmod(0o755)
+    a = aw("--answer", "Password for=wrongpass99", str(asker))
+    assert log.read_text().splitlines() == ["wrongpass99"]  # sent once, never again
+    assert a.error["code"] == "INPUT_REQUIRED"
+    assert a.error["answer_rejected"]["times"] == 1
+    answered = [w for w in a.env.get("warnings", []) if w["code"] == "PROMPT_ANSWERED"]
+    assert answered and "Password for host" in answered[0]["message"]  # the reply that was sent is reported
+
+
 def test_raw_mode_reader_waiting_in_select_is_caught_by_the_kernel():
     script = ("import tty, select, sys; tty.setcbreak(0); print('Pick one: ', end='', flush=True); "
               "select.select([0], [], [])")

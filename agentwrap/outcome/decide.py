@@ -159,7 +159,9 @@ def _with_tool_help(problem: Problem, adapter: Adapter, argv: list[str]) -> Prob
     extra = problem.extra or {}
     prompt, kind = str(extra.get("prompt") or ""), str(extra.get("input_kind"))
     fix, actions = adapter.prompt_help(argv, prompt, kind)
-    if not fix and not actions:  # the prompts of common programs (gzip, unzip, sudo, psql, dpkg, ...)
+    helper = extra.get("source") in ("askpass", "editor")  # a helper asked: not a shell line's `read`
+    shell = os.path.basename(argv[0]) in ("bash", "sh", "dash", "zsh", "ksh") if argv else False
+    if not fix and not actions and not (helper and shell):  # common programs' prompts (gzip, sudo, psql...)
         fix, actions = generic_spec().prompt_help(argv, None, prompt, kind)
     if not fix and not actions:
         return problem
@@ -223,6 +225,8 @@ def _asked(problem: Problem, adapter: Adapter, argv: list[str], rerun: list[str]
     if rerun is None or rerun == argv:
         return helped
     asker = str((problem.extra or {}).get("process") or "")
+    if (problem.extra or {}).get("source") in ("askpass", "editor"):
+        return _rerun_whole(helped, argv, rerun)  # a helper program asked, never the shell's `read`
     shell_asked = not asker or asker in ("bash", "sh", "dash", "zsh") or asker == os.path.basename(argv[0]) == "read"
     if helped is problem and shell_asked:  # nothing known of the command alone: the line's shell may have
         helped = _with_tool_help(problem, adapter, rerun)  # asked (`read`), never when `rm -i` itself did
@@ -251,6 +255,10 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
         # Whatever the program did next (CONTRACT 5.1): it never had the answer it asked for. The first
         # request is the cause: a password prompt after a refused passphrase is a symptom.
         problem = _asked(_from_request(argv, pending[0]), adapter, argv, rerun)
+        if pending[0].rejected is not None:
+            times = sum(1 for r in run.requests if r.answered == pending[0].rejected)
+            problem = _answer_rejected(problem, prog, {"pattern": pending[0].rejected, "prompt": pending[0].prompt,
+                                                       "times": times})
         prepared = pending[0].prepared  # not known in a replayed log: then the arguments say
         if not (prepared if prepared is not None else not _prepares_nothing(argv)):
             # the file holds only comments: saving it unchanged aborts the commit

@@ -403,6 +403,9 @@ class _Session:
             r.returncode = code
         if self.shims is not None:
             r.requests = self.shims.requests()
+            # an askpass reply an --answer rule authorised is reported as a terminal prompt's reply is
+            r.answered += [{"pattern": q.answered, "prompt": q.prompt, "input_kind": prompts.classify(q.prompt)}
+                           for q in r.requests if q.answered is not None]
         return r
 
     def _end_forwarders(self) -> None:

@@ -21,14 +21,24 @@ import json, os, re, sys
 kind = {kind!r}
 prompt = " ".join(sys.argv[1:])
 log = os.environ.get("AGENTWRAP_REQUEST_LOG")
+rejected = None
 if kind == "askpass" and os.environ.get("AGENTWRAP_ANSWERS"):
     try:
         with open(os.environ["AGENTWRAP_ANSWERS"]) as f:
             rules = json.load(f)
     except OSError:
         rules = []
+    try:
+        with open(log or "") as f:
+            earlier = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        earlier = []
     for pattern, reply in rules:
         if re.search(pattern, prompt):
+            # asked again what this rule answered: the program rejected the reply, which is not sent again
+            if any(r.get("prompt") == prompt and r.get("answered") == pattern for r in earlier):
+                rejected = pattern
+                break
             if log:
                 with open(log, "a") as f:
                     f.write(json.dumps({{"kind": kind, "prompt": prompt, "answered": pattern}}) + "\\n")
@@ -36,6 +46,8 @@ if kind == "askpass" and os.environ.get("AGENTWRAP_ANSWERS"):
             sys.exit(0)
 if log:
     record = {{"kind": kind, "prompt": prompt}}
+    if rejected is not None:
+        record["rejected"] = rejected
     if kind == "editor" and sys.argv[1:]:
         try:  # saving the file unchanged only helps where it holds more than comments
             with open(sys.argv[-1], errors="replace") as f:
@@ -64,6 +76,7 @@ class Request(NamedTuple):
     prompt: str
     answered: str | None = None
     prepared: bool | None = None  # an editor's file held text besides comments (None: not known)
+    rejected: str | None = None  # the --answer rule whose reply the program asked for again (not sent again)
 
 
 class ShimDir:
@@ -111,9 +124,10 @@ class ShimDir:
         for line in lines:
             try:
                 rec = json.loads(line)
-                prepared = rec.get("prepared")
+                prepared, rejected = rec.get("prepared"), rec.get("rejected")
                 out.append(Request(str(rec["kind"]), str(rec["prompt"]), rec.get("answered"),
-                                   prepared if isinstance(prepared, bool) else None))
+                                   prepared if isinstance(prepared, bool) else None,
+                                   rejected if isinstance(rejected, str) else None))
             except (ValueError, KeyError, TypeError):
                 continue
         return out
