@@ -50,9 +50,10 @@ _CODE_VALUE = lazy(r"[a-z_][a-z_.]*")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "bool", "string", "String", "Optional", "SecretStr", "Any", "None"})
 _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
 _PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
-# Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`.
+# Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`,
+# and an empty input field (pinentry's `Passphrase: ________`).
 _PLACEHOLDER = lazy(
-    r"\[REDACTED\]|\**|[A-Z][A-Z_-]{0,15}|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}"
+    r"\[REDACTED\]|\**|_{2,}|[A-Z][A-Z_-]{0,15}|[xX]{3,}|<[^>]*>|\$(?:[A-Z_][A-Z0-9_]*|[({].*)?|\{\{.*\}\}"
     r"|(?i:null|none|true|false)"
 )
 
@@ -160,6 +161,7 @@ _FLAG = lazy(r"(?<![\w-])(?P<key>--?(?!no-)[A-Za-z][A-Za-z0-9-]{0,64}+)[ \t]+(?=
 
 
 def _not_an_option_value(value: str) -> bool:
+    value = value.rstrip("`'\"") or value  # `-u USER:PASSWORD` quoted in prose or a fix
     word = value.rstrip("),;.").lower() in _WORDS
     odd_start = not value[0].isalnum() and value[0] not in "$@!#%^*_.~"
     return len(value) < 4 or word or odd_start or bool(_PLACEHOLDER.fullmatch(value))

@@ -273,6 +273,8 @@ NEGATIVE = [
         "    self.token = token\n    api_key = os.getenv('API_KEY')\nlet token = lexer.next_token();",
     ),
     ("code-compare", "if token == expected: password = getpass()"),
+    ("pinentry-field", "│ Passphrase: ________________________________ │"),  # gpg's empty input field
+    ("fix-placeholder", "Send: `-H 'Authorization: Bearer $TOKEN'`, `-u USER:PASSWORD` or `--netrc-file F`"),
     ("code-named-like-key", "    password = password_input\n    apiToken = this_token.value\ntoken: token_var"),
     ("ci-expression", "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }} password=$(cat /run/pw) token=${TOKEN}"),
     ("json-schema", '"password": {"type": "string"}, "token": null, "auth": true'),
