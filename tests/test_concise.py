@@ -248,3 +248,21 @@ def test_a_span_on_one_line_says_its_line_once_and_the_summary_its_crate(tmp_pat
     # cargo's own `could not compile` is a problem of the record; concise, the summary says it
     assert [p["code"] for p in record.standard()["problems"]] == ["E0308", "CARGO_COMPILE_FAILED"]
     assert "problems" not in view and "could not compile `optnote` (lib)" in view["summary"]
+
+
+def test_fields_in_agent_mode_keep_the_concise_members():
+    # an agent narrowing its answer still gets the lean error (no request id, no null members), and the
+    # answer still validates
+    code, env = agent("--fields", "status,exit.code", "--", "false")
+    assert code == 1 and env["exit"] == {"code": 1}
+    assert "request_id" not in env and "instance" not in env["error"] and None not in env["error"].values()
+
+
+def test_agentwraps_own_refusal_is_concise_too():
+    code, env = agent("--read-only", "--", "git", "push")
+    assert code == 125 and env["error"]["code"] == "MUTATION_REFUSED"
+    error = env["error"]
+    assert "severity" not in error, "an error's severity is the default one"
+    assert all("kind" not in a or a["kind"] != "command" for a in error.get("code_actions", []))
+    commands = [a.get("command") for a in error.get("code_actions", [])]
+    assert error.get("read_only_alternative") not in commands, "the alternative is said once, by its action"

@@ -39,7 +39,18 @@ def project(answer: RunRecord | dict[str, Any], detail: str, fields: list[str] |
     """The envelope at `detail`, then narrowed to `fields` (taken from the standard envelope)."""
     if fields:
         base = answer.standard() if isinstance(answer, RunRecord) else answer
-        return by_fields(base, fields)
+        picked = by_fields(base, fields)
+        if detail != "concise" or "schema_version" not in base:
+            return picked
+        # the members every answer carries are the concise ones (no request id, the lean error); what was
+        # asked for by name is given as the standard envelope has it
+        lean = concise(answer) if isinstance(answer, RunRecord) else _concise_dict(answer)
+        for key in ALWAYS:
+            if key in lean:
+                picked[key] = lean[key]
+            elif key not in fields:
+                picked.pop(key, None)
+        return picked
     if isinstance(answer, RunRecord):
         if detail == "concise":
             return concise(answer)
@@ -312,13 +323,33 @@ def _concise_dict(env: dict[str, Any]) -> dict[str, Any]:
     if not any((stream or {}).get("text") for stream in (env.get("output") or {}).values()):
         out.pop("output", None)  # no text: empty streams are defaults (and a concise stream has no null artifact)
     if env.get("error"):
-        out["error"] = {k: v for k, v in env["error"].items() if v not in _EMPTY and k not in ("instance",)}
+        out["error"] = _lean_problem_dict(env["error"])
     out.pop("problems", None)
     others = [p for p in env.get("problems", []) if (p.get("code"), p.get("detail")) != (
         (env.get("error") or {}).get("code"), (env.get("error") or {}).get("detail"))]
     if others:
-        out["problems"] = [{k: v for k, v in p.items() if v not in _EMPTY} for p in others]
+        out["problems"] = [_lean_problem_dict(p) for p in others]
     return out
+
+
+def _lean_problem_dict(problem: dict[str, Any]) -> dict[str, Any]:
+    """agentwrap's own problem (a refusal, a usage error) by the rules a run's deciding problem keeps: no
+    null or empty member, no default severity or action member, and no member an action already says
+    (`read_only_alternative` beside the action that runs it)."""
+    out = {k: v for k, v in problem.items() if v not in _EMPTY and k != "instance"}
+    if out.get("severity") == "error":
+        del out["severity"]
+    actions = [_lean_action_dict(a) for a in out.get("code_actions") or [] if isinstance(a, dict)]
+    if actions:
+        out["code_actions"] = actions
+    if any(a.get("command") == out.get("read_only_alternative") for a in actions):
+        out.pop("read_only_alternative", None)
+    return out
+
+
+def _lean_action_dict(action: dict[str, Any]) -> dict[str, Any]:
+    defaults = {"kind": "command", "applicability": "unspecified", "is_preferred": False}
+    return {k: v for k, v in action.items() if v not in _EMPTY and defaults.get(k, object()) != v}
 
 
 # --- detailed -----------------------------------------------------------------------------------
