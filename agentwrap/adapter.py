@@ -98,7 +98,8 @@ _ERROR_LINE = lazy(r"\b(error|fatal|failed|failure|exception|denied|refused|not 
 
 
 def last_error_line(run: CapturedRun) -> str | None:
-    """The line most likely to say why a run failed: the last error-looking line, else the last line."""
+    """The line most likely to say why a run failed: the last error-looking line, else the last line that
+    is not only a pointer to the help (`Try 'ls --help' for more information.`)."""
     for stream in (run.stderr, run.stdout):
         candidates = [*(text for _, text in stream.salient), *stream.tail]
         for line in reversed(candidates):
@@ -106,9 +107,12 @@ def last_error_line(run: CapturedRun) -> str | None:
                 return line.strip()
     for stream in (run.stderr, run.stdout):
         for line in reversed(stream.tail):
-            if line.strip():
+            if line.strip() and not _HELP_POINTER.match(line):
                 return line.strip()
     return None
+
+
+_HELP_POINTER = lazy(r"\s*(?:Try|Run|See|For more information,? try) [`'\"]?[\w./ -]*--help\b")
 
 
 Parser = Callable[[CapturedRun], Any]

@@ -22,6 +22,16 @@ def test_cat_ls_grep_missing_files(tmp_path):
         assert error["category"] == "not_found" and error["detail"] == "no such file or directory: missing.txt"
 
 
+def test_a_rejected_argument_is_named_not_the_help_pointer_after_it(tmp_path):
+    # coreutils print the error, then `Try 'ls --help' for more information.`: the error is the fact
+    for argv, said in ((["ls", "--bogus"], "unrecognized option '--bogus'"),
+                       (["cp", "onlyone"], "missing destination file operand after 'onlyone'"),
+                       (["sort", "-q"], "invalid option -- 'q'")):
+        error = aw("--cwd", str(tmp_path), "--", *argv).error
+        assert error["code"] == "PROGRAM_USAGE" and error["category"] == "usage", argv
+        assert error["detail"] == f"{argv[0]}: {said}" and "--help" in error["suggested_fix"]
+
+
 def test_grep_without_a_match_is_not_dressed_up(tmp_path):
     # Without an adapter, exit 1 with no output is an unexplained failure and no generic rule claims it.
     (tmp_path / "a.txt").write_text("alpha\n")
@@ -141,6 +151,7 @@ def test_rate_limit_reads_retry_after():
     "git@github.com: Permission denied (publickey).",
     "Killed 3 processes",
     "we hit a rate limit last week",
+    "error: unknown option `--frobnicate'",  # a tool's own `error:` line: which program it is, nobody says
 ])
 def test_ordinary_prose_stays_command_failed(prose):
     assert _error(prose)[0] == "COMMAND_FAILED"
