@@ -59,6 +59,7 @@ def test_program_not_found_is_127():
 def test_a_directory_is_not_executable_126(tmp_path):
     a = aw(str(tmp_path))
     assert a.code == 126 and a.error["code"] == "NOT_EXECUTABLE"
+    assert "chmod" not in a.error["suggested_fix"]  # no mode makes a directory a program
 
 
 def test_a_file_without_execute_bit_is_126(tmp_path):
@@ -70,10 +71,12 @@ def test_a_file_without_execute_bit_is_126(tmp_path):
 
 def test_a_missing_interpreter_is_126(tmp_path):
     script = tmp_path / "s"
-    script.write_text("#!/no/such/interpreter\n")
+    script.write_text("#!/no/such/interpreter -x\n")
     script.chmod(0o755)
     a = aw(str(script))
     assert a.code == 126 and a.error["code"] == "NOT_EXECUTABLE"
+    # the missing interpreter is named, and the file's mode (already executable) is not blamed
+    assert "`/no/such/interpreter`" in a.error["detail"] and "chmod" not in a.error["suggested_fix"]
 
 
 def test_double_dash_runs_a_program_named_like_a_subcommand():

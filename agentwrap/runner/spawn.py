@@ -93,9 +93,12 @@ def _check_executable(path: str, name: str) -> None:
     except OSError as exc:
         raise ProgramNotFound(f"{name}: {exc.strerror}") from None
     if stat.S_ISDIR(mode):
-        raise NotExecutable(f"{name}: is a directory")
+        raise NotExecutable(f"{name}: is a directory", suggested_fix="Name a program inside the directory, "
+                            "not the directory itself.")
     if not os.access(path, os.X_OK):
-        raise NotExecutable(f"{name}: permission denied (not executable)")
+        raise NotExecutable(f"{name}: permission denied (not executable)",
+                            suggested_fix=f"Make it executable (`chmod +x {name}`) or run it through its "
+                                          "interpreter (`bash FILE`, `python3 FILE`).")
 
 
 def _open_terminal(cols: int, rows: int, *, echo: bool = False) -> tuple[int, int]:
@@ -248,10 +251,28 @@ def start(argv: list[str], program: str, *, cwd: str, env: dict[str, str],
         if not os.path.isdir(cwd):
             raise UsageError(f"--cwd {cwd}: no such directory") from None
         # The file exists (resolved above) but its interpreter (#! line) does not.
-        raise NotExecutable(f"{argv[0]}: cannot execute: {exc.strerror} (bad interpreter?)") from None
+        interpreter = _interpreter(program)
+        if interpreter is None:
+            raise NotExecutable(f"{argv[0]}: cannot execute: {exc.strerror} (bad interpreter?)") from None
+        raise NotExecutable(f"{argv[0]}: cannot execute: its interpreter `{interpreter}` (the #! line) does not exist",
+                            suggested_fix=f"Install `{interpreter}` or fix the file's #! line, or run the file "
+                                          "with an interpreter that exists (`bash FILE`, `python3 FILE`).") from None
     except PermissionError as exc:
         raise NotExecutable(f"{argv[0]}: {exc.strerror}") from None
     except NotADirectoryError:
         raise UsageError(f"--cwd {cwd}: not a directory") from None
     except OSError as exc:
         raise NotExecutable(f"{argv[0]}: cannot execute: {exc.strerror}") from None
+
+
+def _interpreter(program: str) -> str | None:
+    """The interpreter a script's `#!` line names (its first word), or None."""
+    try:
+        with open(program, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].split()
+    return words[0].decode(errors="replace") if words else None
