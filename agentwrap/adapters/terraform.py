@@ -23,9 +23,7 @@ from agentwrap.sdk import (
     Parser,
     Presentation,
     Problem,
-    ProblemCode,
     Spec,
-    merge_codes,
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -122,6 +120,8 @@ def _listed(prog: str, sub: str, data: dict[str, Any]) -> str | None:
 
 class TerraformAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
+    # the block rules' codes, declared where `explain` and docs/problems.md read them, beside the spec's
+    codes = tuple(_BLOCKS.declarations())
 
     def effects(self, argv: list[str]) -> Effects:
         found = super().effects(argv)
@@ -166,9 +166,6 @@ class TerraformAdapter(BaseAdapter):
         if "valid" in data:
             return f"{prog} validate: the configuration is {'valid' if data['valid'] else 'invalid'}"
         return _listed(prog, run.subcommand or "", data)
-
-    def declarations(self) -> list[ProblemCode]:
-        return merge_codes(super().declarations(), _BLOCKS.declarations())
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
