@@ -20,6 +20,7 @@ from agentwrap.sdk import (
     CapturedRun,
     CodeAction,
     Effects,
+    Interpretation,
     Parser,
     Presentation,
     Problem,
@@ -128,6 +129,12 @@ class TerraformAdapter(BaseAdapter):
         # `plan -out=FILE` saves the plan, `-generate-config-out=FILE` writes HCL: local files only
         writes = any(a.lstrip("-").partition("=")[0] in _WRITES_FILE for a in argv[1:] if a.startswith("-"))
         return found._replace(read_only=False) if found.read_only and writes else found
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        if run.exit_code == 2 and run.signal is None and (run.subcommand or "") == "plan" \
+                and "-detailed-exitcode" in run.argv:
+            run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
+        return super().interpret(run)
 
     def presentation(self, argv: list[str]) -> Presentation:
         """`output -json` and `validate -json` are parsed whole: their text goes to the artifact, never cut
