@@ -20,6 +20,14 @@ class Diagnostic(NamedTuple):
     file: str | None = None
     line: int | None = None
     column: int | None = None
+    # the source lines the diagnostic points at (`6:   value = local.zzz`) and the values terraform shows
+    # under them (`│ var.n is "abc"`): the evidence a fix starts from
+    evidence: tuple[str, ...] = ()
+    context: str | None = None  # the block it is in: `output "o"`, from `on main.tf line 6, in output "o":`
+    # The block's lines as printed: `framing` (the Error line, its `on` line, its source lines) and `body`
+    # (the detail's lines). The problem stands for them, so the text need not say them again.
+    framing: tuple[str, ...] = ()
+    body: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The form block rules match: `Error: SUMMARY`, then `  on FILE line N`, then the detail."""
@@ -38,8 +46,9 @@ class Diagnostic(NamedTuple):
 
 
 _START = lazy(r"^(Error|Warning): (.*\S)\s*$")
-_ON = lazy(r"^\s*on (?P<file>.+?) line (?P<line>\d+)(?:, in .*)?:\s*$")
+_ON = lazy(r"^\s*on (?P<file>.+?) line (?P<line>\d+)(?:, in (?P<context>.*))?:\s*$")
 _SNIPPET = lazy(r"^\s*(?:\d+:|├|│|\(source code not available\))")
+_EVIDENCE = lazy(r"^\s*(?:\d+:|│ )")  # a source line, or a value under it; not the `├──` rule
 _MAX = 200
 
 
@@ -58,44 +67,52 @@ def _unbox(line: str) -> tuple[str, bool | None]:
 def diagnostics(text: str) -> list[Diagnostic]:
     """Every Error/Warning block in terraform's human output (boxed or -no-color), in order."""
     found: list[Diagnostic] = []
-    current: list[str] | None = None
-    head: tuple[str, str] | None = None
+    current: list[tuple[str, str]] | None = None  # (unboxed, as printed) of each line after the Error line
+    head: tuple[str, str, str] | None = None
 
     def close() -> None:
         if head is not None and current is not None and len(found) < _MAX:
-            found.append(_block(head[0], head[1], current))
+            found.append(_block(head[0], head[1], current, head[2]))
 
     for raw in text.splitlines():
         line, box = _unbox(raw)
         start = _START.match(line)
         if start:
             close()
-            head, current = (start.group(1).lower(), start.group(2)), []
+            head, current = (start.group(1).lower(), start.group(2), raw.rstrip()), []
         elif box is False or (box is True and current is not None):
             close()
             head, current = None, None
         elif current is not None:
-            current.append(line)
+            current.append((line, raw.rstrip()))
     close()
     return found
 
 
-def _block(severity: str, summary: str, body: list[str]) -> Diagnostic:
-    file = line = None
+def _block(severity: str, summary: str, body: list[tuple[str, str]], printed: str) -> Diagnostic:
+    file = line = context = None
     detail: list[str] = []
+    framing, body_lines, evidence = [printed], [], []
     in_snippet = False
-    for text in body:
+    for text, raw in body:
         on = _ON.match(text) if file is None else None
         if on:
-            file, line, in_snippet = on.group("file"), int(on.group("line")), True
+            file, line, context = on.group("file"), int(on.group("line")), on.group("context")
+            in_snippet = True
+            framing.append(raw)
             continue
         if in_snippet and (_SNIPPET.match(text) or not text.strip()):
             if not text.strip() and detail:
                 in_snippet = False
+            elif _EVIDENCE.match(text):
+                evidence.append(text.strip())
+                framing.append(raw)
             continue
         in_snippet = False
         detail.append(text.strip())
-    return Diagnostic(severity, summary, " ".join(w for w in detail if w)[:2000], file, line)
+        body_lines.append(raw)
+    return Diagnostic(severity, summary, " ".join(w for w in detail if w)[:2000], file, line, None,
+                      tuple(evidence[:20]), context, tuple(framing[:40]), tuple(body_lines[:200]))
 
 
 def json_values(text: str) -> list[dict[str, Any]]:
@@ -133,10 +150,25 @@ def json_diagnostics(values: list[dict[str, Any]]) -> list[Diagnostic]:
             continue
         rng = d.get("range") or {}
         start = rng.get("start") or {}
+        evidence, context = _json_snippet(d.get("snippet"))
         out.append(Diagnostic(str(d.get("severity", "error")), str(d.get("summary", "")),
                               " ".join(str(d.get("detail") or "").split())[:2000], rng.get("filename"),
-                              start.get("line"), start.get("column")))
+                              start.get("line"), start.get("column"), evidence, context))
     return out
+
+
+def _json_snippet(snippet: Any) -> tuple[tuple[str, ...], str | None]:
+    """The evidence of a -json diagnostic, in the form the human output prints it: `N: code`, and each
+    value terraform shows for the expression (`│ var.n is "abc"`)."""
+    if not isinstance(snippet, dict) or not isinstance(snippet.get("code"), str):
+        return (), None
+    first = snippet.get("start_line")
+    lines = str(snippet["code"]).splitlines()[:20]
+    numbered = [f"{first + i}: {code}" if isinstance(first, int) else code for i, code in enumerate(lines)]
+    values = [f"│ {v.get('traversal')} {v.get('statement')}" for v in snippet.get("values") or []
+              if isinstance(v, dict)]
+    context = snippet.get("context")
+    return tuple([*numbered, *values[:20]]), context if isinstance(context, str) else None
 
 
 # --- plan, apply, destroy ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ alternatives are built from the original command line.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -19,11 +20,11 @@ from agentwrap.sdk import (
     CapturedRun,
     CodeAction,
     Effects,
+    Interpretation,
     Parser,
+    Presentation,
     Problem,
-    ProblemCode,
     Spec,
-    merge_codes,
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -74,10 +75,54 @@ def _saved_plan(argv: list[str], sub: str) -> list[CodeAction]:
 
 
 _WRITES_FILE = frozenset({"out", "generate-config-out", "state-out"})
+# `fmt` options that only report (or keep it from writing): the fix is the same command without them
+_FMT_REPORTS = frozenset({"check", "diff", "list", "write"})
+# a plan shows what it would change even when the run then fails (an apply or destroy stopped at its prompt)
+_PLANS = frozenset({"plan", "apply", "destroy"})
+# -json answers whose data (with the problems) says every fact: their text goes whole to the artifact
+_JSON_WHOLE = frozenset({"output", "validate"})
+
+
+def _fmt_command(argv: list[str]) -> tuple[str, ...]:
+    """The caller's `fmt` as one that rewrites: its targets, -recursive and -chdir kept; -check and kin gone."""
+    return tuple(a for a in argv if not _reports_only(a))
+
+
+def _reports_only(arg: str) -> bool:
+    return arg.startswith("-") and arg.lstrip("-").partition("=")[0] in _FMT_REPORTS
+
+
+def _with_fmt_fix(problem: Problem, argv: list[str]) -> Problem:
+    command = _fmt_command(argv)
+    actions = tuple(a._replace(command=command) if a.command and "fmt" in a.command else a
+                    for a in problem.code_actions)
+    return problem._replace(code_actions=actions)
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _listed(prog: str, sub: str, data: dict[str, Any]) -> str | None:
+    """The summary of a read command: how many outputs, resources or workspaces it listed."""
+    if isinstance(data.get("outputs"), dict):
+        return f"{prog} output: {_counted(len(data['outputs']), 'output')}"
+    if "name" in data and sub == "output":
+        return f"{prog} output: the value of {data['name']}"
+    if sub == "state list" and isinstance(data.get("resources"), list):
+        return f"{prog} state list: {_counted(len(data['resources']), 'resource')}"
+    if sub == "workspace list" and isinstance(data.get("workspaces"), list):
+        listed = _counted(len(data["workspaces"]), "workspace")
+        return f"{prog} workspace list: {listed}, {data.get('current')} selected"
+    if sub == "workspace show" and data.get("workspace"):
+        return f"{prog} workspace show: {data['workspace']}"
+    return None
 
 
 class TerraformAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
+    # the block rules' codes, declared where `explain` and docs/problems.md read them, beside the spec's
+    codes = tuple(_BLOCKS.declarations())
 
     def effects(self, argv: list[str]) -> Effects:
         found = super().effects(argv)
@@ -85,10 +130,32 @@ class TerraformAdapter(BaseAdapter):
         writes = any(a.lstrip("-").partition("=")[0] in _WRITES_FILE for a in argv[1:] if a.startswith("-"))
         return found._replace(read_only=False) if found.read_only and writes else found
 
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        if run.exit_code == 2 and run.signal is None and (run.subcommand or "") == "plan" \
+                and "-detailed-exitcode" in run.argv:
+            run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
+        return super().interpret(run)
+
+    def presentation(self, argv: list[str]) -> Presentation:
+        """`output -json` and `validate -json` are parsed whole: their text goes to the artifact, never cut
+        line by line into something that is no longer JSON; and output's data withholds the values the
+        configuration marked sensitive, which terraform's -json prints."""
+        shown = super().presentation(argv)
+        if self.subcommand(argv) in _JSON_WHOLE and "-json" in argv:
+            return dataclasses.replace(shown, parsed_whole=True)
+        return shown
+
     def parse(self, run: CapturedRun) -> Any:
-        parser = _PARSERS.get(run.subcommand or "") or _PARSERS.get((run.subcommand or "").split(" ")[0])
-        if parser is None or run.failed:
+        sub = run.subcommand or ""
+        parser = _PARSERS.get(sub) or _PARSERS.get(sub.split(" ")[0])
+        if parser is None:
             return None
+        if run.failed:
+            # what the plan shown before the failure would have changed (`destroy` at its prompt)
+            # and the counts of `validate -json`, whose diagnostics are the problems
+            shown = sub in _PLANS or (sub == "validate" and "-json" in run.argv)
+            found = parser(run) if shown else None
+            return found or None
         return parser(run)
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
@@ -105,10 +172,7 @@ class TerraformAdapter(BaseAdapter):
             return f"{prog} plan: {c['add']} to add, {c['change']} to change, {c['destroy']} to destroy"
         if "valid" in data:
             return f"{prog} validate: the configuration is {'valid' if data['valid'] else 'invalid'}"
-        return None
-
-    def declarations(self) -> list[ProblemCode]:
-        return merge_codes(super().declarations(), _BLOCKS.declarations())
+        return _listed(prog, run.subcommand or "", data)
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
@@ -116,6 +180,10 @@ class TerraformAdapter(BaseAdapter):
         if sub in ("apply", "destroy") and not any(a.endswith("tfplan") or a.endswith(".tfplan") for a in argv[2:]):
             actions = [*_saved_plan(argv, sub), *actions]
         return fix, actions
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        found = super().find_problems(run)
+        return [_with_fmt_fix(p, list(run.argv)) if p.code == "TERRAFORM_FMT_NEEDED" else p for p in found]
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
         """One problem per terraform diagnostic (boxed, plain or -json), matched against terraform.blocks.toml."""
@@ -141,10 +209,19 @@ class TerraformAdapter(BaseAdapter):
 
 def _finish(problem: Problem, diag: tp.Diagnostic, default_detail: bool, read_only: bool, argv: list[str],
             sub: str) -> Problem:
-    """The block's own location and words; actions that depend on the invocation."""
-    changes: dict[str, Any] = {"location": diag.location()}
+    """The block's own location, words and evidence; actions that depend on the invocation."""
+    changes: dict[str, Any] = {"location": diag.location(), "extra": _evidence(problem, diag)}
+    full = diag.summary + (f": {diag.detail}" if diag.detail else "")
     if default_detail:
-        changes["detail"] = (diag.summary + (f": {diag.detail}" if diag.detail else ""))[:1000]
+        changes["detail"] = full[:1000]
+    holds_detail = default_detail and len(full) <= 1000 and problem.code != "TERRAFORM_STATE_LOCKED"
+    if diag.framing:  # the problem stands for the lines it holds: the text need not say them again
+        changes["matched"] = "\n".join([*diag.framing, *(diag.body if holds_detail else ())])
+    if problem.code == "TERRAFORM_WARNING":
+        changes["suggested_fix"] = None  # "read the detail" says nothing: the detail is the warning
+    if problem.code == "TERRAFORM_ERROR" and read_only:
+        # a read-only command changed nothing, whatever failed: running it again is harmless
+        changes.update(safe_to_retry=True, suggested_fix=_READ_ONLY_FIX)
     actions = list(problem.code_actions)
     if problem.code == "TERRAFORM_STATE_LOCKED":
         info = dict(_LOCK_INFO.findall(diag.detail))
@@ -159,6 +236,18 @@ def _finish(problem: Problem, diag: tp.Diagnostic, default_detail: bool, read_on
             command=(*argv, "-auto-approve"), applicability="maybe_incorrect")]
     changes["code_actions"] = tuple(actions)
     return problem._replace(**changes)
+
+
+_READ_ONLY_FIX = "Read the error's detail: this command changes nothing, so run it again once its cause is gone."
+
+
+def _evidence(problem: Problem, diag: tp.Diagnostic) -> dict[str, Any] | None:
+    extra = dict(problem.extra or {})
+    if diag.context:
+        extra["context"] = diag.context
+    if diag.evidence:
+        extra["evidence"] = list(diag.evidence)
+    return extra or None
 
 
 ADAPTER: Adapter = TerraformAdapter()
