@@ -202,7 +202,8 @@ def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
     _regex(source, where, rule["pattern"])
     pattern = re.compile(rule["pattern"], re.M)
     if pattern.search("") is not None:  # it would match every output, the first line made a problem
-        _fail(source, where, f"pattern {rule['pattern']!r} matches the empty string: make a part of it required")
+        _fail(source, where, f"pattern {rule['pattern']!r} matches the empty string: make a part of it "
+                             "required")
     if rule["category"] not in codes.CATEGORIES:
         _fail(source, where, f"category {rule['category']!r} is not one of {', '.join(codes.CATEGORIES)}")
     _type(source, where, rule["status"], int, "status")

@@ -35,8 +35,8 @@ def test_capture_runs_an_unknown_program_once(tmp_path):
 
 def test_a_version_command_is_run_when_the_caller_asks(tmp_path):
     env = _tool(tmp_path, "deploy", 'case "$1" in version) echo "deploy 1.2.3" ;; *) echo deployed ;; esac\n')
-    aw("capture", "--dir", str(tmp_path / "fx"), "--version-command", "deploy version", "--", "deploy", "prod",
-       env=env)
+    aw("capture", "--dir", str(tmp_path / "fx"), "--version-command", "deploy version", "--", "deploy",
+       "prod", env=env)
     meta = json.loads((tmp_path / "fx" / "generic" / "prod.meta.json").read_text())
     assert (meta["tool_version"], meta["version_command"]) == ("deploy 1.2.3", ["deploy", "version"])
 
@@ -64,8 +64,9 @@ def _fixture_text(folder) -> str:
 
 def test_a_fixture_holds_no_secret_the_envelope_hides(tmp_path):
     env = _tool(tmp_path, "leaky", LEAKY)
-    answer = aw("capture", "--dir", str(tmp_path / "fx"), "--name", "leak", "--env", "API_TOKEN=s3cr3tvalue123",
-                "--", "leaky", f"--token={TOKEN}", "--password", "hunter2", env=env)
+    answer = aw("capture", "--dir", str(tmp_path / "fx"), "--name", "leak",
+                "--env", "API_TOKEN=s3cr3tvalue123", "--", "leaky", f"--token={TOKEN}", "--password", "hunter2",
+                env=env)
     text = _fixture_text(tmp_path / "fx")
     for secret in ("s3cr3tvalue123", TOKEN, "hunter2"):
         assert secret not in text

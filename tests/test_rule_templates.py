@@ -18,7 +18,8 @@ from agentwrap.capture import StreamResult
 from agentwrap.records import CapturedRun
 from agentwrap.spec import Spec, SpecError
 
-RULE = {"code": "GREET_GUEST_NOT_FOUND", "pattern": r"^error: guest (?P<guest>\S+) not found in (?P<file>\S+)",
+RULE = {"code": "GREET_GUEST_NOT_FOUND",
+        "pattern": r"^error: guest (?P<guest>\S+) not found in (?P<file>\S+)",
         "title": "greet: the guest is not on the list", "category": "not_found", "status": 404,
         "retryable": False, "safe_to_retry": True}
 
@@ -39,8 +40,8 @@ def _shell_action(stderr: str) -> list[str]:
     return list(_problems(spec, stderr)[0]["code_actions"][0]["command"])  # type: ignore[index]
 
 
-@pytest.mark.parametrize("guest", ["eve;date>INJECTED", "o'brien", "$(touch${IFS}INJECTED)", "`touch${IFS}INJECTED`",
-                                   "x&&touch${IFS}INJECTED"])
+@pytest.mark.parametrize("guest", ["eve;date>INJECTED", "o'brien", "$(touch${IFS}INJECTED)",
+                                   "`touch${IFS}INJECTED`", "x&&touch${IFS}INJECTED"])
 def test_a_value_in_a_shell_script_is_one_word_that_runs_nothing(tmp_path, guest):
     command = _shell_action(f"error: guest {guest} not found in guests.txt\n")
     subprocess.run(command, cwd=tmp_path, check=True, timeout=30)
@@ -49,7 +50,8 @@ def test_a_value_in_a_shell_script_is_one_word_that_runs_nothing(tmp_path, guest
 
 
 def test_a_plain_value_reads_as_the_tutorial_shows_it():
-    assert _shell_action("error: guest bob not found in guests.txt\n") == ["sh", "-c", "echo bob >> guests.txt"]
+    command = _shell_action("error: guest bob not found in guests.txt\n")
+    assert command == ["sh", "-c", "echo bob >> guests.txt"]
 
 
 def test_quotes_around_a_placeholder_in_a_shell_script_are_refused():
@@ -58,7 +60,8 @@ def test_quotes_around_a_placeholder_in_a_shell_script_are_refused():
 
 
 RATE = {"code": "GREET_RATE", "pattern": r"retry in (?P<wait>\S+)", "title": "greet: rate limited",
-        "category": "rate_limit", "status": 429, "retryable": True, "safe_to_retry": True, "retry_after": "wait"}
+        "category": "rate_limit", "status": 429, "retryable": True, "safe_to_retry": True,
+        "retry_after": "wait"}
 
 
 @pytest.mark.parametrize(("said", "seconds"), [("30", 30.0), ("30s", 30.0), ("2m", 120.0), ("500ms", 0.5),

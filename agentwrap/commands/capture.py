@@ -50,7 +50,8 @@ def _parse(args: list[str]) -> tuple[dict[str, Any], list[str]]:
     return mine, args[i:]
 
 
-def _version_argv(adapter: Adapter, argv: list[str], opts: options.Options, given: str | None) -> list[str] | None:
+def _version_argv(adapter: Adapter, argv: list[str], opts: options.Options,
+                  given: str | None) -> list[str] | None:
     """The command that says the tool's version: the caller's, or a built-in adapter's known one."""
     if given is not None:
         words = shlex.split(given)
@@ -151,8 +152,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     folder = Path(mine["dir"]) / adapter.name
     case = fixtures.Case(adapter.name, name, folder / name)
     if Redactor(secrets).redact(str(case.base)) != str(case.base):  # the envelope would name another path
-        raise UsageError(f"capture: the fixture path {case.base} looks like it holds a secret; choose another "
-                         "--name or --dir")
+        raise UsageError(f"capture: the fixture path {case.base} looks like it holds a secret; "
+                         "choose another --name or --dir")
     if case.path(".meta.json").exists() and not mine["force"]:
         raise UsageError(f"capture: {case.path('.meta.json')} exists; choose another --name or pass --force")
     try:
