@@ -6,8 +6,10 @@ See docs/adapters.md for the format; `agentwrap adapter new NAME --toml` writes 
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +19,12 @@ from agentwrap.problem import adapter_problem
 from agentwrap.records import CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode, Value
 from agentwrap.retry import retry_after_in
 from agentwrap.spec_check import SpecError as SpecError  # re-exported: raised here too
-from agentwrap.spec_check import check
+from agentwrap.spec_check import check, shell_script_at
 
-_FIELD = re.compile(r"\{(\w+)\}")
+_FIELD = re.compile(r"(?<!\$)\{(\w+)\}")  # `${NAME}` is the shell's variable, left as written
+# A group's wait, in the units tools print and --timeout reads (`30`, `30s`, `2m`, `500ms`, `1.5 minutes`).
+_WAIT = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?", re.I)
+_WAIT_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)  # Value: eq, hash and repr written once
@@ -71,8 +76,26 @@ def rule(code: str, pattern: str, title: str, category: str, status: int, retrya
             "retryable": retryable, "safe_to_retry": safe, "suggested_fix": fix, **more}
 
 
-def _fill(template: str, values: dict[str, str]) -> str:
-    return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+def _fill(template: str, values: dict[str, str], quote: bool = False) -> str:
+    """`template` with its `{name}`s replaced; `quote`: shell-quoted, for a word a shell parses."""
+    def value(m: re.Match[str]) -> str:
+        found = values.get(m.group(1))
+        if found is None:
+            return m.group(0)
+        return shlex.quote(found) if quote else found
+
+    return _FIELD.sub(value, template)
+
+
+def wait_seconds(text: str) -> float | None:
+    """A rule's `retry_after` group as seconds, or None when it is no finite, non-negative wait
+    (`soon`, `nan`, `1e400`, `-5`): the problem then says nothing of when, rather than being lost."""
+    match = _WAIT.fullmatch(text.strip())
+    if match is None:
+        return None
+    unit = (match.group(2) or "s").lower()
+    seconds = float(match.group(1)) * (_WAIT_UNIT["ms"] if unit == "ms" else _WAIT_UNIT[unit[0]])
+    return seconds if math.isfinite(seconds) else None
 
 
 def _actions(raw: tuple[dict[str, Any], ...], argv: list[str], values: dict[str, str]) -> list[CodeAction]:
@@ -82,13 +105,14 @@ def _actions(raw: tuple[dict[str, Any], ...], argv: list[str], values: dict[str,
         command: list[str] | None = None
         if "command" in action:
             command = []
-            for word in action["command"]:
+            script = shell_script_at(action["command"])
+            for at, word in enumerate(action["command"]):
                 if word == "{argv...}":
                     command.extend(argv)
                 elif word == "{args...}":
                     command.extend(argv[1:])
                 else:
-                    command.append(_fill(word, values))
+                    command.append(_fill(word, values, quote=at == script))
         if command is not None and any(_FIELD.search(word) for word in command):
             continue  # it names a regex group that did not match: no honest command to offer
         out.append(CodeAction(title=_fill(action["title"], values), kind=action.get("kind", "command"),
@@ -284,15 +308,18 @@ class Spec:
         matches with it, so every adapter's problems share one shape)."""
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
         values = {"prog": run.argv[0], "subcommand": run.subcommand or "", "match": match.group(0).strip(), **groups}
+        # An optional group that did not match says nothing in a text (`x={x}` reads `x=`); a command
+        # naming it is dropped instead (`_actions`), as no honest command can be made without it.
+        text_values = {**dict.fromkeys(match.re.groupindex, ""), **values}
         line_start = match.string.rfind("\n", 0, match.start()) + 1
         line_end = match.string.find("\n", match.end())
         line = match.string[line_start:line_end if line_end >= 0 else len(match.string)].strip()
-        detail = _fill(rule.detail, values) if rule.detail else line[:1000]
+        detail = _fill(rule.detail, text_values) if rule.detail else line[:1000]
         retry_after: float | None = None
         if isinstance(rule.retry_after, int | float):
             retry_after = float(rule.retry_after)
         elif isinstance(rule.retry_after, str) and groups.get(rule.retry_after):
-            retry_after = float(groups[rule.retry_after])
+            retry_after = wait_seconds(groups[rule.retry_after])
         elif rule.category == "rate_limit":
             retry_after = retry_after_in(run.text())
         location = None
@@ -303,7 +330,7 @@ class Spec:
                     location[key] = int(groups[key])
         return adapter_problem(
             self.name, rule.declared(), detail, exit_code=run.exit_code, retry_after=retry_after,
-            suggested_fix=_fill(rule.suggested_fix, values) if rule.suggested_fix else None,
+            suggested_fix=_fill(rule.suggested_fix, text_values) if rule.suggested_fix else None,
             code_actions=tuple(_actions(rule.code_actions, list(run.argv), values)),
             location=location, severity=rule.severity, matched=line,
             extra={"fatal_on_success": True} if rule.on_success else None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from typing import Any
 
@@ -30,11 +32,36 @@ RULE = {"code", "pattern", "stream", "title", "category", "status", "retryable",
 _KINDS = ("confirmation", "password", "text", "editor", "pager", "credential", "selection")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]*\Z")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+# What spec._fill replaces (`${NAME}` is the shell's, left as written; `{args...}` is a whole word).
+_PLACEHOLDER = re.compile(r"(?<!\$)\{(\w+)\}")
+_QUOTED_PLACEHOLDER = re.compile(r"""['"]\{\w+\}|(?<!\$)\{\w+\}['"]""")
+# The values every template may name besides the pattern's groups (spec.Spec.problem, prompt_help).
+RULE_VALUES = frozenset(("prog", "subcommand", "match"))
+PROMPT_VALUES = frozenset(("prog", "subcommand"))
+SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"))
 
 
 def valid_name(name: str) -> bool:
     """An adapter name: a lower-case program name (letters, digits, . _ + -)."""
     return _NAME.match(name) is not None
+
+
+def shell_script_at(command: list[str]) -> int | None:
+    """The index of the script in a `sh -c SCRIPT` command template, else None. A value put there is
+    parsed by the shell: `eve;date>X` spliced bare would run `date`, `o'brien` would break the quoting."""
+    if not command or os.path.basename(command[0]) not in SHELLS:
+        return None
+    at = 1
+    while at < len(command) and command[at][:1] in ("-", "+") and command[at] != "--":
+        word = command[at]
+        if word[1:] in ("o", "O"):  # `bash -o pipefail -c ...`: the option's value is no script
+            at += 2
+            continue
+        if not word.startswith("--") and "c" in word[1:]:
+            return at + 1 if at + 1 < len(command) else None
+        at += 1
+    return None
+
 
 
 def _fail(source: str, where: str, what: str) -> None:
@@ -73,14 +100,35 @@ def _strings(source: str, where: str, value: Any, label: str) -> None:
         _fail(source, where, f"{label} must be a list of strings, got {value!r}")
 
 
-def _actions(source: str, where: str, actions: Any) -> None:
+def _named(source: str, where: str, label: str, template: Any, known: frozenset[str]) -> None:
+    """A template naming a value no run has would reach the agent as a literal `{nosuch}`."""
+    for name in _PLACEHOLDER.findall(template) if isinstance(template, str) else ():
+        if name not in known:
+            names = ", ".join(sorted(known))
+            _fail(source, where, f"{label} names {{{name}}}, which is neither a group of the pattern nor one "
+                                 f"of the values every template has ({names})")
+
+
+def _script(source: str, where: str, command: list[str]) -> None:
+    """agentwrap shell-quotes the values it puts in a `sh -c` script; quotes around them would undo that."""
+    script = shell_script_at(command)
+    if script is not None and _QUOTED_PLACEHOLDER.search(command[script]):
+        _fail(source, where, f"command: leave the quotes out around a placeholder in {command[script]!r}: "
+                             "agentwrap quotes each value it puts in a shell script")
+
+
+def _actions(source: str, where: str, actions: Any, known: frozenset[str] = PROMPT_VALUES) -> None:
     if not isinstance(actions, list):
         _fail(source, where, "code_actions must be a list of tables")
     for i, action in enumerate(actions, 1):
         at = f"{where}.code_actions[{i}]"
         _keys(source, at, action, ACTION, ("title",))
+        _named(source, at, "title", action["title"], known)
         if "command" in action:
             _strings(source, at, action["command"], "command")
+            for word in action["command"]:
+                _named(source, at, "command", word, known)
+            _script(source, at, action["command"])
         if action.get("applicability", "unspecified") not in APPLICABILITY:
             _fail(source, at, f"applicability must be one of {', '.join(APPLICABILITY)}")
         if action.get("kind", "command") not in ("quickfix", "command", "edit"):
@@ -152,6 +200,10 @@ def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
     if not isinstance(rule["code"], str) or not _CODE.match(rule["code"]):
         _fail(source, where, f"code must be UPPER_SNAKE_CASE, got {rule['code']!r}")
     _regex(source, where, rule["pattern"])
+    pattern = re.compile(rule["pattern"], re.M)
+    if pattern.search("") is not None:  # it would match every output, the first line made a problem
+        _fail(source, where, f"pattern {rule['pattern']!r} matches the empty string: make a part of it "
+                             "required")
     if rule["category"] not in codes.CATEGORIES:
         _fail(source, where, f"category {rule['category']!r} is not one of {', '.join(codes.CATEGORIES)}")
     _type(source, where, rule["status"], int, "status")
@@ -164,13 +216,25 @@ def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
         _fail(source, where, "stream must be any, stdout or stderr")
     if rule.get("severity", "error") not in ("error", "warning", "note"):
         _fail(source, where, "severity must be error, warning or note")
-    if "retry_after" in rule and not isinstance(rule["retry_after"], int | float | str):
-        _fail(source, where, "retry_after must be seconds or the name of a regex group")
-    if isinstance(rule.get("retry_after"), str) and rule["retry_after"] not in re.compile(rule["pattern"]).groupindex:
-        _fail(source, where, f"retry_after names group {rule['retry_after']!r}, which the pattern does not define")
+    _retry_after(source, where, rule, pattern)
+    known = RULE_VALUES | set(pattern.groupindex)
+    for key in ("detail", "suggested_fix"):
+        _named(source, where, key, rule.get(key), known)
     for key in ("subcommands",):
         if key in rule:
             _strings(source, where, rule[key], key)
     if "exit_codes" in rule and not all(isinstance(c, int) for c in rule["exit_codes"]):
         _fail(source, where, "exit_codes must be a list of integers")
-    _actions(source, where, rule.get("code_actions", []))
+    _actions(source, where, rule.get("code_actions", []), known)
+
+
+def _retry_after(source: str, where: str, rule: dict[str, Any], pattern: re.Pattern[str]) -> None:
+    if "retry_after" not in rule:
+        return
+    wait = rule["retry_after"]
+    if isinstance(wait, bool) or not isinstance(wait, int | float | str):
+        _fail(source, where, "retry_after must be seconds or the name of a regex group")
+    if isinstance(wait, str) and wait not in pattern.groupindex:
+        _fail(source, where, f"retry_after names group {wait!r}, which the pattern does not define")
+    if not isinstance(wait, str) and not (math.isfinite(wait) and wait >= 0):
+        _fail(source, where, f"retry_after must be a finite number of seconds, 0 or more, got {wait!r}")

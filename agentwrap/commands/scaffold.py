@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentwrap import envelope, registry
+from agentwrap.adapters import INDEX
 from agentwrap.commands import CommandContext
 from agentwrap.errors import UsageError
 from agentwrap.spec_check import valid_name
@@ -24,20 +25,25 @@ limitations = "What this adapter does not know."
 [env]                                     # prompt prevention: variables that make {name} refuse, not agree
 # {upper}_NONINTERACTIVE = "1"
 
-[effects.default]                         # per subcommand: [effects.SUBCOMMAND]
-read_only = true
-destructive = false
-idempotent = true
-open_world = false
+# What a run may change: read_only, destructive, idempotent, open_world. Left out, each is unknown, and
+# unknown counts as mutating: `agentwrap --read-only` refuses every {name} run until you declare, per
+# subcommand, the ones that change nothing. Say read_only = true in [effects.default] only when no run
+# of {name}, with any arguments, can change anything.
+[effects.default]
+# [effects.list]                          # e.g. a subcommand that only reads
+# read_only = true
+# destructive = false
 
-[[prompts]]                               # a prompt {name} may show, and its own non-interactive way
-pattern = "(?i)are you sure"
-input_kind = "confirmation"
-suggested_fix = "Pass {name}'s own --yes flag when the change is intended."
-[[prompts.code_actions]]
-title = "Re-run with --yes"
-command = ["{name}", "{{args...}}", "--yes"]
-applicability = "maybe_incorrect"
+# A prompt {name} may show, and {name}'s OWN way past it. Uncomment it only with a real flag of {name}
+# (`{name} --help`): an agent runs the command it suggests.
+# [[prompts]]
+# pattern = "(?i)are you sure"
+# input_kind = "confirmation"
+# suggested_fix = "Pass {name}'s own FLAG when the change is intended."
+# [[prompts.code_actions]]
+# title = "Re-run with FLAG"
+# command = ["{name}", "{{args...}}", "FLAG"]
+# applicability = "maybe_incorrect"
 
 [[rules]]                                 # a failure pattern and what an agent should do about it
 code = "{upper}_NOT_FOUND"
@@ -60,7 +66,9 @@ SPEC = {{
     "has_subcommands": False,  # True when {name} has subcommands (`{name} build`): parsers are then per subcommand
     "descriptor": {{"purpose": "What {name} does, in one line.", "use_when": "...", "do_not_use_when": "...",
                     "returns": "...", "limitations": "..."}},
-    "effects": {{"default": {{"read_only": True, "destructive": False, "idempotent": True, "open_world": False}}}},
+    # Unknown effects count as mutating: `--read-only` refuses {name} until you say "read_only": True, which
+    # only holds when no run of {name}, with any arguments, changes anything (or per subcommand).
+    "effects": {{"default": {{}}}},
     "rules": [
         {{"code": "{upper}_NOT_FOUND", "pattern": r"(?i)^error: (?P<what>.+) not found", "title": "{name}: not found",
           "category": "not_found", "status": 404, "retryable": False, "safe_to_retry": True,
@@ -102,4 +110,24 @@ def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None) 
     next_steps = [f"agentwrap capture --dir {target_dir / 'fixtures'} --name first -- {name} ...",
                   f"agentwrap adapter test {path}"]
     data = {"path": str(path), "fixtures": str(target_dir / "fixtures" / name), "next": next_steps}
-    return envelope.Outcome(envelope.build(request_id=ctx.request_id, summary=f"wrote {path}", data=data), 0)
+    summary = f"wrote {path}"
+    shadowed = _builtin_named(name)
+    if shadowed is not None:  # said in summary and data: codes.WARNINGS has no code for it yet
+        data["shadows"] = shadowed
+        data["note"] = _shadow_note(path, name, shadowed)
+        summary += f"; it shadows the built-in {shadowed} adapter for every {name} run"
+    return envelope.Outcome(envelope.build(request_id=ctx.request_id, summary=summary, data=data), 0)
+
+
+def _builtin_named(name: str) -> str | None:
+    """The built-in adapter a user adapter matching `name` replaces (`git`, or `gcc` for `clang`), if any."""
+    if name in INDEX:
+        return INDEX[name]
+    return name if name in INDEX.values() else None
+
+
+def _shadow_note(path: Path, name: str, builtin: str) -> str:
+    # Its rules, prompts and effects replace the built-in's: effects start unknown (so `--read-only`
+    # refuses what the built-in let through) and every problem the built-in knew is gone.
+    return (f"{path} replaces the built-in {builtin} adapter for every {name} run: its rules, prompts and "
+            f"read-only knowledge are this file's now; remove the file to use the built-in again")
