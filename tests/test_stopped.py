@@ -30,6 +30,10 @@ def test_a_timeout_of_a_mutating_program_is_uncertain_and_not_safe_to_retry(tmp_
 def test_a_timeout_of_a_read_only_program_stays_plain(tmp_path: Path) -> None:
     ans = aw("--timeout", "500ms", "--", "sleep", "30", cwd=tmp_path)
     assert ans.error is not None and "effects_uncertain" not in ans.error
+    # what --read-only would run, a stopped run may repeat: `sleep`, `tail -f` change nothing
+    assert ans.error["safe_to_retry"] is True
+    tail = aw("--timeout", "500ms", "--", "tail", "-f", "/dev/null", cwd=tmp_path)
+    assert tail.error is not None and tail.error["safe_to_retry"] is True
 
 
 def test_a_stopped_git_names_the_check_and_its_index_lock(repo: Path, tmp_path: Path) -> None:
