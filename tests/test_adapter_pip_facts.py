@@ -63,3 +63,24 @@ def test_an_unreachable_index_is_not_followed_by_its_not_found_lines():
     _, view = _replay("install-network-error")
     assert view["error"]["code"] == "PIP_NETWORK_ERROR"
     assert not any("No matching distribution" in line for line in _inline(view))
+
+
+def _replay_python(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `python3 -m pip` case (fixtures/python), read by the pip adapter through the python adapter."""
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "python") if c.name == name)
+    record = fixtures.replay_record(registry.builtin("python"), case)
+    return record.standard(), views.concise(record)
+
+
+def test_a_pyproject_that_is_not_toml_is_named_with_the_place_of_the_error():
+    """Not pip's "Uncaught exception" whose traceback the concise text left out: the file and its line and
+    column, and the TOML error's own line, said once (pip's frames are not repeated inline)."""
+    env, view = _replay_python("install-pyproject-invalid-at-line")
+    error = view["error"]
+    assert error["code"] == "PIP_PYPROJECT_INVALID"
+    assert error["location"] == {"file": "pyproject.toml", "line": 3, "column": 14}
+    assert error["detail"].endswith("(at line 3, column 14)")
+    assert not [line for line in _inline(view) if "File \"" in line or "TOMLDecodeError" in line]
+    _, view = _replay_python("install-editable-pyproject-invalid")
+    assert view["error"]["detail"] == "pyproject.toml is not valid TOML: Unclosed array (at end of document)"
+    assert view["error"]["location"] == {"file": "pyproject.toml"}

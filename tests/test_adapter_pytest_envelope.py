@@ -81,3 +81,66 @@ def test_inline_text_leaves_out_what_the_problems_say():
     assert not any("unrecognized arguments" in line or "usage:" in line for line in _inline(plugin))
     _, conftest = _replay("conftest-import-error")
     assert not any("while loading conftest" in line for line in _inline(conftest))
+
+
+def test_a_collection_error_shows_the_users_frames_and_no_fix_that_restates_it():
+    """pytest's importer, importlib and the standard library are no place to fix a test module: the evidence
+    keeps the user's frames and source; a SyntaxError's detail and location say all, so it has no fix."""
+    env, _ = _replay("collection-errors")
+    problems = [env["error"], *env["problems"]]
+    evidence = [line for p in problems for line in p.get("evidence") or []]
+    assert evidence and not [line for line in evidence if "_pytest" in line or "importlib" in line
+                             or "/lib/python3" in line]
+    syntax = next(p for p in problems if p["code"] == "PYTEST_COLLECTION_ERROR")
+    assert syntax.get("suggested_fix") is None
+    assert "E       def test_b(:" in syntax["evidence"]
+
+
+def test_two_test_files_of_one_basename_are_named_with_a_fix_that_adds_the_ways_out():
+    env, _ = _replay("import-file-mismatch")
+    error = env["error"]
+    assert error["detail"].endswith("import file mismatch: module 'test_same' is already imported from a/test_same.py")
+    assert "--import-mode=importlib" in error["suggested_fix"] and "__init__.py" in error["suggested_fix"]
+
+
+def test_a_doctest_failure_says_the_example_expected_and_got_and_reruns_with_the_callers_options():
+    env, view = _replay("doctest-failures")
+    error = env["error"]
+    assert error["detail"] == "mathy.py::mathy.add failed: `>>> add(1, 2)`: expected 4, got 3"
+    assert error["location"] == {"file": "mathy.py", "line": 3}
+    assert "--doctest-modules" in error["code_actions"][0]["command"]  # without it the id is "not found"
+    raised = next(p for p in env["problems"] if p["nodeid"] == "calc.py::calc.div")
+    assert raised["exception"] == "ZeroDivisionError" and raised["crash"] == {"file": "calc.py", "line": 17}
+    assert "Expected:" not in "\n".join(_inline(view))  # said once: in the problems
+
+
+def test_a_run_stopped_by_maxfail_in_addopts_says_so():
+    env, view = _replay("maxfail-in-addopts")
+    assert env["data"]["stopped"] == "after 1 failure (-x/--maxfail); later tests did not run"
+    assert view["summary"].endswith("; stopped after 1 failure (-x/--maxfail); later tests did not run")
+
+
+def test_collection_errors_say_no_tests_ran():
+    _, view = _replay("collection-errors")
+    assert view["summary"].endswith("; stopped by 2 collection errors; no tests ran")
+
+
+def test_the_warnings_summary_keeps_which_tests_emitted_each_warning_once():
+    _, view = _replay("warnings-summary-tests")
+    warned = {w["message"]: w for w in view["data"]["warnings_summary"]}
+    assert warned["old api"]["emitted_by"] == ["test_w.py::test_one", "test_w.py::test_two"]
+    assert warned["old api"]["category"] == "DeprecationWarning"
+    assert (warned["old api"]["file"], warned["old api"]["line"]) == ("test_w.py", 3)
+    assert warned["user thing"]["emitted_by"] == ["test_w.py::test_three"]
+    assert not [line for line in _inline(view) if "Warning:" in line]  # the data says them
+
+
+def test_a_rerun_keeps_how_tests_are_found_and_drops_what_chose_or_stopped_them():
+    from agentwrap.adapters.pytest import rerun_command
+
+    argv = ("pytest", "-p", "no:cacheprovider", "-k", "slow", "--import-mode", "importlib", "tests/", "-x",
+            "--maxfail=2", "-o", "xfail_strict=true", "--lf", "-c", "ci.ini", "--rootdir", "..", "--doctest-modules")
+    assert rerun_command(argv, "tests/t.py::t") == (
+        "pytest", "-p", "no:cacheprovider", "--import-mode", "importlib", "-o", "xfail_strict=true", "-c", "ci.ini",
+        "--rootdir", "..", "--doctest-modules", "tests/t.py::t", "-q")
+    assert rerun_command(("pytest", "-vv", "a.py"), "a.py::t") == ("pytest", "-vv", "a.py::t")

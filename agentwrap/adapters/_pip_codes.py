@@ -16,5 +16,7 @@ FACTS: dict[str, ProblemCode] = {c.code: c for c in (
                 category="conflict", status=409),
     ProblemCode(code="PIP_EXTERNALLY_MANAGED", title="pip: externally managed environment (PEP 668)",
                 category="precondition", status=412),
+    ProblemCode(code="PIP_PYPROJECT_INVALID", title="pip: pyproject.toml is not valid TOML",
+                category="validation", status=422),
     ProblemCode(code="PIP_BUILD_FAILED", title="pip: building a package failed", category="dependency", status=502),
 )}

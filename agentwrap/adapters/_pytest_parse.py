@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agentwrap.adapters import tracebacks
+from agentwrap.adapters import _pytest_doctest, _pytest_warnings, tracebacks
 from agentwrap.lazyre import lazy
 
 _BANNER = lazy(r"^=+ (?P<title>.+?) =+$")
@@ -60,9 +60,11 @@ EVIDENCE_LINES = 12
 _CARETS = lazy(r"^\s+[~^]+\s*$")
 
 
-def evidence(body: list[str]) -> tuple[str, ...]:
+def evidence(body: list[str], internal: bool = True) -> tuple[str, ...]:
     """What a reader needs to see of a failure block: each `path:line: in func` entry with the source line
-    under it, the `>` line, and the `E` lines (pytest's own choice of what matters), within a bound."""
+    under it, the `>` line, and the `E` lines (pytest's own choice of what matters), within a bound.
+    `internal=False` leaves out the entries in pytest's, importlib's and the standard library's code: a
+    collection error's traceback starts in pytest's importer, which is no place the user can fix."""
     kept: list[str] = []
     statement = False  # inside the `>` statement: its continuation lines are part of it
     taken = -1  # the caret line already kept with the line above it
@@ -77,8 +79,10 @@ def evidence(body: list[str]) -> tuple[str, ...]:
                 taken = i + 1
         elif statement and line.startswith("    ") and line.strip():
             kept.append(line.rstrip())
-        elif _ENTRY.match(line) and not line.startswith("<"):
+        elif (entry := _ENTRY.match(line)) is not None and not line.startswith("<"):
             statement = False
+            if not internal and tracebacks.is_library(entry.group("file")):
+                continue
             kept.append(line.rstrip())
             if i + 1 < len(body) and body[i + 1].startswith("    "):
                 kept.append(body[i + 1].rstrip())
@@ -213,6 +217,24 @@ def _first_function(body: list[str], entries: list[tuple[str, int, str]]) -> str
     return None
 
 
+_MISMATCH = lazy(r"^import file mismatch:\nimported module '(?P<module>[^']+)' has this __file__ attribute:\n"
+                 r"  (?P<imported>.+)\nwhich is not the same as the test file we want to collect:\n"
+                 r"  (?P<wanted>.+)", re.M)
+MISMATCH = "import file mismatch"
+
+
+def _mismatch(body: list[str], root: str | None, test_file: str | None) -> str | None:
+    """pytest's `import file mismatch:` block (no `E` line): two test files of one basename. The other
+    file is named as the test file is: relative to the folder the wanted file's absolute path shows."""
+    match = _MISMATCH.search("\n".join(body))
+    if match is None:
+        return None
+    wanted = match["wanted"].strip()
+    if root is None and test_file and wanted.endswith("/" + test_file):
+        root = wanted[:-len(test_file)]
+    return f"{MISMATCH}: module '{match['module']}' is already imported from {_rel(match['imported'], root)}"
+
+
 def _exception(entries: list[tuple[str, int, str]], messages: list[str]) -> str | None:
     if entries and (name := _EXC_NAME.match(entries[-1][2])) and not entries[-1][2].startswith("in "):
         return name.group("type")
@@ -258,7 +280,8 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
         entries = [(test_file if f.endswith("/" + test_file) else f, n, r) for f, n, r in entries]
         if fixture_file and fixture_file[0].endswith("/" + test_file):
             fixture_file = (test_file, fixture_file[1])
-    message = (messages[-1] if syntax else messages[0]) if messages else summary_message
+    message = (messages[-1] if syntax else messages[0]) if messages else ""
+    message = message or _mismatch(body, root, test_file) or summary_message
     exception = _exception(entries, [message])
     file, line_no = test_file, None
     own = [entry for entry in entries if entry[0] == test_file]
@@ -275,8 +298,37 @@ def _report(title: str | None, body: list[str], nodeid: str | None, outcome: str
     fixture = re.search(r"fixture '([^']+)' not found", "\n".join(messages))
     crash_dict = ({"file": crash[0], "line": crash[1]} if crash and (crash[0], crash[1]) != (file, line_no) else None)
     function = _first_function(body, entries) if when in ("setup", "teardown") and not fixture else None
-    return Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000], exception,
-                  crash_dict, fixture.group(1) if fixture else None, evidence(body), function=function)
+    report = Report(nodeid, outcome, when, title or (nodeid or ""), file, line_no, message[:1000], exception,
+                    crash_dict, fixture.group(1) if fixture else None,
+                    evidence(body, internal=when != "collect"), function=function)
+    return _doctest(report, body, root) if _pytest_doctest.is_doctest(title) else report
+
+
+def _doctest(report: Report, body: list[str], root: str | None) -> Report:
+    """A failed doctest's report: its message says the example and what it printed against what it should
+    have (pytest prints no `E` line for it), located at the first failed example."""
+    failed = _pytest_doctest.examples(body)
+    if not failed:
+        return report
+    test_file = report.file or ""
+
+    def here(path: str) -> str:
+        path = _rel(path, root)
+        return test_file if test_file and path.endswith("/" + test_file) else path
+
+    first = failed[0]
+    parts = [first.message(), *(f"{e.message()} (line {e.line})" for e in failed[1:])]
+    raised = first.raised
+    crash = raised.user_frame() if raised is not None else None
+    crash = None if crash is None or crash.file.startswith("<") else crash
+    evidence = [line for e in failed for line in e.diff]
+    evidence += [f"{here(f.file)}:{f.line}: in {f.function}" for e in failed if e.raised is not None
+                 for f in _pytest_doctest.user_frames(e.raised)]
+    return report._replace(
+        file=here(first.file), line=first.line, message="; ".join(parts)[:1000],
+        exception=raised.type if raised is not None else report.exception,
+        crash={"file": here(crash.file), "line": crash.line} if crash else None,
+        evidence=tuple(evidence[-EVIDENCE_LINES:]))
 
 
 def _match_sections(sections: list[tuple[str | None, list[str], Captured]], summary: list[tuple[str, str, str]],
@@ -342,6 +394,10 @@ def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
             data["duration_ms"] = round(float(d.group("s")) * 1000)
     if (c := _COLLECTED.search(text)) is not None:
         data["collected"] = int(c.group("n"))
+    if (why := stopped(text)) is not None:
+        data["stopped"] = why
+    if (warned := _pytest_warnings.summary(by_title.get("warnings summary", []), root)):
+        data["warnings_summary"] = warned
     reports: list[Report] = []
     if "ERRORS" in by_title:
         reports += _match_sections(_captured_sections(by_title["ERRORS"]), summary, "error", root)
@@ -363,6 +419,23 @@ def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
                    _VERBOSE.match(line) and not line.startswith(("FAILED", "ERROR"))]
         data["tests"] = nodeids[:MAX_LIST]
     return data, reports[:MAX_LIST]
+
+
+_STOPPED = lazy(r"^!+ (?:[\w.]+: )?(?:stopping after (?P<failures>\d+) failures?|"
+                r"Interrupted: (?P<errors>\d+) errors? during collection) !+$", re.M)
+
+
+def stopped(text: str) -> str | None:
+    """Why the run ended before every test ran, when pytest said so: `-x`/`--maxfail` (on the command line
+    or in the configuration's addopts, where the caller did not write it) or collection errors."""
+    match = _STOPPED.search(text)
+    if match is None:
+        return None
+    if match["failures"]:
+        n = int(match["failures"])
+        return f"after {n} failure{'s' if n > 1 else ''} (-x/--maxfail); later tests did not run"
+    n = int(match["errors"])
+    return f"by {n} collection error{'s' if n > 1 else ''}; no tests ran"
 
 
 _CONFTEST = lazy(r"^ImportError while loading conftest '(?P<path>[^']+)'\.\n(?P<body>(?:.+\n?)*)", re.M)

@@ -156,6 +156,40 @@ def _build_failed(run: CapturedRun, text: str) -> Problem:
     )._replace(matched="\n".join(m.group(0) for m in _BUILD_SAID.finditer(text)))
 
 
+_TOML_AT = lazy(r"\(at line (?P<line>\d+), column (?P<column>\d+)\)$")
+_PROJECT = lazy(r"^(?:Obtaining|Processing) (?:file://)?(?P<path>/\S+|\.\S*)$", re.M)
+
+
+def _pyproject_invalid(run: CapturedRun, text: str) -> Problem | None:
+    """pip's uncaught TOMLDecodeError while it read a project's pyproject.toml (`ERROR: Exception:` and a
+    traceback through `load_pyproject_toml`): the file and the TOML error's place, not pip's frames."""
+    chains = tracebacks.parse(text)
+    exc = chains[-1].final if chains else None
+    if exc is None or not exc.short_type.endswith("TOMLDecodeError") or not any(
+            f.function == "load_pyproject_toml" for f in exc.frames):
+        return None
+    projects = _PROJECT.findall(text[:text.find("Traceback (most recent call last)")])
+    file = f"{projects[-1].rstrip('/')}/pyproject.toml" if projects else "pyproject.toml"
+    message = exc.message.splitlines()[0] if exc.message else exc.type
+    at = _TOML_AT.search(message)
+    location = {"file": file, **({"line": int(at["line"]), "column": int(at["column"])} if at else {})}
+    fix = ("A bracket, brace or string opened in the file is never closed: close it."
+           if message.endswith("(at end of document)") else None)
+    found = problem("pip", FACTS["PIP_PYPROJECT_INVALID"], f"{file} is not valid TOML: {message}",
+                    exit_code=run.exit_code, suggested_fix=fix, location=location,
+                    docs_url="https://toml.io/en/v1.0.0", extra={"exception": exc.type})
+    return found._replace(matched=_traceback_block(text, exc.headline()))
+
+
+def _traceback_block(text: str, last: str) -> str:
+    """pip's `ERROR: Exception:` and the traceback under it, to its exception line: what the problem says
+    (its frames are pip's own, no place to fix), so not repeated inline."""
+    start = text.rfind("ERROR: Exception:")
+    start = start if start >= 0 else text.rfind("Traceback (most recent call last):")
+    end = text.find(last, start)
+    return text[start:end + len(last)] if start >= 0 and end >= 0 else ""
+
+
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     if not run.failed:
         return []
@@ -191,6 +225,8 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
             docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/"))
     if _BUILD.search(text) is not None:
         found.append(_build_failed(run, text))
+    if (pyproject := _pyproject_invalid(run, text)) is not None:
+        found.append(pyproject)
     return found
 
 

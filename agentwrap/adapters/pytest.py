@@ -76,6 +76,39 @@ def _ran_alone(argv: tuple[str, ...], nodeid: str) -> bool:
     return paths == [nodeid]
 
 
+# What a re-run of one test leaves out of the caller's options: those that chose which tests ran (the node
+# id chooses now), stop early or re-order, stop in the debugger, or write a report of the whole run (one
+# test's run would overwrite it, and coverage's threshold would fail it). The rest, which decide how tests
+# are found and run (--doctest-modules, -p, -c, --rootdir, -o, --import-mode), stay: without them the id
+# may not exist.
+_RERUN_DROPS = {"-k", "-m", "--deselect", "--maxfail", "--lfnf", "--last-failed-no-failures", "--ignore",
+                "--ignore-glob", "--junitxml", "--junit-xml", "--html", "--report-log", "--json-report-file",
+                "--cov-fail-under", "--cov-report", "--cov", "--cov-config", "--cov-append"}
+_RERUN_DROP_FLAGS = {"-x", "--exitfirst", "--lf", "--last-failed", "--ff", "--failed-first", "--nf",
+                     "--new-first", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--pdb", "--trace",
+                     "--json-report", "--co", "--collect-only"}
+_QUIET_OR_VERBOSE = lazy(r"^(?:-[qv]+|--quiet|--verbose|--verbosity(?:=.*)?)$")
+
+
+def rerun_command(argv: tuple[str, ...], nodeid: str) -> tuple[str, ...]:
+    """The caller's command for one test: its options less those `_RERUN_DROPS` names, its paths and node ids
+    replaced by `nodeid`, and `-q` unless it chose a verbosity."""
+    kept: list[str] = []
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        takes_value = "=" not in arg and arg in _SPEC.options_with_value
+        words = args[i:i + 2] if takes_value else [arg]
+        i += len(words)
+        if not arg.startswith("-") or arg == "--":
+            continue  # a path or node id: the re-run names its own
+        if arg.split("=", 1)[0] not in _RERUN_DROPS | _RERUN_DROP_FLAGS:
+            kept += words
+    quiet = () if any(_QUIET_OR_VERBOSE.match(arg) for arg in kept) else ("-q",)
+    return (argv[0], *kept, nodeid, *quiet)
+
+
 def _problem(code: str, detail: str, run: CapturedRun, *, fix: str | None, location: dict[str, Any] | None = None,
              actions: tuple[CodeAction, ...] = (), extra: dict[str, Any] | None = None,
              docs: str | None = None) -> Problem:
@@ -104,6 +137,16 @@ def _sides(message: str) -> set[str]:
     return sides - {""}
 
 
+_SYNTAX_AT = lazy(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)$')
+
+
+def _names_location(body: str, r: Report) -> bool:
+    """A SyntaxError's `File "PATH", line N` that is the problem's location again."""
+    at = _SYNTAX_AT.match(body)
+    return bool(at and r.file and r.line == int(at["line"]) and (at["file"] == r.file or at["file"].endswith(
+        "/" + r.file)))
+
+
 def _evidence(r: Report) -> list[str]:
     """The report's evidence less what its message and location already say: the `E` line that is the
     message itself, a diff's `- ` and `+ ` lines that are the two sides the message compares (with the
@@ -114,7 +157,7 @@ def _evidence(r: Report) -> list[str]:
     marked = False  # the last line was a side left out: its `?   ^` marker line goes too
     for line in r.evidence:
         body = line[1:].strip() if line.startswith("E ") else None
-        if body and body in r.message:
+        if body and (body in r.message or _names_location(body, r)):
             continue
         if body is not None and (body[:2] in ("- ", "+ ") and body[2:].strip() in sides
                                  or marked and body.startswith("? ")):
@@ -153,7 +196,7 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
     extra = {k: v for k, v in (("nodeid", r.nodeid), ("when", r.when), ("exception", r.exception),
                                ("crash", r.crash), ("evidence", _evidence(r)), ("captured", captured),
                                ("captured_omitted", captured_omitted)) if v}
-    rerun = (CodeAction(title="Re-run only this test", command=(run.argv[0], r.nodeid, "-q"),
+    rerun = (CodeAction(title="Re-run only this test", command=rerun_command(run.argv, r.nodeid),
                         applicability="machine_applicable"),) if r.nodeid and r.when != "collect" else ()
     if r.nodeid and _ran_alone(run.argv, r.nodeid):
         rerun = ()  # the caller just ran only this test: running it again is their own command
@@ -178,7 +221,7 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
         info = module_not_found(r.message, _installer(run)) if r.exception == "ModuleNotFoundError" else None
         code = "PYTEST_IMPORT_ERROR" if r.exception in ("ModuleNotFoundError", "ImportError") else \
             "PYTEST_COLLECTION_ERROR"
-        fix = info.suggested_fix if info and info.suggested_fix else f"Fix the test module{where}: {r.message}"
+        fix = info.suggested_fix if info and info.suggested_fix else _collection_fix(r)
         if code == "PYTEST_IMPORT_ERROR" and not info:
             fix = (f"{r.message}: fix the import{where}; for the project's own package, install it (`pip install "
                    "-e .`) or set `pythonpath` in the pytest configuration.")
@@ -187,6 +230,16 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
     return _problem("PYTEST_TEST_ERROR", f"{r.nodeid or r.title}: error at {r.when or 'set-up'}: {r.message}", run,
                     location=location, fix=_error_fix(r, where, failed_too), actions=rerun, extra=extra,
                     docs=DOCS + "how-to/fixtures.html")
+
+
+def _collection_fix(r: Report) -> str | None:
+    """What to do about a module that could not be collected, when there is more to say than its message
+    and location do (a syntax error there says it all: no fix)."""
+    if r.message.startswith(_pytest_parse.MISMATCH):
+        return ("Two test files share this module name: give them unique basenames, or add an "
+                "`__init__.py` to each test folder (or run with `--import-mode=importlib`); if the other "
+                "file is gone, remove its stale `__pycache__`.")
+    return None
 
 
 def _error_fix(r: Report, where: str, failed_too: bool) -> str:
@@ -369,7 +422,7 @@ class PytestAdapter(BaseAdapter):
         return super().effects(argv)  # tests can do anything: unknown
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
-        counts = _counts(data)
+        counts = _outcome(data)
         return f"pytest: {counts}" if counts else None
 
     def interpret(self, run: CapturedRun) -> Interpretation:
@@ -380,7 +433,7 @@ class PytestAdapter(BaseAdapter):
         error = interp.error
         if error is not None and error.code == "PYTEST_USAGE" and problems and problems[0].code != "PYTEST_USAGE":
             error = problems[0]
-        counts = _counts(interp.data)
+        counts = _outcome(interp.data)
         ran = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "passed", "errors"))
         # With the counts, the summary says what the error does not: the failure itself is said once, there.
         failing = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "errors"))
@@ -391,6 +444,13 @@ class PytestAdapter(BaseAdapter):
         if error is not None and ran:
             summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
         return interp._replace(problems=problems, error=error, summary=summary[:300])
+
+
+def _outcome(data: Any) -> str:
+    """The counts, and that the run stopped early when it did: the counts alone read as a whole run."""
+    counts = _counts(data)
+    stopped = data.get("stopped") if isinstance(data, dict) else None
+    return f"{counts}; stopped {stopped}" if counts and stopped else counts
 
 
 def _counts(data: Any) -> str:

@@ -28,6 +28,12 @@ _LIBRARY = lazy(r"^<|[/\\]lib[/\\]python\d[\d.]*[/\\]|site-packages|dist-package
 MAX_MESSAGE_LINES = 20
 
 
+def is_library(path: str) -> bool:
+    """Whether `path` is not the user's own code: the standard library, site-packages, pytest, pluggy,
+    importlib, or a pseudo-file (`<frozen ...>`, `<doctest ...>`, `<string>`)."""
+    return _LIBRARY.search(path) is not None
+
+
 class Frame(NamedTuple):
     file: str
     line: int
@@ -56,7 +62,7 @@ class PyException(NamedTuple):
     def user_frame(self) -> Frame | None:
         """The innermost frame in the user's code, else the innermost frame."""
         for frame in reversed(self.frames):
-            if not _LIBRARY.search(frame.file):
+            if not is_library(frame.file):
                 return frame
         return self.frames[-1] if self.frames else None
 
