@@ -3,6 +3,8 @@ response heads curl printed (`-i`, `-I`, `-D -`, `-v`)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 
 from agentwrap.lazyre import lazy
@@ -148,3 +150,23 @@ def response(stdout: str, stderr: str) -> dict[str, Any] | None:
     if len(heads) > 1:
         final["previous_statuses"] = [h["http_status"] for h in heads[:-1]]
     return final
+
+
+def retry_after(headers: dict[str, str]) -> float | None:
+    """Seconds the response's Retry-After asks to wait: `Retry-After: 37`, or an HTTP-date counted from the
+    response's own Date header (the adapter reads a finished run, so "now" is when the server answered);
+    None when it is absent, unreadable, or a date with no Date to count from."""
+    value = (headers.get("retry-after") or "").strip()
+    if value.isdigit():
+        return float(value)
+    until, sent = _http_date(value), _http_date(headers.get("date") or "")
+    if until is None or sent is None:
+        return None
+    return max(0.0, (until - sent).total_seconds())
+
+
+def _http_date(text: str) -> datetime | None:
+    try:
+        return parsedate_to_datetime(text) if text.strip() else None
+    except (TypeError, ValueError):
+        return None

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import re
+from http import HTTPStatus
 from typing import Any
 
 from agentwrap.adapters import _curl_parse as cp
 from agentwrap.lazyre import lazy
 from agentwrap.retry import retry_after_in
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
+from agentwrap.sdk import Interpretation as Reading  # one import line stays within 110 columns
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "curl.spec.toml")
@@ -42,6 +44,14 @@ def _effects(inv: cp.Invocation) -> Effects:
     if inv.method in ("POST", "PATCH"):
         return Effects(read_only=False, destructive=False, idempotent=False, open_world=True)
     return Effects(read_only=False, destructive=None, idempotent=None, open_world=True)
+
+
+#: A 429 whose Retry-After this run did not show (no -i): how to learn the wait, not "wait retry_after".
+_WAIT_NOT_SHOWN = (
+    "The server is rate limiting. How long to wait is in its Retry-After header, which this run did not "
+    "show: run it again with `-i` (or `-D -`) to see it, or let curl wait as the header says (`curl --retry "
+    "3`, which honours Retry-After). Slow down.")
+_HTTP_STATUS = lazy(r"\banswered HTTP (?P<status>\d{3})\b")
 
 
 _EXIT_RULE = lazy(r"\^curl: \\\((\d+)\\\) ")  # a rule for `curl: (N) ...`, curl's message for exit N
@@ -86,6 +96,40 @@ def _not_repeatable(problem: Problem, method: str) -> Problem:
                             suggested_fix=_MAY_HAVE_APPLIED.format(method=method))
 
 
+def _header_wait(run: CapturedRun) -> float | None:
+    """The wait the final response's Retry-After asks for (seconds or an HTTP-date), else one in prose."""
+    head = cp.response(run.stdout_text, run.stderr_text)
+    wait = cp.retry_after(head["headers"]) if head else None
+    return wait if wait is not None else retry_after_in(run.stdout_text + "\n" + run.stderr_text)
+
+
+def _waiting(problem: Problem, seconds: float) -> Problem:
+    """A retryable problem the server said when to retry: the wait is a fact, and the fix's first step."""
+    fix = problem.suggested_fix or ""
+    if "retry_after" not in fix:
+        fix = f"Wait retry_after seconds first (the server's Retry-After header). {fix}".rstrip()
+    return problem._replace(retry_after=seconds, suggested_fix=fix)
+
+
+def _wait_not_shown(problem: Problem, argv: tuple[str, ...]) -> Problem:
+    """A 429 with no Retry-After in sight: no fix may point at a retry_after the problem does not have."""
+    let_curl_wait = CodeAction(title="Let curl wait as Retry-After says, then retry (3 times at most)",
+                               command=("curl", "--retry", "3", *argv[1:]), applicability="maybe_incorrect")
+    actions = (let_curl_wait, *problem.code_actions)
+    return problem._replace(suggested_fix=_WAIT_NOT_SHOWN, code_actions=actions)
+
+
+def _status_line(status: int, data: Any) -> str:
+    """`HTTP 503 Service Unavailable`: the reason curl printed (-i), else the standard one."""
+    reason = data.get("reason") if isinstance(data, dict) and data.get("http_status") == status else None
+    if not reason:
+        try:
+            reason = HTTPStatus(status).phrase
+        except ValueError:
+            reason = ""
+    return f"HTTP {status} {reason}".rstrip()
+
+
 class CurlAdapter(BaseAdapter):
     spec = _SPEC
 
@@ -126,15 +170,27 @@ class CurlAdapter(BaseAdapter):
             if silent is not None:
                 problems.append(silent)
         method = cp.invocation(run.argv).method
-        header_wait = retry_after_in(run.stdout_text + "\n" + run.stderr_text)
+        header_wait = _header_wait(run)
         out = []
         for p in problems:
             if p.code in _AMBIGUOUS and method not in _IDEMPOTENT:
                 p = _not_repeatable(p, method)
             if p.retryable and p.retry_after is None and header_wait is not None:
-                p = p._replace(retry_after=header_wait)
+                p = _waiting(p, header_wait)
+            if p.code == "CURL_HTTP_RATE_LIMITED" and p.retry_after is None and len(run.argv) > 1:
+                p = _wait_not_shown(p, run.argv)
             out.append(p)
         return out
+
+    def interpret(self, run: CapturedRun) -> Reading:
+        """A failed HTTP call's summary names its status (`curl: HTTP 503 Service Unavailable`): the titles of
+        a range of statuses (`HTTP 5xx server error`) do not."""
+        interp = super().interpret(run)
+        error = interp.error
+        status = _HTTP_STATUS.search(error.detail) if error and error.code.startswith("CURL_HTTP_") else None
+        if status is None:
+            return interp
+        return interp._replace(summary=f"curl: {_status_line(int(status['status']), interp.data)}")
 
     def _from_exit_code(self, run: CapturedRun) -> Problem | None:
         """A problem from curl's exit code when it printed no message of its own (`curl -s`)."""

@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from agentwrap.adapters import _docker_parse as dp
+from agentwrap.lazyre import lazy
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, Spec
 
 _RO = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -24,6 +25,10 @@ _LISTINGS = frozenset({"ps", "images", "container ls", "container ps", "containe
                        "buildx ls", "service ls", "stack ls", "node ls", "secret ls", "config ls"})
 _INTERACTIVE = frozenset({"-i", "-t", "-it", "-ti", "--interactive", "--tty"})
 _CONNECTION = frozenset({"-H", "--host", "-c", "--context", "--config"})
+#: A logrus line below warning level: an attempt the client reports in its own words once all have failed.
+_PROGRESS_LOG = lazy(r'^time="[^"]*" level=(?:info|debug|trace) ')
+#: `docker login`'s credential options, replaced by the non-interactive `-u USER --password-stdin`.
+_LOGIN_VALUE = frozenset({"-u", "--username", "-p", "--password"})
 
 
 def connection(argv: list[str] | tuple[str, ...]) -> list[str]:
@@ -40,6 +45,34 @@ def connection(argv: list[str] | tuple[str, ...]) -> list[str]:
             i += 1
         i += 1
     return out
+
+
+def _decided_by_own_lines(problems: list[Problem]) -> list[Problem]:
+    """Without the problems read from info-level log lines when the client's own lines name one: the log
+    reports each attempt (https, then http), the last line the outcome."""
+    own = [p for p in problems if not _PROGRESS_LOG.match(p.matched)]
+    return own or problems
+
+
+def _login_without_prompt(argv: list[str]) -> CodeAction:
+    """`docker login [-u USER] REGISTRY` with the secret on standard input: the caller's user name kept, never
+    a second -u (nor -p PASSWORD, which puts the secret in the process list)."""
+    rest: list[str] = []
+    user = "<USER>"
+    words = iter(argv[1:])
+    for word in words:
+        name, eq, value = word.partition("=")
+        if word in _LOGIN_VALUE:
+            value = next(words, "")
+        elif not (eq and name in _LOGIN_VALUE) and word != "--password-stdin":
+            rest.append(word)
+            continue
+        if name in ("-u", "--username"):
+            user = value
+    placeholders = "<TOKEN_FILE>" + (" and <USER>" if user == "<USER>" else "")
+    return CodeAction(title=f"Log in with a token on standard input (replace {placeholders})",
+                      command=("agentwrap", "--stdin", "<TOKEN_FILE>", "--", argv[0], *rest, "-u", user,
+                               "--password-stdin"), applicability="has_placeholders")
 
 
 class DockerAdapter(BaseAdapter):
@@ -84,7 +117,8 @@ class DockerAdapter(BaseAdapter):
         """One problem per line (the most specific rule's); diagnostic commands offered as code actions ask the
         same daemon as the failed command."""
         assert self.spec is not None
-        problems = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
+        found = [*self.diagnostics(run), *self.spec.match_rules(run, one_per_line=True)]
+        problems = _decided_by_own_lines(found)
         conn = connection(run.argv)
         if not conn:
             return problems
@@ -99,6 +133,9 @@ class DockerAdapter(BaseAdapter):
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         fix, actions = super().prompt_help(argv, prompt, input_kind)
         sub = self.subcommand(argv) or ""
+        if sub == "login":
+            actions = [_login_without_prompt(argv) if "--password-stdin" in (a.command or ()) else a
+                       for a in actions]
         if sub.split(" ")[-1] in ("run", "exec", "attach") and any(a in _INTERACTIVE for a in argv):
             kept = tuple(a for a in argv if a not in _INTERACTIVE)
             actions.insert(0, CodeAction(title="Run without -i/-t (give the command to run as arguments)",

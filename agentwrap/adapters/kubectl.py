@@ -40,6 +40,7 @@ _CHANGES = frozenset({"apply", "create", "delete", "patch", "scale", "label", "a
                       "autoscale", "set", "rollout", "cordon", "uncordon", "drain", "taint", "run", "edit"})
 _MISSING = lazy(r'^(?P<kind>[\w.-]+) "(?P<name>[^"]+)" not found')
 _INTERACTIVE = frozenset({"-i", "-t", "-it", "-ti", "--stdin", "--tty", "--interactive", "--interactive=true"})
+_ALL_NAMESPACES = frozenset({"-A", "--all-namespaces", "--all-namespaces=true"})
 
 
 def connection(argv: list[str] | tuple[str, ...]) -> list[str]:
@@ -77,6 +78,14 @@ def _positional(argv: list[str], sub: str) -> list[str]:
             continue
         words.append(arg)
     return words
+
+
+def _in_all_namespaces(action: CodeAction) -> CodeAction:
+    """`auth can-i list pods` asks about the current namespace; the refused `get pods -A` asked about all."""
+    cmd = action.command or ()
+    if "can-i" not in cmd or any(w in _ALL_NAMESPACES for w in cmd):
+        return action
+    return action._replace(command=(*cmd, "--all-namespaces"))
 
 
 class KubectlAdapter(BaseAdapter):
@@ -122,6 +131,8 @@ class KubectlAdapter(BaseAdapter):
         out = []
         for p in problems:
             actions = [self._connected(a, conn) for a in p.code_actions]
+            if p.code == "KUBECTL_FORBIDDEN" and any(a in _ALL_NAMESPACES for a in argv):
+                actions = [_in_all_namespaces(a) for a in actions]
             if p.code == "KUBECTL_CLUSTER_UNREACHABLE" and idempotent:
                 p = p._replace(safe_to_retry=True)  # repeating an idempotent request cannot duplicate it
             missing = _MISSING.match(p.detail) if p.code == "KUBECTL_NOT_FOUND" else None
