@@ -18,8 +18,8 @@ from agentwrap import envelope
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.errors import UsageError
-from agentwrap.logs import formats, render
-from agentwrap.logs.engine import Normalizer
+from agentwrap.logs import formats, render, steps
+from agentwrap.logs.engine import LogResult, Normalizer
 from agentwrap.logs.matchers import MatcherError
 from agentwrap.logs.reader import MAX_LINE
 from agentwrap.problem import Problem, wrapper_problem
@@ -90,13 +90,22 @@ def _counted(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _verdict(problems: list[Problem], step_exit: int | None) -> tuple[Problem | None, int]:
+def _step_exit(given: int | None, result: LogResult) -> int | None:
+    """The step's exit status: as given, else the first the log's runner reported failed (`exit code N`)."""
+    if given is not None:
+        return given
+    return next((f["exit_code"] for f in result.failed_steps), None)
+
+
+def _verdict(problems: list[Problem], step_exit: int | None, tail: list[str]) -> tuple[Problem | None, int]:
     """The deciding problem and agentwrap's exit code, as for a live run (CONTRACT section 4): the step's own
     status when it failed, 1 when it exited 0 (or was not given) but its log names an error."""
     error = next((p for p in problems if p.severity == "error"), None)
     if error is None and step_exit:
-        error = wrapper_problem("COMMAND_FAILED", f"the step failed with exit status {step_exit} and no "
-                                "error diagnostic was found in its log")
+        detail = f"the step failed with exit status {step_exit} and no error diagnostic was found in its log"
+        if tail:  # what it said last is what a reader needs first (`Permission denied (publickey).`)
+            detail += f"; its last lines:\n{steps.quoted(tail)}"
+        error = wrapper_problem("COMMAND_FAILED", detail)
     if error is None:
         return None, 0
     code = step_exit or 1
@@ -142,7 +151,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     located = [p._replace(location={**p.location, "file": render.relative(p.location["file"], root)})
                if p.location and isinstance(p.location.get("file"), str) else p for p in result.problems]
     problems = [p.with_instance(ctx.request_id).to_dict() for p in located]
-    error, code = _verdict(located, ns.exit_code)
+    error, code = _verdict(located, _step_exit(ns.exit_code, result), result.tail)
     warnings = list(result.warnings)
     if result.cut:
         warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{result.cut} more problems were found and "
@@ -157,11 +166,12 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     if result.invalid_utf8:
         warnings.append({"code": "INVALID_UTF8", "message": f"{result.invalid_utf8} byte sequences were not UTF-8"})
     counts = result.counts
-    steps = f" ({_counted(len(result.steps), 'step')})" if result.steps else ""
+    in_steps = f" ({_counted(len(result.steps), 'step')})" if result.steps else ""
     summary = (f"{_counted(counts['error'], 'error')}, {_counted(counts['warning'], 'warning')} in "
-               f"{_counted(result.lines, 'line')}{steps}")
+               f"{_counted(result.lines, 'line')}{in_steps}")
     data = {"problems_total": sum(counts.values()), "counts": counts, "tools": result.tools,
-            "steps": result.steps, "bytes": result.bytes, "lines": result.lines, "problems_cut": result.cut}
+            "steps": result.steps, "failed_steps": result.failed_steps, "bytes": result.bytes,
+            "lines": result.lines, "problems_cut": result.cut}
     # the step's status as given; a log does not tell how long the step ran (the contract wants a number)
     exit_info = None if ns.exit_code is None else {"code": ns.exit_code, "signal": None, "timed_out": False,
                                                    "duration_ms": 0}
