@@ -46,7 +46,7 @@ def _matchers(paths: list[str]) -> tuple[list[formats.Format], list[dict[str, st
     found = []
     for path in paths:
         try:
-            found.append(formats.load_matcher_file(Path(path)))
+            found.extend(formats.load_matcher_file(Path(path)))
         except MatcherError as exc:
             raise UsageError(f"normalize: --matcher {exc}") from None
     warnings: list[dict[str, str]] = []

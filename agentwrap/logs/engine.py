@@ -270,8 +270,13 @@ class Normalizer:
         is kept in the richer of the two forms."""
         owned = {(loc.get("file"), loc.get("line")) for p, _ in found if (loc := p.location)}
         scanner = Scanner(self._matchers)
+        asked_lines: set[int] = set()
         for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
             tool, severity, asked = self._tool_of[diag.matcher]
+            if asked and diag.line_index >= 0:
+                if diag.line_index in asked_lines:
+                    continue  # as the runner does: a line is the first matching matcher's (the list's order)
+                asked_lines.add(diag.line_index)
             p = formats.problem(diag, tool, severity)
             if p is None:
                 continue
