@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO
 
 from agentwrap import envelope
@@ -58,7 +58,7 @@ def _matchers(paths: list[str]) -> tuple[list[formats.Format], list[dict[str, st
 class _Streamer:
     """Writes each problem the moment the engine keeps it: one JSON line, or one workflow command."""
 
-    def __init__(self, fmt: str, root: Path | None, request_id: str) -> None:
+    def __init__(self, fmt: str, root: PurePath | None, request_id: str) -> None:
         self.fmt, self.root, self.request_id = fmt, root, request_id
         self.redactor = Redactor(secret_values(os.environ))
         self.broken = False
@@ -125,8 +125,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
                         help="a GitHub Actions problem-matcher file to read the log with too (repeatable)")
     ns = parser.parse_args(list(args))
     # the runner's checkout (/home/runner/work/p/p) need not exist here: it is a prefix taken off paths
-    root = Path(os.path.abspath(ns.root)) if ns.root else None
-    if root is not None and root.exists() and not root.is_dir():
+    root = render.root_of(ns.root) if ns.root else None
+    if isinstance(root, Path) and root.exists() and not root.is_dir():
         raise UsageError(f"normalize: --root {ns.root}: not a directory")
     if ns.exit_code is not None and not 0 <= ns.exit_code <= 255:
         raise UsageError(f"normalize: --exit-code {ns.exit_code}: an exit status is 0 to 255")
