@@ -1,8 +1,9 @@
 """What a log says about its steps besides diagnostics: the last lines each printed, and the ones the runner
 marked failed (`##[error]Process completed with exit code N.`).
 
-A failed step whose output named no error diagnostic is a problem of its own, carrying those last lines
-(`Permission denied (publickey).`): a reader is told what the step said, not only that it failed.
+A failed step whose output named no diagnostic is a problem of its own, carrying those last lines
+(`Permission denied (publickey).`): a reader is told what the step said, not only that it failed. A step
+whose warnings explain it is judged at the end (`normalize`'s verdict), without one more problem.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Steps:
         self._header = False  # in a `Run …` step's header (its script and env, not its output)
         self._tail: deque[str] = deque(maxlen=TAIL)
         self._log_tail: deque[str] = deque(maxlen=TAIL)
-        self._errors = 0
+        self._errors = 0  # errors and warnings kept in the step
 
     def start(self, name: str) -> None:
         self.name = name
@@ -54,19 +55,19 @@ class Steps:
         self._log_tail.extend(lines)
 
     def kept(self, severity: str) -> None:
-        if severity == "error":
+        if severity in ("error", "warning"):
             self._errors += 1
 
     def log_tail(self) -> list[str]:
         return list(self._log_tail)
 
     def failed(self, code: int) -> Problem | None:
-        """The runner marked the step failed: a problem when nothing in it was an error already."""
+        """The runner marked the step failed: a problem when nothing in it was an error or warning already."""
         self.failures.append({"step": self.name or None, "exit_code": code})
         if self._errors:
             return None
         which = f"step `{self.name}`" if self.name else "the step"
-        detail = f"{which} failed with exit status {code} and no error diagnostic was found in its log"
+        detail = f"{which} failed with exit status {code} and no diagnostic was found in its log"
         if self._tail:
             detail += f"; its last lines:\n{quoted(list(self._tail))}"
         extra = {"step": self.name} if self.name else None
