@@ -11,15 +11,15 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO
 
 from agentwrap import envelope
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
 from agentwrap.errors import UsageError
-from agentwrap.logs import formats, render
-from agentwrap.logs.engine import Normalizer
+from agentwrap.logs import formats, render, steps
+from agentwrap.logs.engine import LogResult, Normalizer
 from agentwrap.logs.matchers import MatcherError
 from agentwrap.logs.reader import MAX_LINE
 from agentwrap.problem import Problem, wrapper_problem
@@ -46,7 +46,7 @@ def _matchers(paths: list[str]) -> tuple[list[formats.Format], list[dict[str, st
     found = []
     for path in paths:
         try:
-            found.append(formats.load_matcher_file(Path(path)))
+            found.extend(formats.load_matcher_file(Path(path)))
         except MatcherError as exc:
             raise UsageError(f"normalize: --matcher {exc}") from None
     warnings: list[dict[str, str]] = []
@@ -58,7 +58,7 @@ def _matchers(paths: list[str]) -> tuple[list[formats.Format], list[dict[str, st
 class _Streamer:
     """Writes each problem the moment the engine keeps it: one JSON line, or one workflow command."""
 
-    def __init__(self, fmt: str, root: Path | None, request_id: str) -> None:
+    def __init__(self, fmt: str, root: PurePath | None, request_id: str) -> None:
         self.fmt, self.root, self.request_id = fmt, root, request_id
         self.redactor = Redactor(secret_values(os.environ))
         self.broken = False
@@ -90,13 +90,22 @@ def _counted(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _verdict(problems: list[Problem], step_exit: int | None) -> tuple[Problem | None, int]:
+def _step_exit(given: int | None, result: LogResult) -> int | None:
+    """The step's exit status: as given, else the first the log's runner reported failed (`exit code N`)."""
+    if given is not None:
+        return given
+    return next((f["exit_code"] for f in result.failed_steps), None)
+
+
+def _verdict(problems: list[Problem], step_exit: int | None, tail: list[str]) -> tuple[Problem | None, int]:
     """The deciding problem and agentwrap's exit code, as for a live run (CONTRACT section 4): the step's own
     status when it failed, 1 when it exited 0 (or was not given) but its log names an error."""
     error = next((p for p in problems if p.severity == "error"), None)
     if error is None and step_exit:
-        error = wrapper_problem("COMMAND_FAILED", f"the step failed with exit status {step_exit} and no "
-                                "error diagnostic was found in its log")
+        detail = f"the step failed with exit status {step_exit} and no error diagnostic was found in its log"
+        if tail:  # what it said last is what a reader needs first (`Permission denied (publickey).`)
+            detail += f"; its last lines:\n{steps.quoted(tail)}"
+        error = wrapper_problem("COMMAND_FAILED", detail)
     if error is None:
         return None, 0
     code = step_exit or 1
@@ -116,8 +125,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
                         help="a GitHub Actions problem-matcher file to read the log with too (repeatable)")
     ns = parser.parse_args(list(args))
     # the runner's checkout (/home/runner/work/p/p) need not exist here: it is a prefix taken off paths
-    root = Path(os.path.abspath(ns.root)) if ns.root else None
-    if root is not None and root.exists() and not root.is_dir():
+    root = render.root_of(ns.root) if ns.root else None
+    if isinstance(root, Path) and root.exists() and not root.is_dir():
         raise UsageError(f"normalize: --root {ns.root}: not a directory")
     if ns.exit_code is not None and not 0 <= ns.exit_code <= 255:
         raise UsageError(f"normalize: --exit-code {ns.exit_code}: an exit status is 0 to 255")
@@ -142,7 +151,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     located = [p._replace(location={**p.location, "file": render.relative(p.location["file"], root)})
                if p.location and isinstance(p.location.get("file"), str) else p for p in result.problems]
     problems = [p.with_instance(ctx.request_id).to_dict() for p in located]
-    error, code = _verdict(located, ns.exit_code)
+    error, code = _verdict(located, _step_exit(ns.exit_code, result), result.tail)
     warnings = list(result.warnings)
     if result.cut:
         warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{result.cut} more problems were found and "
@@ -157,11 +166,12 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     if result.invalid_utf8:
         warnings.append({"code": "INVALID_UTF8", "message": f"{result.invalid_utf8} byte sequences were not UTF-8"})
     counts = result.counts
-    steps = f" ({_counted(len(result.steps), 'step')})" if result.steps else ""
+    in_steps = f" ({_counted(len(result.steps), 'step')})" if result.steps else ""
     summary = (f"{_counted(counts['error'], 'error')}, {_counted(counts['warning'], 'warning')} in "
-               f"{_counted(result.lines, 'line')}{steps}")
+               f"{_counted(result.lines, 'line')}{in_steps}")
     data = {"problems_total": sum(counts.values()), "counts": counts, "tools": result.tools,
-            "steps": result.steps, "bytes": result.bytes, "lines": result.lines, "problems_cut": result.cut}
+            "steps": result.steps, "failed_steps": result.failed_steps, "bytes": result.bytes,
+            "lines": result.lines, "problems_cut": result.cut}
     # the step's status as given; a log does not tell how long the step ran (the contract wants a number)
     exit_info = None if ns.exit_code is None else {"code": ns.exit_code, "signal": None, "timed_out": False,
                                                    "duration_ms": 0}

@@ -32,7 +32,9 @@ SIGNATURES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
      lazy(r"^Traceback \(most recent call last\):$|^\s+File \"[^\"]+\", line \d+", _M)),
     ("make", ("***",), lazy(r"^g?make(?:\[\d+\])?: \*\*\*", _M)),
     ("mypy", (": error:", ": note:", ": warning:", "Found "),
-     lazy(r"^[^\s:]+\.pyi?:\d+:(?:\d+:)? (?:error|note|warning): |^Found \d+ errors? in \d+ files?", _M)),
+     # line, line:column, or line:column:end line:end column (--show-error-end)
+     lazy(r"^[^\s:]+\.pyi?:\d+:(?:\d+:(?:\d+:\d+:)?)? (?:error|note|warning): |^Found \d+ errors? in \d+ files?",
+          _M)),
     ("ruff", (".py:", " --> "),
      lazy(r"^[^\s:]+\.pyi?:\d+:\d+: [A-Z]{1,4}\d{2,4}\b|^(?:[A-Z]{1,4}\d{2,4}(?: \[\*\])? .+|invalid-syntax: .+)"
           r"\n\s*--> \S+\.(?:pyi?|ipynb):\d+:\d+", _M)),

@@ -17,10 +17,11 @@ from agentwrap import registry
 from agentwrap.adapter import Adapter, CapturedRun, generic_spec
 from agentwrap.adapters import INDEX
 from agentwrap.capture import StreamResult
-from agentwrap.logs import binary, ci, detect, formats, lead, regions
+from agentwrap.logs import binary, ci, detect, formats, lead, regions, twins, workflow
 from agentwrap.logs.directories import Directories
 from agentwrap.logs.matchers import Scanner
 from agentwrap.logs.reader import Reader
+from agentwrap.logs.steps import Steps
 from agentwrap.logs.twins import richness, same_diagnostic
 from agentwrap.problem import Problem
 from agentwrap.terminal import TerminalCleaner
@@ -46,6 +47,8 @@ class LogResult:
         self.cut_lines = 0
         self.binary_lines = 0  # lines of binary data, dropped unread
         self.binary_bytes = 0
+        self.tail: list[str] = []  # the log's last lines of output (what a failure without a diagnostic says)
+        self.failed_steps: list[dict[str, Any]] = []  # the runner's `exit code N` lines
 
 
 _C0 = bytes([*range(9), *range(11, 32), 127])
@@ -92,6 +95,7 @@ class Normalizer:
         self._undecorator = ci.Undecorator()
         self._dirs = Directories()
         self._step = ""
+        self._steps = Steps()
         self._hold = b""  # cleaned text not yet read: an open region, or context lines for the next one
 
     def _adapter(self, name: str) -> Adapter | None:
@@ -117,6 +121,8 @@ class Normalizer:
                 self.result.invalid_utf8 += data.count("\ufffd".encode()) - chunk.count("\ufffd".encode())
             self._text(data)
         self._flush()
+        self.result.tail = self._steps.log_tail()
+        self.result.failed_steps = self._steps.failures
         self.result.bytes = reader.bytes
         self.result.cut_lines = reader.cut_lines
         return self.result
@@ -130,20 +136,52 @@ class Normalizer:
 
     def _text(self, data: bytes) -> None:
         if ci.BMARK not in data:
-            self.result.lines += data.count(b"\n")
-            self._segment(data)
+            self._output(data)
             return
         for part in data.split(ci.BMARK):
-            if part.startswith((b"step ", b"end")):
+            if part.startswith((b"step ", b"end", b"body", b"cmd ")):
                 head, _, part = part.partition(b"\n")
-                self._flush()
-                name = head[5:].decode("utf-8", "replace").strip() if head.startswith(b"step ") else ""
-                self._step = name
-                if name and name not in self.result.steps:
-                    self.result.steps.append(name)
+                self._sentinel(head.decode("utf-8", "replace"))
             if part:
-                self.result.lines += part.count(b"\n")
-                self._segment(part)
+                self._output(part)
+
+    def _output(self, part: bytes) -> None:
+        self.result.lines += part.count(b"\n")
+        self._steps.output(part)
+        self._segment(part)
+
+    def _sentinel(self, head: str) -> None:
+        if head.startswith("cmd "):
+            self.result.lines += 1
+            self._annotation(workflow.parse(head[4:]))
+            return
+        if head.startswith("body"):
+            self._steps.body()
+            return
+        self._flush()
+        name = head[5:].strip() if head.startswith("step ") else ""
+        self._step = name
+        if name:  # after an `end` the runner's `exit code N` still judges the step that ended
+            self._steps.start(name)
+        if name and name not in self.result.steps:
+            self.result.steps.append(name)
+
+    def _annotation(self, note: workflow.Annotation) -> None:
+        """A workflow command's annotation, read by the tools' adapters when its text is their diagnostic
+        (ruff's `--output-format github`), or kept as it is; the runner's `exit code N` fails the step."""
+        code = workflow.exit_code(note)
+        if code is not None:
+            self._flush()  # the step's last diagnostics are read before it is judged
+            failure = self._steps.failed(code)
+            if failure is not None:
+                self._keep(failure, "github")
+            return
+        own = workflow.problem(note)
+        read = [(p, tool) for p, tool in self._found(note.message) if p.location and p.location.get("file")]
+        if not read:
+            self._keep(own, "github")
+        for p, tool in read:
+            self._keep(workflow.merged(p, own), tool)
 
     def _segment(self, data: bytes) -> None:
         data = self._hold + data if self._hold else data
@@ -195,6 +233,19 @@ class Normalizer:
         text = lead.strip("\n" + data.decode("utf-8", "replace"))[1:]
         if not text.strip():
             return
+        found = self._found(text, starts)
+        before = sum(self.result.counts.values())
+        for p, tool in found:
+            self._keep(p, tool)
+        if sum(self.result.counts.values()) == before and not self.forced:
+            # as in a live run: failures of any program, where no tool explained the region
+            run = CapturedRun(argv=("log",), program="log", exit_code=1, signal=None, stdout=_EMPTY,
+                              stderr=_EMPTY, stdout_text=text)
+            for p in generic_spec().match_rules(run):
+                self._keep(p, "generic")
+
+    def _found(self, text: str, starts: frozenset[int] | None = None) -> list[tuple[Problem, str]]:
+        """What the adapters of the tools that printed `text` and the matchers read in it."""
         tools = [self.forced] if self.forced else detect.tools_in(text, self._known) or ["generic"]
         run = CapturedRun(argv=("log",), program="log", exit_code=1, signal=None, stdout=_EMPTY, stderr=_EMPTY,
                           stdout_text=text)
@@ -211,13 +262,7 @@ class Normalizer:
             found.extend((p, tool) for p in problems)
         if self._matchers:
             self._match(text, found, starts)
-        before = sum(self.result.counts.values())
-        for p, tool in found:
-            self._keep(p, tool)
-        if sum(self.result.counts.values()) == before and not self.forced:
-            # as in a live run: failures of any program, where no tool explained the region
-            for p in generic_spec().match_rules(run._replace(argv=("log",))):
-                self._keep(p, "generic")
+        return twins.one_per_line(found)
 
     def _match(self, text: str, found: list[tuple[Problem, str]], starts: frozenset[int] | None) -> None:
         """The matchers' diagnostics added to the adapters' `found`: a built-in format's only where no adapter
@@ -225,8 +270,13 @@ class Normalizer:
         is kept in the richer of the two forms."""
         owned = {(loc.get("file"), loc.get("line")) for p, _ in found if (loc := p.location)}
         scanner = Scanner(self._matchers)
+        asked_lines: set[int] = set()
         for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
             tool, severity, asked = self._tool_of[diag.matcher]
+            if asked and diag.line_index >= 0:
+                if diag.line_index in asked_lines:
+                    continue  # as the runner does: a line is the first matching matcher's (the list's order)
+                asked_lines.add(diag.line_index)
             p = formats.problem(diag, tool, severity)
             if p is None:
                 continue
@@ -248,6 +298,7 @@ class Normalizer:
         if len(self._seen) < MAX_SEEN:  # past this many distinct problems, memory wins over deduplication
             self._seen.add(key)
         severity = problem.severity if problem.severity in self.result.counts else "note"
+        self._steps.kept(severity)
         self.result.counts[severity] += 1
         self.result.tools[tool] = self.result.tools.get(tool, 0) + 1
         if len(self.result.problems) >= self.max_problems:

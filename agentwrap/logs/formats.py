@@ -14,6 +14,9 @@ One format file serves a tool's live run (`agentwrap -- go vet` reads with `go.t
 
 from __future__ import annotations
 
+import ntpath
+import posixpath
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +32,7 @@ BUILTIN_DIR = Path(__file__).resolve().parent.parent / "formats"
 _KEYS = {"name", "matches", "purpose", "matchers"}
 _ERROR = ("e", "f", "✖", "×", "x", "fatal", "critical", "high", "blocker")
 _WARNING = ("w", "⚠", "medium", "major", "c", "r")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,13 @@ def load_toml(path: Path) -> Format:
     return Format(name, tuple(data.get("matches", [name])), matchers, str(path), str(data.get("purpose", "")))
 
 
-def load_matcher_file(path: Path) -> Format:
-    """A GitHub problem-matcher JSON file as a format named after its first owner."""
-    matchers = load_json(path)
-    return Format(matchers[0].owner, (), tuple(matchers), str(path))
+def load_matcher_file(path: Path) -> list[Format]:
+    """A GitHub problem-matcher JSON file as one format per owner (each owner's diagnostics its own code),
+    in the file's order."""
+    owners: dict[str, list[Matcher]] = {}
+    for m in load_json(path):
+        owners.setdefault(m.owner, []).append(m)
+    return [Format(owner, (), tuple(ms), str(path)) for owner, ms in owners.items()]
 
 
 _BUILTIN: list[Format] = []
@@ -88,7 +95,7 @@ def user(folder: Path, warnings: list[dict[str, str]]) -> list[Format]:
     found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            found.append(load_matcher_file(path))
+            found.extend(load_matcher_file(path))
         except MatcherError as exc:
             warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": str(exc)[:500]})
     return found
@@ -108,9 +115,20 @@ def severity_of(word: str | None, default: str) -> str:
         return "error"
     if low.startswith("warn") or low in _WARNING:
         return "warning"
-    if low.startswith(("note", "info", "sugg", "hint", "low", "conv", "refactor", "style")):
+    if low.startswith(("note", "notice", "info", "sugg", "hint", "low", "conv", "refactor", "style")):
         return "note"
     return default
+
+
+def _from_path(file: str, from_path: str) -> str:
+    """A relative `file` read from the folder of the file `fromPath` names (a project file), as the Actions
+    runner reads it: `Program.cs` of `/w/src/App/App.csproj` is `/w/src/App/Program.cs`."""
+    windows = bool(_DRIVE.match(from_path)) or ("\\" in from_path and "/" not in from_path)
+    path = ntpath if windows else posixpath
+    if not from_path or path.isabs(file) or _DRIVE.match(file):
+        return file
+    folder = path.dirname(from_path)
+    return path.join(folder, file) if folder else file
 
 
 def _slug(text: str) -> str:
@@ -132,7 +150,7 @@ def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | Non
     severity = severity_of(v.get("severity"), default_severity)
     location: dict[str, Any] | None = None
     if v.get("file"):
-        location = {"file": v["file"].strip()}
+        location = {"file": _from_path(v["file"].strip(), v.get("from_path", "").strip())}
         for key in ("line", "column", "end_line", "end_column"):
             if v.get(key, "").isdigit() and int(v[key]) > 0:
                 location[key] = int(v[key])

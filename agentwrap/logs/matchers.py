@@ -30,6 +30,8 @@ _LOCATION = re.compile(r"^\(?(\d+)(?:[,:](\d+)(?:[,:](\d+)[,:](\d+))?)?\)?$")  #
 _GITHUB_NAMES = {"fromPath": "from_path", "endLine": "end_line", "endColumn": "end_column"}
 _JS_NAMED = re.compile(r"\(\?<(?=[A-Za-z_])")
 _CARET = re.compile(r"^(\s*)[\^~][\^~ ]*$")
+_SEVERITIES = {"error": "error", "warning": "warning", "warn": "warning", "notice": "note", "note": "note",
+               "info": "note"}
 
 
 class MatcherError(ValueError):
@@ -109,6 +111,15 @@ def _pattern(raw: Any, where: str) -> Pattern:
     return Pattern(regex, groups, bool(raw.get("loop", False)))
 
 
+def _severity(value: Any, where: str) -> str:
+    """A matcher's default severity as a problem's: the runner's error, warning and notice (and the
+    note and info VS Code and the TOML formats say); anything else the runner refuses, so is refused."""
+    word = str(value).strip().lower()
+    if word not in _SEVERITIES:
+        raise MatcherError(f"{where}.severity: {value!r} is not one of {', '.join(_SEVERITIES)}")
+    return _SEVERITIES[word]
+
+
 def matcher(raw: Any, where: str, tool: str = "") -> Matcher:
     """One matcher from its GitHub/TOML dict; raises MatcherError naming `where` and the key."""
     if not isinstance(raw, dict):
@@ -126,9 +137,11 @@ def matcher(raw: Any, where: str, tool: str = "") -> Matcher:
         raise MatcherError(f"{where}: only the last pattern may loop")
     if compiled[-1].loop and len(compiled) == 1:
         raise MatcherError(f"{where}: a loop needs at least two patterns")
-    severity = str(raw.get("severity", "error")).lower()
+    severity = _severity(raw.get("severity", "error"), where)
+    if not any("message" in p.groups for p in compiled):
+        raise MatcherError(f"{where}: at least one pattern must set 'message'")  # the runner's rule too
     prefix = raw.get("caret_prefix")
-    return Matcher(owner, compiled, "warning" if severity.startswith("warn") else severity,
+    return Matcher(owner, compiled, severity,
                    int(raw.get("caret_lines", 0)), _compile(prefix, where) if prefix else None, tool or owner,
                    int(raw.get("column_base", 1)))
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ntpath
 import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
@@ -14,11 +15,21 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 _LEVEL = {"error": "error", "warning": "warning"}
 
 
-def relative(path: str, root: Path | None) -> str:
+def root_of(given: str) -> Path | PureWindowsPath:
+    """The `--root` a user gave: a Windows runner's `D:\\a\\repo\\repo` stays a Windows path on any machine
+    (a windows-latest job's log read on Linux); another is made absolute here."""
+    if _DRIVE.match(given) or given.startswith("\\\\"):
+        return PureWindowsPath(given)
+    return Path(os.path.abspath(given))
+
+
+def relative(path: str, root: PurePath | None) -> str:
     """`path` relative to `root` when it lies inside it (absolute CI paths become repository paths). The
     root is a prefix taken off, whether or not it exists here (a downloaded log names the runner's folders);
     a root that does exist is also compared with symbolic links resolved."""
-    if root is None or not os.path.isabs(path):
+    if isinstance(root, PureWindowsPath):
+        return _windows_relative(path, str(root))
+    if root is None or not isinstance(root, Path) or not os.path.isabs(path):
         return path
     inside = _under(os.path.normpath(path), os.path.normpath(root))
     if inside is None and root.exists():
@@ -26,10 +37,20 @@ def relative(path: str, root: Path | None) -> str:
     return path if inside is None else inside
 
 
-def _under(path: str, root: str) -> str | None:
+def _windows_relative(path: str, root: str) -> str:
+    """Windows paths compare without case, `\\` and `/` alike; the part inside the root is written with `/`."""
+    if not (_DRIVE.match(path) or path.startswith("\\\\")):
+        return path
+    inside = _under(ntpath.normpath(path).lower(), ntpath.normpath(root).lower(), "\\")
+    if inside is None:
+        return path
+    return "." if inside == "." else ntpath.normpath(path)[-len(inside):].replace("\\", "/")
+
+
+def _under(path: str, root: str, sep: str = os.sep) -> str | None:
     if path == root:
         return "."
-    prefix = root if root.endswith(os.sep) else root + os.sep
+    prefix = root if root.endswith(sep) else root + sep
     return path[len(prefix):] if path.startswith(prefix) else None
 
 
@@ -58,7 +79,7 @@ def _region(loc: dict[str, Any]) -> dict[str, int]:
     return region
 
 
-def _fixes(problem: dict[str, Any], root: Path | None) -> list[dict[str, Any]]:
+def _fixes(problem: dict[str, Any], root: PurePath | None) -> list[dict[str, Any]]:
     """SARIF fixes from machine-applicable edit code actions (file, line, column[, end_*], text)."""
     fixes = []
     for action in problem.get("code_actions") or []:
@@ -78,23 +99,49 @@ def _fixes(problem: dict[str, Any], root: Path | None) -> list[dict[str, Any]]:
     return fixes
 
 
-def sarif(problems: list[dict[str, Any]], root: Path | None) -> dict[str, Any]:
-    rules: dict[str, dict[str, Any]] = {}
+def _rule_id(p: dict[str, Any]) -> str:
+    """The tool's own rule (`ruff/F401`, `gcc/-Wformat=`, `mypy/return-value`) where the problem names one:
+    code scanning groups alerts by rule, and agentwrap's code (RUFF_VIOLATION) spans all of a tool's rules."""
+    rule = p.get("rule")
+    if isinstance(rule, str) and rule:
+        return f"{p.get('tool') or p['code'].lower()}/{rule}"
+    return str(p["code"])
+
+
+def _same(values: list[Any]) -> Any:
+    """The one value every result of a rule shares, else None (one result's fix is not the rule's help)."""
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _rules(problems: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for p in problems:
+        grouped.setdefault(_rule_id(p), []).append(p)
+    rules = {}
+    for rule_id, members in grouped.items():
+        first = members[0]
+        rule: dict[str, Any] = {"id": rule_id, "name": rule_id.title().replace("_", "").replace("/", "."),
+                                "shortDescription": {"text": _same([m.get("title") for m in members])
+                                                     or first["code"]},
+                                "properties": {"category": first.get("category"), "tool": first.get("tool"),
+                                               "code": first["code"]}}
+        if url := _same([m.get("docs_url") for m in members]):
+            rule["helpUri"] = url
+        if fix := _same([m.get("suggested_fix") for m in members]):
+            rule["help"] = {"text": fix}
+        rules[rule_id] = rule
+    return rules
+
+
+def sarif(problems: list[dict[str, Any]], root: PurePath | None) -> dict[str, Any]:
+    rules = _rules(problems)
+    index = {rule_id: i for i, rule_id in enumerate(rules)}
     results = []
     for p in problems:
-        code = p["code"]
-        if code not in rules:
-            rule: dict[str, Any] = {"id": code, "name": code.title().replace("_", ""),
-                                    "shortDescription": {"text": p.get("title") or code},
-                                    "properties": {"category": p.get("category"), "tool": p.get("tool")}}
-            if p.get("docs_url"):
-                rule["helpUri"] = p["docs_url"]
-            if p.get("suggested_fix"):
-                rule["help"] = {"text": p["suggested_fix"]}
-            rules[code] = rule
-        result: dict[str, Any] = {"ruleId": code, "ruleIndex": list(rules).index(code),
+        rule_id = _rule_id(p)
+        result: dict[str, Any] = {"ruleId": rule_id, "ruleIndex": index[rule_id],
                                   "level": _LEVEL.get(p.get("severity", "error"), "note"),
-                                  "message": {"text": p.get("detail") or p.get("title") or code}}
+                                  "message": {"text": p.get("detail") or p.get("title") or p["code"]}}
         loc = p.get("location")
         if isinstance(loc, dict) and isinstance(loc.get("file"), str):
             physical: dict[str, Any] = {"artifactLocation": _uri(relative(loc["file"], root))}
@@ -103,7 +150,11 @@ def sarif(problems: list[dict[str, Any]], root: Path | None) -> dict[str, Any]:
             result["locations"] = [{"physicalLocation": physical}]
         if fixes := _fixes(p, root):
             result["fixes"] = fixes
-        props = {k: p[k] for k in ("step", "tool", "category") if p.get(k)}
+        props = {k: p[k] for k in ("step", "tool", "category", "code") if p.get(k)}
+        if p.get("suggested_fix") and "help" not in rules[rule_id]:
+            props["suggested_fix"] = p["suggested_fix"]  # this result's own fix
+        if p.get("docs_url") and "helpUri" not in rules[rule_id]:
+            props["docs_url"] = p["docs_url"]
         if props:
             result["properties"] = props
         results.append(result)
@@ -126,7 +177,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github(problems: list[dict[str, Any]], root: Path | None) -> str:
+def github(problems: list[dict[str, Any]], root: PurePath | None) -> str:
     """GitHub Actions workflow commands (`::error file=…,line=…::message`), escaped per GitHub's rules."""
     lines = []
     for p in problems:

@@ -31,3 +31,20 @@ def richness(p: Problem) -> tuple[bool, int, bool, int]:
     extra = p.extra or {}
     own_code = not p.code.endswith("_DIAGNOSTIC")
     return (own_code, len(p.location or {}), bool(extra.get("rule")), len(p.detail or ""))
+
+
+def one_per_line(found: list[tuple[Problem, str]]) -> list[tuple[Problem, str]]:
+    """One problem per printed line when adapters of two tools read it (gcc's adapter reads mypy's
+    `src/a.py:10:12: error:` as file `src/a.py:10`, line 12): the richer reading is kept."""
+    kept: list[tuple[Problem, str]] = []
+    by_line: dict[str, int] = {}
+    for p, tool in found:
+        line = _words(p.matched or p.detail)
+        at = by_line.get(line) if p.location else None
+        if at is None or kept[at][1] == tool:
+            if p.location and line:
+                by_line.setdefault(line, len(kept))
+            kept.append((p, tool))
+        elif richness(p) > richness(kept[at][0]):
+            kept[at] = (p, tool)
+    return kept
