@@ -159,6 +159,14 @@ _CODES = (
              "in this Python environment.",
              "dependency", 503, 125, False, True,
              ("Install the extra named in `detail`, e.g. `pip install 'agentwrap[mcp]'`.",)),
+    CodeInfo("ADAPTER_TEST_FAILED", "adapter-test-failed", "Adapter fixtures failed",
+             "`agentwrap adapter test` replayed the captured fixtures and at least one case failed: its envelope "
+             "did not match the reviewed .expected.json, one of its files is missing or unreadable, or the "
+             "adapter emitted a problem code it does not declare.",
+             "validation", 422, 1, False, True,
+             ("Read each failed case's `mismatches` in `data.cases`: fix the adapter, or review and update "
+              "the .expected.json.",
+              "Declare every code the adapter emits (a Python adapter's `codes`, a TOML rule's `code`).")),
     CodeInfo("INTERNAL", "internal", "agentwrap failed",
              "agentwrap itself failed; this is a bug. The detail names the failure.",
              "internal", 500, 125, True, False,
@@ -182,6 +190,8 @@ WARNINGS = {
     "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
     "LINES_TRUNCATED": "normalize: lines longer than 256 KiB were read up to that length (memory stays flat).",
     "ADAPTER_LOAD_FAILED": "An adapter (user folder, plugin or built-in) could not be loaded; the run used another.",
+    "ADAPTER_CONFLICT": "Two adapters of the user folder claim the same name or program; the first in file-name "
+                        "order serves it (`agentwrap adapter list` says which).",
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",

@@ -101,23 +101,45 @@ def _builtin(stem: str) -> Adapter:
     return _loaded[stem]
 
 
-def _user_adapters(warnings: list[dict[str, str]]) -> dict[str, Adapter]:
+def _user_files(warnings: list[dict[str, str]]) -> list[tuple[str, Adapter]]:
+    """(path, adapter) of every adapter file of the user folder that loads, in file-name order."""
     folder = user_folder()
     if builtin_only() or not os.path.isdir(folder):
-        return {}
-    found: dict[str, Adapter] = {}
+        return []
+    found: list[tuple[str, Adapter]] = []
     for name in sorted(os.listdir(folder)):
         if os.path.splitext(name)[1] not in (".toml", ".py") or name.startswith(("_", ".")):
             continue
         path = os.path.join(folder, name)
         try:
-            adapter = load_file(path)
+            found.append((path, load_file(path)))
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the run down
-            warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"{path}: {exc}"[:500]})
-            continue
-        for name in (adapter.name, *adapter.matches()):
-            found.setdefault(name, adapter)
+            warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": _load_failure(path, exc)})
     return found
+
+
+def _load_failure(path: str, exc: Exception) -> str:
+    """`PATH: what is wrong`, the path said once: a spec's own errors already start with it."""
+    message = str(exc)
+    return (message if message.startswith(path) else f"{path}: {message}")[:500]
+
+
+def _claims(files: list[tuple[str, Adapter]]) -> dict[str, list[tuple[str, Adapter]]]:
+    """Name or program -> the files claiming it, the one serving it first: an adapter named after it before
+    one that lists it in `matches` only, else the first in file-name order."""
+    claims: dict[str, list[tuple[str, Adapter]]] = {}
+    for path, adapter in files:
+        claims.setdefault(adapter.name, []).append((path, adapter))
+    for path, adapter in files:
+        for program in adapter.matches():
+            claimants = claims.setdefault(program, [])
+            if all(p != path for p, _ in claimants):
+                claimants.append((path, adapter))
+    return claims
+
+
+def _user_adapters(warnings: list[dict[str, str]]) -> dict[str, Adapter]:
+    return {key: claimants[0][1] for key, claimants in _claims(_user_files(warnings)).items()}
 
 
 def user_adapters() -> list[Adapter]:
@@ -126,6 +148,41 @@ def user_adapters() -> list[Adapter]:
     for adapter in _user_adapters([]).values():
         unique.setdefault(adapter.name, adapter)
     return list(unique.values())
+
+
+def user_listing() -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """What `adapter list` shows of the user folder: each adapter file that loads (with the names and
+    programs another file serves in its place), and warnings: files that failed, and every conflict
+    (ADAPTER_CONFLICT, said here and by `adapter test`, not in every run's envelope)."""
+    warnings: list[dict[str, str]] = []
+    files = _user_files(warnings)
+    claims = _claims(files)
+    rows: list[dict[str, Any]] = [{"name": adapter.name, "source": path, "matches": list(adapter.matches())}
+                                  for path, adapter in files]
+    for key, claimants in sorted(claims.items()):
+        if len(claimants) < 2:
+            continue
+        winner, others = claimants[0][0], [p for p, _ in claimants[1:]]
+        for row in rows:
+            if row["source"] in others:
+                row.setdefault("shadowed", []).append({"claim": key, "by": winner})
+        files_named = ", ".join(os.path.basename(p) for p, _ in claimants)
+        warnings.append({"code": "ADAPTER_CONFLICT", "message": (
+            f"{key!r} is claimed by {files_named} in {os.path.dirname(winner)}: {os.path.basename(winner)} "
+            "serves it (an adapter named after a program before one listing it in `matches`, then the first "
+            "file by name); remove or rename the others")[:500]})
+    return rows, warnings
+
+
+def user_conflicts() -> list[dict[str, str]]:
+    """The ADAPTER_CONFLICT warnings of the user folder."""
+    return [w for w in user_listing()[1] if w["code"] == "ADAPTER_CONFLICT"]
+
+
+def user_source(name: str) -> str | None:
+    """The file of the user adapter serving a name, or None."""
+    claimants = _claims(_user_files([])).get(name)
+    return claimants[0][0] if claimants else None
 
 
 _EP_INDEX: dict[str, str] | None = None
@@ -480,22 +537,46 @@ def _both(launcher: Effects, tool: Effects) -> Effects:
     return Effects(**{field: one(field) for field in _DECIDING})
 
 
+class NoSuchAdapter(UsageError):
+    """`--adapter NAME` (or `adapter test NAME`) names nothing; `hint` says the close names."""
+
+    def __init__(self, name: str, hint: str) -> None:
+        super().__init__(f"--adapter {name!r}: no such adapter{hint}")
+        self.name, self.hint = name, hint
+
+
 def _forced(name: str, warnings: list[dict[str, str]]) -> Adapter:
     user = _user_adapters(warnings)
     if name in user:
         return user[name]
     from agentwrap.logs.format_index import PROGRAMS
 
-    if name in names() or PROGRAMS.get(name) == name:  # an adapter, or a diagnostic format (`--adapter go`)
+    if name in names():
         return builtin(name)
+    if name in INDEX:  # a program a built-in serves (`--adapter g++`)
+        return _builtin(INDEX[name])
+    if name in PROGRAMS and (found := format_adapter(name)):  # a diagnostic format, or a program it reads
+        return found
     plugin = _plugin(name, warnings)
     if plugin is not None:
         return plugin
+    raise NoSuchAdapter(name, unknown_hint(name, user))
+
+
+def unknown_hint(name: str, user: dict[str, Adapter]) -> str:
+    """`; did you mean greet?` from every name an adapter could be forced by: the user folder's, the
+    plugins', the built-ins' and the diagnostic formats' (with the programs each serves)."""
     import difflib
 
-    near = difflib.get_close_matches(name, names(), n=3)
-    hint = f"; did you mean {', '.join(near)}?" if near else f"; known: {', '.join(names())}"
-    raise UsageError(f"--adapter {name!r}: no such adapter{hint}")
+    from agentwrap.logs.format_index import PROGRAMS
+
+    plugins = [] if builtin_only() else list(_entry_point_index())
+    candidates = sorted({*user, *names(), *INDEX, *PROGRAMS, *PROGRAMS.values(), *plugins})
+    near = difflib.get_close_matches(name, candidates, n=3)
+    if near:
+        return f"; did you mean {', '.join(near)}?"
+    known = sorted({*(a.name for a in user.values()), *names()})
+    return f"; known: {', '.join(known)}, or a diagnostic format's name (python-lint, go, java, ...)"
 
 
 def describe(name: str) -> dict[str, Any]:

@@ -21,7 +21,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     sub.add_parser("list", help="every adapter: built-in, user folder, plugins")
     test = sub.add_parser("test", help="replay an adapter over its captured fixtures")
     test.add_argument("target", nargs="?", help="an adapter name or an adapter file (.toml/.py); default: all")
-    test.add_argument("--fixtures", default=None, help="fixtures folder (default ./fixtures, or beside PATH)")
+    test.add_argument("--fixtures", default=None,
+                      help="fixtures folder (default ./fixtures, else the one beside the adapter's file)")
     new = sub.add_parser("new", help="scaffold an adapter in the user folder (or --dir)")
     new.add_argument("name")
     new.add_argument("--toml", action="store_true", help="a data-only TOML adapter (default: Python)")
@@ -37,22 +38,16 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
 
 
 def _list(ctx: CommandContext) -> envelope.Outcome:
-    warnings: list[dict[str, str]] = []
     rows: list[dict[str, Any]] = []
     by_stem: dict[str, list[str]] = {}
     for program, stem in INDEX.items():
         by_stem.setdefault(stem, []).append(program)
     for stem, programs in sorted(by_stem.items()):
         rows.append({"name": stem, "source": "builtin", "matches": sorted(programs)})
-    folder = registry.user_dir()
-    for path in sorted(folder.glob("*.*")) if folder.is_dir() else []:
-        if path.suffix in (".toml", ".py"):
-            try:
-                adapter = registry.load_file(path)
-                rows.append({"name": adapter.name, "source": str(path), "matches": list(adapter.matches())})
-            except Exception as exc:  # noqa: BLE001 - listed as broken, not fatal
-                warnings.append({"code": "ADAPTER_LOAD_FAILED", "message": f"{path}: {exc}"[:500]})
+    user_rows, warnings = registry.user_listing()
+    rows.extend(user_rows)
     rows.append({"name": "generic", "source": "builtin", "matches": ["*"]})
+    folder = registry.user_dir()
     return envelope.Outcome(envelope.build(request_id=ctx.request_id, summary=f"{len(rows)} adapters",
                                            data={"adapters": rows, "user_dir": str(folder)}, warnings=warnings), 0)
 
@@ -69,34 +64,48 @@ def _resolve(target: str | None, fixtures_dir: str | None) -> list[tuple[Adapter
         return [(adapter, Path(fixtures_dir) if fixtures_dir else path.parent / "fixtures")]
     root = Path(fixtures_dir or "fixtures")
     names = [target] if target else sorted({c.adapter for c in fixtures.cases(root)})
-    return [(registry.find("", forced=name)[0], root) for name in names]
+    return [(adapter, _fixtures_of(adapter, root, fixtures_dir)) for adapter in map(_named, names)]
+
+
+def _named(name: str) -> Adapter:
+    try:
+        return registry.find("", forced=name)[0]
+    except registry.NoSuchAdapter as exc:
+        raise UsageError(f"adapter test {name}: no adapter is named {name!r}{exc.hint}") from None
+
+
+def _fixtures_of(adapter: Adapter, root: Path, given: str | None) -> Path:
+    """Where a named adapter's cases are: --fixtures, else ./fixtures when it holds some, else the
+    `fixtures` folder beside the adapter's file (where `adapter new` made it)."""
+    if given or fixtures.cases(root, adapter.name):
+        return root
+    source = registry.user_source(adapter.name)
+    return Path(source).parent / "fixtures" if source else root
 
 
 def _test(ctx: CommandContext, target: str | None, fixtures_dir: str | None) -> envelope.Outcome:
     results: list[dict[str, Any]] = []
-    for adapter, root in _resolve(target, fixtures_dir):
+    resolved = _resolve(target, fixtures_dir)
+    for adapter, root in resolved:
         for case in fixtures.cases(root, adapter.name):
-            expected = case.expected()
-            if expected is None:
-                results.append({"adapter": adapter.name, "case": case.name, "passed": False,
-                                "mismatches": [f"{case.path('.expected.json')}: missing; capture proposes one"]})
-                continue
             try:
-                env, _ = fixtures.replay(adapter, case)
-                diff = fixtures.mismatches(expected, env)
+                diff = fixtures.check(adapter, case)
             except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
                 diff = [f"replay failed: {type(exc).__name__}: {exc}"]
             results.append({"adapter": adapter.name, "case": case.name, "passed": not diff, "mismatches": diff})
     failed = [r for r in results if not r["passed"]]
     summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
     if not results:
+        looked = sorted({str(root) for _, root in resolved})
         raise UsageError(f"adapter test: no fixtures found for {target or 'any adapter'} "
-                         f"(looked in {fixtures_dir or 'fixtures'}); record some with `agentwrap capture`")
+                         f"(looked in {', '.join(looked) or fixtures_dir or 'fixtures'}); "
+                         "record some with `agentwrap capture`")
     error = None
     if failed:
         first = failed[0]
-        error = wrapper_problem("COMMAND_FAILED", f"{summary}; first: {first['adapter']}/{first['case']}: "
-                                f"{first['mismatches'][0]}"[:1000], exit_code=1,
-                                suggested_fix="Fix the adapter, or review and update the .expected.json files.")
-    env = envelope.build(request_id=ctx.request_id, summary=summary, error=error, data={"cases": results})
+        # The summary says the counts; the detail names the first failure only, so it never repeats them.
+        error = wrapper_problem("ADAPTER_TEST_FAILED", f"{first['adapter']}/{first['case']}: "
+                                f"{first['mismatches'][0]}"[:1000])
+    env = envelope.build(request_id=ctx.request_id, summary=summary, error=error, data={"cases": results},
+                         warnings=registry.user_conflicts())
     return envelope.Outcome(env, 1 if failed else 0)

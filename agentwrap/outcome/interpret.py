@@ -17,9 +17,11 @@ from agentwrap.adapter import (
     inner_adapter,
     launched_command,
     launched_commands,
+    presentation_of,
     program_name,
 )
 from agentwrap.capture import StreamResult
+from agentwrap.failure_summary import failure_summary, restates
 from agentwrap.outcome.record import Note
 from agentwrap.pipeline import Pipeline
 from agentwrap.records import CodeAction, Problem
@@ -57,13 +59,46 @@ def interpret_with_reader(adapter: Adapter, captured: CapturedRun, depth: int = 
         launched = inner_adapter(argv[0]) if argv else None
         if launched is None:
             continue
-        run = captured.replace(argv=tuple(argv), subcommand=launched.subcommand(argv))
+        run = _launched_run(adapter, captured, argv).replace(subcommand=launched.subcommand(argv))
         reading, more, reader, read_argv = interpret_with_reader(launched, run, depth + 1)
         notes += more
         if _says_more(reading, own, run.failed):
             named = launched_command(adapter, list(captured.argv)) == argv  # `npx tsc`, not a script's
-            return _said_both(reading, list(captured.argv), argv, named), notes, reader, read_argv
+            said = reading.replace(summary=_own_summary(reading, run))
+            return _said_both(said, list(captured.argv), argv, named), notes, reader, read_argv
     return own, notes, adapter, list(captured.argv)
+
+
+def _launched_run(launcher: Adapter, captured: CapturedRun, argv: list[str]) -> CapturedRun:
+    """The run as the launched tool printed it: less the launcher's own lines (its [[noise]], and a banner
+    naming the launcher and the whole command, `tidy: running greet ada`), which its adapter would
+    otherwise read as its output (`data.greeted = "tidy: running greet ada\nhello, ada"`)."""
+    shown = presentation_of(launcher, list(captured.argv))
+    command = " ".join(argv)
+    launcher_name = program_name(captured.argv[0])
+
+    def banner(line: str) -> bool:
+        return command in line and line.lstrip().startswith(launcher_name) and not line.startswith(command)
+
+    def tool_lines(text: str, stream: str) -> str:
+        noise = shown.noise_for(stream)
+        lines = text.splitlines(keepends=True)
+        kept = [line for line in lines if not banner(line) and not any(p.search(line.rstrip("\n")) for p in noise)]
+        return text if len(kept) == len(lines) else "".join(kept)
+
+    return captured.replace(argv=tuple(argv), stdout_text=tool_lines(captured.stdout_text, "stdout"),
+                            stderr_text=tool_lines(captured.stderr_text, "stderr"))
+
+
+def _own_summary(reading: Interpretation, run: CapturedRun) -> str:
+    """The launched tool's summary as its own run would have it: a failure its adapter summarised with the
+    deciding problem's detail is said by the problem's title (`greet: the guest is not on the list`), so the
+    launcher's words in front still leave the tool named (`tidy run greet: the guest is not on the list`)."""
+    error = reading.error
+    if error is None or not restates(reading.summary, error.detail):
+        return reading.summary
+    return failure_summary(error, program=run.argv[0], subcommand=run.subcommand, exit_code=run.exit_code,
+                           signal=run.signal, problems=reading.problems)
 
 
 def _read(adapter: Adapter, captured: CapturedRun) -> tuple[Interpretation, list[Note]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from agentwrap.adapter import Adapter
+from agentwrap.adapter import Adapter, launched_command
 from agentwrap.errors import AgentwrapError
 from agentwrap.problem import CodeAction
 from agentwrap.safety import dry_run, shell_line
@@ -37,6 +37,11 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
         return _classify_line(line)
     sub = adapter.subcommand(argv)
     what = f"{argv[0]} {sub}" if sub else argv[0]
+    inner = launched_command(adapter, argv)
+    if inner:  # a launcher (`npx tsc`, `uv run pytest`) runs what its argv names: that must be read-only too
+        launched = _launched(argv, inner)
+        if not launched.read_only:
+            return launched
     hazard = _hazard(argv, adapter)
     if hazard is not None:  # before the dry-run markers: `git -c core.fsmonitor=CMD push -n` runs CMD
         return Verdict(False, f"in `{what}`, {hazard}")
@@ -57,6 +62,19 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
     if alt is not None and not classify(alt, adapter).read_only:
         alt = None  # only a command the same rules let run is offered
     return Verdict(False, reason, alt)
+
+
+def _launched(argv: list[str], inner: list[str]) -> Verdict:
+    """The verdict of the command a launcher runs, judged by that program's own adapter (or none: then it
+    counts as mutating), whatever the launcher's adapter says of itself: the riskier of the two decides."""
+    verdict = classify(inner)
+    if verdict.read_only:
+        return verdict
+    launcher = argv[:len(argv) - len(inner)] if argv[len(argv) - len(inner):] == inner else None
+    alt = [*launcher, *verdict.alternative] if launcher and verdict.alternative else None
+    if alt is not None and not classify(alt).read_only:
+        alt = None  # the launcher itself may not be read-only: only a command the same rules let run
+    return Verdict(False, f"`{argv[0]}` runs `{' '.join(inner)[:80]}`, and {verdict.reason}", alt)
 
 
 def _hazard(argv: list[str], adapter: Adapter) -> str | None:
