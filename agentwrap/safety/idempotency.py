@@ -117,13 +117,18 @@ def _differences(recorded: dict[str, Any], now: dict[str, Any]) -> str:
         if field == "env":
             parts.append(_env_differences(was, is_now))
         elif field == "answers":
-            parts.append(f"--answer rules were {_patterns(was)}, now {_patterns(is_now)} (replies compared too)")
+            parts.append(f"--answer rules were {_patterns(was)}, now {_patterns(is_now)} "
+                         "(replies compared too)")
         elif field == "pty":
-            parts.append(f"the program {'had' if was else 'had no'} terminal, now {'has' if is_now else 'has none'} "
-                         "(--no-pty)")
+            parts.append(_pty_difference(bool(was), bool(is_now)))
         else:
             parts.append(f"{field} was {was!r}, now {is_now!r}")
     return "; ".join(parts)
+
+
+def _pty_difference(was: bool, now: bool) -> str:
+    before = "had a terminal" if was else "had no terminal (--no-pty)"
+    return f"the program {before}, now {'has one' if now else 'has none (--no-pty)'}"
 
 
 def _env_differences(was: Any, now: Any) -> str:
@@ -150,8 +155,8 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     if rec is None or time.time() >= float(rec.get("expires_epoch", 0)):
         return None
     if rec["binding"] != bound:
-        # "idempotency key 'K'", not "--idempotency-key 'K'": the redactor reads `--…-key VALUE` as a labelled
-        # secret, and a key is a name the caller needs to see (its record holds only the key's sha256)
+        # "idempotency key 'K'", not "--idempotency-key 'K'": the redactor reads `--…-key VALUE` as a
+        # labelled secret, and a key is a name the caller needs to see (its record holds only its sha256)
         raise IdempotencyConflict(
             f"idempotency key {key!r} was used for another invocation: {_differences(rec['binding'], bound)}",
             suggested_fix="Use a new key for a different invocation; repeat the recorded one to replay it.",
@@ -161,7 +166,8 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     state = liveness.current(path) if (path / "state.json").exists() else {"state": rec.get("state")}
     if state.get("state") not in store.FINAL:
         raise IdempotencyInProgress(
-            f"idempotency key {key!r}: its first run is still going as operation {op_id}; nothing was run again",
+            f"idempotency key {key!r}: its first run is still going as operation {op_id}; nothing was run "
+            "again",
             code_actions=(CodeAction(title="Wait for the first run's result",
                                      command=("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
                                      applicability="machine_applicable", is_preferred=True),),
@@ -189,10 +195,12 @@ def _replayed(result: dict[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(error, dict):
         return result
     fix = error.get("suggested_fix")
-    said = (f"Replayed: this is the recorded result of idempotency key {key!r} and nothing ran now; the key "
-            "replays it again, whatever --timeout. To run again, check what the first run changed, then use a "
-            "new key")
-    return {**result, "error": {**error, "suggested_fix": f"{said}; the first run's fix: {fix}" if fix else said}}
+    said = (f"Replayed: this is the recorded result of idempotency key {key!r} and nothing ran now; the "
+            "key replays it again, whatever --timeout. To run again, check what the first run changed, "
+            "then use a new key")
+    if fix:
+        said += f"; the first run's fix: {fix}"
+    return {**result, "error": {**error, "suggested_fix": said}}
 
 
 def _stage_stdin(opts: Options, op_id: str) -> Path | None:
@@ -259,7 +267,7 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
                 store.write_json(record_path, rec)
                 from agentwrap.operations.launch import handle
 
-                return handle(op_id, argv, request_id)
+                return handle(op_id, argv, request_id, stream=opts.format == "jsonl")
             _register_attached(path, argv)
             store.write_json(record_path, rec)
     finally:
