@@ -65,12 +65,24 @@ def launch_facts(argv: list[str], opts: Options) -> tuple[str, str]:
     """The folder and the program, checked as the attached run checks them before it starts (USAGE,
     PROGRAM_NOT_FOUND, NOT_EXECUTABLE): a run that cannot start is answered now, not as a started operation
     whose failure only `op wait` would tell."""
-    from agentwrap.commands.run import working_dir
     from agentwrap.runner.spawn import resolve_program
 
-    cwd = working_dir(opts)
+    cwd = _working_dir(opts)
     path_env = opts.env.get("PATH", os.environ.get("PATH", os.defpath))
     return cwd, resolve_program(argv[0], path_env, cwd)
+
+
+def _working_dir(opts: Options) -> str:
+    """commands.run.working_dir's check, in its words: services do not import commands (docs/architecture.md
+    lists its helpers as to move below commands/; then this goes)."""
+    from agentwrap.errors import UsageError
+
+    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
+    if not os.path.exists(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: no such directory")
+    if not os.path.isdir(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: not a directory")
+    return cwd
 
 
 def _record_started(path: Path, opts: Options, argv: list[str]) -> None:
