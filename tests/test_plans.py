@@ -71,7 +71,8 @@ def test_a_push_between_plan_and_apply_is_drift(repo: Path, tmp_path: Path) -> N
     assert refused.code == 125 and refused.error is not None
     assert refused.error["code"] == "PLAN_DRIFT" and refused.error["category"] == "precondition"
     assert "refs/heads/main" in refused.error["detail"] and theirs[:12] in refused.error["detail"]
-    assert refused.error["code_actions"][0]["command"] == ["agentwrap", "plan", "--", "git", "push"]
+    assert refused.error["code_actions"][0]["command"] == ["agentwrap", "--agent", "plan", "--cwd", str(repo),
+                                                           "--", "git", "push"]  # the plan's own folder
     assert _remote_main(repo) == theirs  # nothing was pushed
 
 

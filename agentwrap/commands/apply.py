@@ -21,9 +21,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser.add_argument("--expect-hash", metavar="H", help="the plan's digest, as approved")
     ns = parser.parse_args(list(args))
     plan = plans.load(ns.plan_id)
-    replan = CodeAction(title="Plan again against the current state",
-                        command=("agentwrap", "plan", "--", *plan["argv"]), applicability="machine_applicable",
-                        is_preferred=True)
+    replan = _replan(plan, ctx)
     if plan.get("applied_at"):
         raise plans.PlanApplied(f"plan {plan['plan_id']} was applied at {plan['applied_at']}; a plan runs once",
                                 code_actions=(replan,))
@@ -61,6 +59,18 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
                    summary=failure_summary(problem, program=plan["argv"][0], subcommand=_subcommand(env)))
         return envelope.Outcome(env, 1)
     return envelope.Outcome(env, outcome.exit_code)
+
+
+def _replan(plan: dict[str, Any], ctx: CommandContext) -> CodeAction:
+    """`agentwrap plan` again with the plan's own options (its folder, its --env) and the caller's --agent:
+    run literally, it plans the same command in the same repository, not the one apply was run from."""
+    own = [str(o) for o in plan.get("rerun_options") or ["--cwd", plan["cwd"]]]
+    agent = ["--agent"] if ctx.agent else []
+    # a secret --env value is never kept in the plan: the caller fills it in again
+    unfilled = any(o.endswith(">") and "=<" in o for o in own)
+    return CodeAction(title="Plan again against the current state",
+                      command=("agentwrap", *agent, "plan", *own, "--", *plan["argv"]),
+                      applicability="has_placeholders" if unfilled else "machine_applicable", is_preferred=True)
 
 
 def _observed(plan: dict[str, Any], verification: dict[str, Any]) -> list[dict[str, Any]]:

@@ -48,11 +48,36 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     listing = actions.add_parser("list", help="operations kept here, newest first")
     listing.add_argument("--limit", type=int, default=50, metavar="N")
     prune = actions.add_parser("prune", help="remove finished operations older than the retention")
-    prune.add_argument("--older-than", default="7d", metavar="DUR", help="default 7 days (e.g. 1h, 0 for all)")
+    prune.add_argument("--older-than", default="7d", metavar="DUR", help="default 7d (e.g. 1h, 2w, 0 for all)")
     ns = parser.parse_args(list(args))
+    _check_counts(ns)
     handler = {"status": _status, "result": _result, "cancel": _cancel, "wait": _wait, "events": _events,
                "list": _list, "prune": _prune}[ns.action]
     return handler(ns, ctx)
+
+
+def _check_counts(ns: Any) -> None:
+    """A count or sequence that cannot mean anything is a usage error, not silently the nearest one."""
+    from agentwrap.errors import UsageError
+
+    if getattr(ns, "limit", 1) < 1:
+        raise UsageError(f"op {ns.action} --limit {ns.limit}: give at least 1")
+    if getattr(ns, "after", 0) < 0:
+        raise UsageError(f"op events --after {ns.after}: a sequence is 0 (from the start) or more")
+
+
+def _age(text: str) -> float:
+    """`--older-than`: an age, in the duration forms plus days and weeks (`7d`, `2w`), as `stats --since`."""
+    import re
+
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([dw])", text.strip().lower())
+    if match:
+        return float(match.group(1)) * (86400.0 if match.group(2) == "d" else 7 * 86400.0)
+    return parse_duration(text, "--older-than") or 0.0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _answer(ctx: CommandContext, summary: str, data: Any, op_id: str | None = None) -> Outcome:
@@ -145,9 +170,9 @@ def _cancel(ns: Any, ctx: CommandContext) -> Outcome:
 
 def _events(ns: Any, ctx: CommandContext) -> Outcome:
     path = store.folder(ns.id)
-    limit = max(1, min(ns.limit, 10_000))
+    limit = min(ns.limit, 10_000)
     state = liveness.current(path)
-    events = store.read_events(path, after=max(0, ns.after), limit=limit)
+    events = store.read_events(path, after=ns.after, limit=limit)
     waited = parse_duration(ns.wait, "--wait") if ns.wait else None
     deadline = time.monotonic() + waited if waited else None
     while not events and deadline is not None and state.get("state") not in store.FINAL:
@@ -155,7 +180,7 @@ def _events(ns: Any, ctx: CommandContext) -> Outcome:
             break
         time.sleep(0.05)
         state = liveness.current(path)
-        events = store.read_events(path, after=max(0, ns.after), limit=limit)
+        events = store.read_events(path, after=ns.after, limit=limit)
     complete = any(e.get("type") == "operation_completed" for e in events) or (
         state.get("state") in store.FINAL and len(events) < ns.limit)
     last = events[-1]["sequence"] if events else ns.after
@@ -166,26 +191,23 @@ def _events(ns: Any, ctx: CommandContext) -> Outcome:
         return Outcome(None, 0, raw_output=text)
     data = {"operation_id": ns.id, "state": state.get("state"), "after": ns.after, "next_after": last,
             "complete": complete, "events": events}
-    return _answer(ctx, f"{len(events)} events of {ns.id} after sequence {ns.after}", data, ns.id)
+    return _answer(ctx, f"{_plural(len(events), 'event')} of {ns.id} after sequence {ns.after}", data, ns.id)
 
 
 def _list(ns: Any, ctx: CommandContext) -> Outcome:
     found: list[dict[str, Any]] = []
     for op_id in store.all_ids():
-        if len(found) >= max(1, ns.limit):
+        if len(found) >= ns.limit:
             break
         path = store.root() / op_id
         state = liveness.current(path)
         found.append({k: v for k, v in (("operation_id", op_id), ("state", state.get("state")),
                                         ("argv", state.get("argv")), ("created_at", state.get("created_at")),
                                         ("summary", state.get("summary"))) if v is not None})
-    return _answer(ctx, f"{len(found)} operations", {"operations": found, "state_dir": str(store.root())})
+    return _answer(ctx, _plural(len(found), "operation"), {"operations": found, "state_dir": str(store.root())})
 
 
 def _prune(ns: Any, ctx: CommandContext) -> Outcome:
-    older = parse_duration(ns.older_than.replace("d", "h") if ns.older_than.endswith("d") else ns.older_than,
-                           "--older-than") or 0.0
-    if ns.older_than.endswith("d"):
-        older *= 24
+    older = _age(ns.older_than)
     removed = store.prune(older_than=older)
-    return _answer(ctx, f"removed {len(removed)} finished operations", {"removed": removed})
+    return _answer(ctx, f"removed {_plural(len(removed), 'finished operation')}", {"removed": removed})

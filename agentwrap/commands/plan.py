@@ -28,6 +28,17 @@ def _parse(args: list[str], ctx: CommandContext) -> tuple[float, options.Options
     return ttl, opts, argv
 
 
+def rerun_options(opts: options.Options, cwd: str) -> list[str]:
+    """The plan's options as `agentwrap plan` again must be given them: its folder always (an apply may run
+    anywhere), its --env and run options as the run's own reruns carry them; --agent is the caller's."""
+    from agentwrap.operations.recorded import options_from_json, options_to_json
+    from agentwrap.outcome.rerun import carried
+
+    own = options_from_json(options_to_json(opts))
+    own.agent, own.cwd, own.max_inline_bytes = False, cwd, None  # how much to show is the caller's
+    return list(carried(own))
+
+
 def supported() -> list[str]:
     return sorted({f"{e.adapter} {e.subcommand}" for e in dry_run.entries() if e.planner in plans.PLANNERS})
 
@@ -50,7 +61,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     outcome = execute(preview, opts, request_id=ctx.request_id)
     if outcome.exit_code != 0:
         return outcome  # the dry run itself failed (rejected, not found): its own problem says why
-    plan = plans.save(argv, cwd, adapter.name, entry.planner, planned, ttl)
+    plan = plans.save(argv, cwd, adapter.name, entry.planner, planned, ttl, rerun_options(opts, cwd))
     facts: dict[str, Any] = {
         "plan_id": plan["plan_id"], "digest": plan["digest"], "expires_at": plan["expires_at"],
         "argv": argv, "dry_run": preview, "proposed_effects": plan["proposed_effects"],

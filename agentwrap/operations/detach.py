@@ -4,7 +4,7 @@ runs go through idempotency, which starts it under the key's lock)."""
 from __future__ import annotations
 
 from agentwrap import envelope
-from agentwrap.operations.launch import handle, start
+from agentwrap.operations.launch import handle, launch_facts, start
 from agentwrap.options import Options
 
 
@@ -20,8 +20,9 @@ def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcom
 
         adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
         readonly.check(argv, adapter, opts.env)  # refused before anything starts, not later in the supervisor
+    launch_facts(argv, opts)  # a folder or program that is not there: answered as the attached run would
     if opts.idempotency_key is not None:
         from agentwrap.safety import idempotency
 
         return idempotency.keyed(argv, opts, request_id)
-    return handle(start(opts, argv, request_id), argv, request_id)
+    return handle(start(opts, argv, request_id), argv, request_id, stream=opts.format == "jsonl")

@@ -56,8 +56,73 @@ def start(opts: Options, argv: list[str], request_id: str, *, idempotency: dict[
                                              "created_at": utc_now(), "idempotency": idempotency})
     store.write_json(path / "state.json", {"operation_id": op_id, "state": "starting", "argv": argv,
                                            "created_at": utc_now(), "created_epoch": time.time()})
+    _record_started(path, opts, argv)
     _spawn_supervisor(path)
     return op_id
+
+
+def launch_facts(argv: list[str], opts: Options) -> tuple[str, str]:
+    """The folder and the program, checked as the attached run checks them before it starts (USAGE,
+    PROGRAM_NOT_FOUND, NOT_EXECUTABLE): a run that cannot start is answered now, not as a started operation
+    whose failure only `op wait` would tell."""
+    from agentwrap.runner.spawn import resolve_program
+
+    cwd = _working_dir(opts)
+    path_env = opts.env.get("PATH", os.environ.get("PATH", os.defpath))
+    return cwd, resolve_program(argv[0], path_env, cwd)
+
+
+def _working_dir(opts: Options) -> str:
+    """commands.run.working_dir's check, in its words: services do not import commands (docs/architecture.md
+    lists its helpers as to move below commands/; then this goes)."""
+    from agentwrap.errors import UsageError
+
+    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
+    if not os.path.exists(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: no such directory")
+    if not os.path.isdir(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: not a directory")
+    return cwd
+
+
+def _record_started(path: Path, opts: Options, argv: list[str]) -> None:
+    """The operation's first event, written by the launcher: what is true at launch, the same line the
+    launcher prints for `--format jsonl` and `op events` returns as sequence 1 (the supervisor leaves out
+    its run's own operation_started and numbers on from it)."""
+    from agentwrap.events import EventStream
+    from agentwrap.render.output import Writer
+
+    cwd, program = launch_facts(argv, opts)
+    fd = os.open(path / "events.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with open(fd, "a", encoding="utf-8") as events:
+        writer = Writer(events)
+        writer.configure("jsonl", opts)  # redacted as the supervisor's own events are
+        EventStream(writer.event, path.name, 0).emit("operation_started", argv=argv, cwd=cwd, program=program,
+                                                     detached=True, next=_next(path.name))
+
+
+def launch_event(path: Path) -> dict[str, Any] | None:
+    """The first event of events.jsonl when the launcher wrote it (None for an operation it did not)."""
+    import json
+
+    first = _first_line(path)
+    event = json.loads(first) if first else None
+    return event if isinstance(event, dict) and event.get("type") == "operation_started" else None
+
+
+def _first_line(path: Path) -> str:
+    """events.jsonl's first whole line ('' if there is none yet)."""
+    try:
+        with open(path / "events.jsonl", encoding="utf-8") as f:
+            first = f.readline()
+    except FileNotFoundError:
+        return ""
+    return first if first.endswith("\n") else ""
+
+
+def _next(op_id: str) -> list[str]:
+    return [f"agentwrap op wait {op_id} --timeout 60", f"agentwrap op status {op_id}",
+            f"agentwrap op events {op_id} --after 0", f"agentwrap op cancel {op_id}"]
 
 
 def _spawn_supervisor(path: Path) -> None:
@@ -99,13 +164,16 @@ def _redirect(path: Path) -> None:
     os.close(log)
 
 
-def handle(op_id: str, argv: list[str], request_id: str) -> envelope.Outcome:
-    """The launcher's answer: an envelope whose top-level `operation_id` is the handle."""
+def handle(op_id: str, argv: list[str], request_id: str, *, stream: bool = False) -> envelope.Outcome:
+    """The launcher's answer: an envelope whose top-level `operation_id` is the handle. As a jsonl `stream`
+    it is the operation's first event only: the run has neither completed nor succeeded yet, and the rest of
+    its stream is `op events`'."""
+    import shlex
+
     env = envelope.build(
-        request_id=request_id, summary=f"started operation {op_id}: {' '.join(argv)}"[:300],
+        request_id=request_id, summary=f"started operation {op_id}: {shlex.join(argv)}"[:300],
         command={"argv": argv, "program": None, "adapter": None, "subcommand": None},
-        data={"operation_id": op_id, "state": "running",
-              "next": [f"agentwrap op wait {op_id} --timeout 60", f"agentwrap op status {op_id}",
-                       f"agentwrap op events {op_id} --after 0", f"agentwrap op cancel {op_id}"]})
+        data={"operation_id": op_id, "state": "running", "next": _next(op_id)})
     env["operation_id"] = op_id
-    return envelope.Outcome(env, 0)
+    first = _first_line(store.root() / op_id) if stream else ""
+    return envelope.Outcome(env, 0, raw_output=first or None)  # the very line `op events` returns first

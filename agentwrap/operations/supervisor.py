@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentwrap import envelope, options
 from agentwrap.errors import AgentwrapError
@@ -20,6 +21,9 @@ from agentwrap.operations import liveness, store
 from agentwrap.operations.recorded import options_from_json as options_from_json  # re-exported
 from agentwrap.operations.recorded import options_to_json as options_to_json  # re-exported
 from agentwrap.problem import Problem, wrapper_problem
+
+if TYPE_CHECKING:
+    from agentwrap.render.output import Writer
 
 
 def run(path: Path) -> int:
@@ -42,7 +46,7 @@ def run(path: Path) -> int:
         writer.configure("jsonl", opts)
         from agentwrap.runpath import attached
 
-        outcome = attached(argv, opts, request_id, writer.event)
+        outcome = attached(argv, opts, request_id, _after_launch(writer, path))
     except AgentwrapError as exc:
         outcome = _problem(exc.to_problem(), request_id, argv, exc.subcommand)
     except Exception as exc:  # noqa: BLE001 - the edge of a detached run: the result must say what happened
@@ -57,6 +61,25 @@ def run(path: Path) -> int:
     store.record_final(path, result, concise, outcome.exit_code)
     _record_idempotent(request, path, result, outcome.exit_code)
     return outcome.exit_code
+
+
+def _after_launch(writer: Writer, path: Path) -> Callable[[dict[str, Any]], None]:
+    """The run's events after the one the launcher wrote: the run's own operation_started (sequence 1) is
+    that event again, so it is left out and the stream goes on from it; a run that fails before it starts
+    completes the launcher's stream (the writer continues its numbering)."""
+    from agentwrap.operations.launch import launch_event
+
+    launched = launch_event(path)
+    if launched is None:
+        return writer.event
+    writer.started, writer.last_event = True, launched
+
+    def emit(event: dict[str, Any]) -> None:
+        if event.get("type") == "operation_started" and event.get("sequence") == 1:
+            return
+        writer.event(event)
+
+    return emit
 
 
 def _problem(problem: Problem, request_id: str, argv: list[str], subcommand: str | None = None) -> envelope.Outcome:

@@ -1,6 +1,12 @@
 """`--idempotency-key KEY` (CONTRACT section 9): one key, one run.
 
-A key is bound to what it ran: argv, working directory, adapter and a digest of `--stdin`. Its record
+A key is bound to what it ran: argv (a `--shell LINE` is `bash -c LINE` by then), working directory,
+adapter, a digest of `--stdin`, every `--env` name with a digest of its value, the `--answer` rules (each
+pattern, a digest of its reply) and whether the program gets a terminal (`--no-pty`). The digests are
+HMAC-SHA256 keyed by the key itself: the record (which never holds the key) holds no value in clear, and a
+guessable value cannot be checked against it without the key. Options that only bound the wait
+(`--timeout`, `--grace`) or shape the answer (`--format`, `--detail`, `--agent`, ...) are not bound: a
+retry that waits longer, or reads less, still means the same run. Its record
 (state dir `idempotency/<sha256 of the key>.json`) names the operation that ran it; the operation's own
 folder says whether it is still going, and holds the envelope a replay returns. Every keyed run is
 therefore an operation, attached or detached, and `op status|wait ID` work on both.
@@ -22,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import hmac
 import os
 import sys
 import time
@@ -69,7 +76,7 @@ def _locked(key: str) -> Iterator[Path]:
         os.close(fd)  # closing releases the lock
 
 
-def binding(argv: list[str], opts: Options, stdin_file: str | None) -> dict[str, Any]:
+def binding(argv: list[str], opts: Options, stdin_file: str | None, key: str = "") -> dict[str, Any]:
     """What the key is bound to. The adapter is the one the run would use."""
     from agentwrap import registry
 
@@ -79,7 +86,15 @@ def binding(argv: list[str], opts: Options, stdin_file: str | None) -> dict[str,
         with open(stdin_file, "rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()
     return {"argv": list(argv), "cwd": os.path.abspath(opts.cwd) if opts.cwd else os.getcwd(),
-            "adapter": adapter.name, "stdin_sha256": digest}
+            "adapter": adapter.name, "stdin_sha256": digest,
+            "env": {name: _keyed_digest(key, value) for name, value in sorted(opts.env.items())},
+            "answers": [[pattern, _keyed_digest(key, reply)] for pattern, reply in opts.answers],
+            "pty": not opts.no_pty}
+
+
+def _keyed_digest(key: str, value: str) -> str:
+    """A value the record must not hold in clear (an --env token, an --answer password)."""
+    return hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()
 
 
 def _check_key(key: str) -> None:
@@ -89,12 +104,49 @@ def _check_key(key: str) -> None:
         raise UsageError(f"--idempotency-key: give 1 to {MAX_KEY} characters (a UUID is a good key)")
 
 
+_BOUND = ("argv", "cwd", "adapter", "stdin_sha256", "env", "answers", "pty")
+
+
 def _differences(recorded: dict[str, Any], now: dict[str, Any]) -> str:
+    """What differs, in words; a digest (of --env or --answer values) is never shown."""
     parts = []
-    for field in ("argv", "cwd", "adapter", "stdin_sha256"):
-        if recorded.get(field) != now.get(field):
-            parts.append(f"{field} was {recorded.get(field)!r}, now {now.get(field)!r}")
+    for field in _BOUND:
+        was, is_now = recorded.get(field), now.get(field)
+        if was == is_now:
+            continue
+        if field == "env":
+            parts.append(_env_differences(was, is_now))
+        elif field == "answers":
+            parts.append(f"--answer rules were {_patterns(was)}, now {_patterns(is_now)} "
+                         "(replies compared too)")
+        elif field == "pty":
+            parts.append(_pty_difference(bool(was), bool(is_now)))
+        else:
+            parts.append(f"{field} was {was!r}, now {is_now!r}")
     return "; ".join(parts)
+
+
+def _pty_difference(was: bool, now: bool) -> str:
+    before = "had a terminal" if was else "had no terminal (--no-pty)"
+    return f"the program {before}, now {'has one' if now else 'has none (--no-pty)'}"
+
+
+def _env_differences(was: Any, now: Any) -> str:
+    if not isinstance(was, dict):  # a record written before --env was bound
+        return "--env was not recorded for this key"
+    names = sorted(set(was) | set(now))
+    added = [n for n in names if n not in was]
+    removed = [n for n in names if n not in now]
+    changed = [n for n in names if n in was and n in now and was[n] != now[n]]
+    said = [f"{label} {', '.join(group)}" for label, group in
+            (("added", added), ("removed", removed), ("other value for", changed)) if group]
+    return "--env " + "; ".join(said)
+
+
+def _patterns(rules: Any) -> str:
+    if not isinstance(rules, list):
+        return "not recorded"
+    return repr([rule[0] for rule in rules])
 
 
 def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -> envelope.Outcome | None:
@@ -103,8 +155,10 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     if rec is None or time.time() >= float(rec.get("expires_epoch", 0)):
         return None
     if rec["binding"] != bound:
+        # "idempotency key 'K'", not "--idempotency-key 'K'": the redactor reads `--…-key VALUE` as a
+        # labelled secret, and a key is a name the caller needs to see (its record holds only its sha256)
         raise IdempotencyConflict(
-            f"--idempotency-key {key!r} was used for another invocation: {_differences(rec['binding'], bound)}",
+            f"idempotency key {key!r} was used for another invocation: {_differences(rec['binding'], bound)}",
             suggested_fix="Use a new key for a different invocation; repeat the recorded one to replay it.",
             extra={"operation_id": rec.get("operation_id")})
     op_id = str(rec["operation_id"])
@@ -112,7 +166,8 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     state = liveness.current(path) if (path / "state.json").exists() else {"state": rec.get("state")}
     if state.get("state") not in store.FINAL:
         raise IdempotencyInProgress(
-            f"--idempotency-key {key!r}: its first run is still going as operation {op_id}; nothing was run again",
+            f"idempotency key {key!r}: its first run is still going as operation {op_id}; nothing was run "
+            "again",
             code_actions=(CodeAction(title="Wait for the first run's result",
                                      command=("agentwrap", "op", "wait", op_id, "--timeout", "10m"),
                                      applicability="machine_applicable", is_preferred=True),),
@@ -123,14 +178,29 @@ def _existing(record_path: Path, key: str, bound: dict[str, Any], detail: str) -
     if state.get("state") == "lost" or result is None:
         from agentwrap.commands.op import OperationLost
 
-        raise OperationLost(f"--idempotency-key {key!r}: its first run (operation {op_id}) was lost before it "
+        raise OperationLost(f"idempotency key {key!r}: its first run (operation {op_id}) was lost before it "
                             "recorded a result; whether it changed anything is unknown",
                             suggested_fix="Check with a read-only command whether the change happened; "
                                           "then run again with a new key if it did not.",
                             extra={"operation_id": op_id})
-    result = {**result, "replayed": True, "operation_id": op_id}
+    result = {**_replayed(result, key), "replayed": True, "operation_id": op_id}
     code = int(state.get("exit_code", rec.get("exit_code", 0 if result.get("status") == "success" else 1)))
     return envelope.Outcome(result, code)
+
+
+def _replayed(result: dict[str, Any], key: str) -> dict[str, Any]:
+    """A replayed failure's fix says that the key replays it: the recorded fix (`Raise the limit with
+    --timeout`) followed with the same key would only replay the same failure."""
+    error = result.get("error")
+    if not isinstance(error, dict):
+        return result
+    fix = error.get("suggested_fix")
+    said = (f"Replayed: this is the recorded result of idempotency key {key!r} and nothing ran now; the "
+            "key replays it again, whatever --timeout. To run again, check what the first run changed, "
+            "then use a new key")
+    if fix:
+        said += f"; the first run's fix: {fix}"
+    return {**result, "error": {**error, "suggested_fix": said}}
 
 
 def _stage_stdin(opts: Options, op_id: str) -> Path | None:
@@ -180,7 +250,7 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
     op_id = operation_id_for(request_id)
     staged = _stage_stdin(opts, op_id)
     try:
-        bound = binding(argv, opts, _stdin_file(opts, staged))
+        bound = binding(argv, opts, _stdin_file(opts, staged), key)
         with _locked(key) as record_path:
             answer = _existing(record_path, key, bound, opts.detail)
             if answer is not None:
@@ -197,7 +267,7 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
                 store.write_json(record_path, rec)
                 from agentwrap.operations.launch import handle
 
-                return handle(op_id, argv, request_id)
+                return handle(op_id, argv, request_id, stream=opts.format == "jsonl")
             _register_attached(path, argv)
             store.write_json(record_path, rec)
     finally:

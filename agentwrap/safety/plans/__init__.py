@@ -56,9 +56,12 @@ def digest_of(plan: dict[str, Any]) -> str:
 
 
 def save(argv: list[str], cwd: str, adapter: str, planner: str, planned: Planned,
-         ttl: float = DEFAULT_TTL_SECONDS) -> dict[str, Any]:
+         ttl: float = DEFAULT_TTL_SECONDS, rerun_options: list[str] | None = None) -> dict[str, Any]:
+    """Keep a plan. `rerun_options` are the plan's own wrapper options as a suggested `agentwrap plan`
+    again spells them (secret --env values as `NAME=<NAME>`); they are not part of the digest."""
     now = time.time()
     plan = {"plan_id": new_id("plan"), "argv": argv, "cwd": cwd, "adapter": adapter, "planner": planner,
+            "rerun_options": rerun_options if rerun_options is not None else ["--cwd", cwd],
             "fingerprint": planned.fingerprint, "proposed_effects": planned.proposed_effects,
             "created_at": rfc3339(now), "expires_at": rfc3339(now + ttl), "expires_epoch": now + ttl}
     plan["digest"] = digest_of(plan)
