@@ -173,6 +173,15 @@ def test_missing_crate_offline_is_not_found_with_an_offline_note(tmp_path):
     assert any(p["code"] == "CARGO_OFFLINE" and p["severity"] == "note" for p in a.env["problems"])
 
 
+@pytest.mark.parametrize(("typed", "similar"), [("publsh", "publish"), ("yank2", "yank"), ("ownr", "owner"),
+                                                ("logn", "login"), ("instal", "install")])
+def test_a_mistyped_command_never_offers_one_that_publishes_or_installs(tmp_path, typed, similar):
+    """cargo's `a command with a similar name exists: publish` is named, never offered to run."""
+    a = aw("--cwd", str(tmp_path), "cargo", typed)
+    assert a.error["code"] == "CARGO_NO_SUCH_COMMAND" and f"`cargo {similar}`" in a.error["detail"]
+    assert [x["command"] for x in a.error["code_actions"]] == [["cargo", "--list"]]
+
+
 def test_unreachable_registry_is_a_retryable_network_problem(tmp_path):
     crate = _crate(tmp_path, "netdep", 'fn main() {}\n')
     with open(crate / "Cargo.toml", "a") as fh:

@@ -53,6 +53,20 @@ def test_missing_script_lists_the_scripts_that_exist(tmp_path):
     assert b.error["code_actions"][0]["command"] == ["npm", "run", "build"]
 
 
+@pytest.mark.parametrize(("asked", "builtin", "nearest"),
+                         [("publsh", "publish", None), ("lint", "link", None), ("tset", "set", "test")])
+def test_missing_script_never_offers_an_npm_builtin(tmp_path, asked, builtin, nearest):
+    """npm answers `Did you mean this? npm publish`: running that publishes the package. A built-in command is
+    no replacement for a script; only scripts that exist are offered, nearest by name first."""
+    proj = _package(tmp_path / "p", scripts={"test": "node --test", "build": "exit 3"})
+    a = aw("--cwd", str(proj), "npm", "run", asked)
+    commands = [x["command"] for x in a.error["code_actions"]]
+    assert all(c[:2] == ["npm", "run"] for c in commands), commands
+    preferred = [x["command"] for x in a.error["code_actions"] if x.get("is_preferred")]
+    assert preferred == [["npm", "run", nearest] if nearest else ["npm", "run"]]
+    assert f"`npm {builtin}` is a built-in command" in a.error["detail"]
+
+
 def test_npx_refuses_to_install_and_says_how_to_consent(tmp_path):
     a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi", detail="detailed")
     assert a.env["context"]["env_set"]["npm_config_yes"] == "false"
