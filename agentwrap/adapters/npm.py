@@ -10,7 +10,7 @@ from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._npm_parse import ALIASES
 from agentwrap.adapters._npm_scripts import missing_script
 from agentwrap.adapters.js_stacks import FACTS as NODE_CODES
-from agentwrap.adapters.js_stacks import node_errors, runner_counts, runner_failures
+from agentwrap.adapters.js_stacks import runner_counts, test_run_problems
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -56,8 +56,7 @@ def _runs_scripts(run: CapturedRun) -> bool:
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     found = [*p.eresolve(run), *missing_script(run)]
     if _runs_scripts(run):
-        found += [*runner_failures(run.stdout_text, "npm", run.exit_code),
-                  *node_errors(run.text(), "npm", run.exit_code), *p.script_failed(run)]
+        found += [*test_run_problems(run.stdout_text, run.text(), "npm", run.exit_code), *p.script_failed(run)]
     return found
 
 
