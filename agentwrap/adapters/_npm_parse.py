@@ -246,7 +246,9 @@ def npm_error_code(run: CapturedRun) -> list[Problem]:
     rest = [re.sub(ERR, "", ln).strip() for ln in text[m.end():].splitlines() if re.match(ERR, ln)]
     message = next((r for r in rest if r and not r.startswith(("A complete log", "syscall", "errno", "path "))),
                    m.group("code"))
+    code = m.group("code")
     return [problem(
-        "npm", NPM_ERROR, f"npm {m.group('code')}: {message}", exit_code=run.exit_code,
-        suggested_fix=f"Look up npm's error code {m.group('code')} and the lines after it in output.stderr.",
-        extra={"npm_code": m.group("code")})]
+        "npm", NPM_ERROR, f"npm {code}: {message}", exit_code=run.exit_code,
+        suggested_fix=f"Fix what npm's {code} message (the detail) names; npm's debug log, named in "
+                      "output.stderr, has the rest.",
+        extra={"npm_code": code})]
