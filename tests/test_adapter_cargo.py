@@ -157,6 +157,32 @@ def test_failed_tests_are_named_problems_with_counts(tmp_path):
     assert sorted(tests["failed_tests"]) == ["tests::adds_wrong", "tests::indexes_empty"]
 
 
+ASSERTS = """pub fn add(a: i32, b: i32) -> i32 { a + b }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn adds() { assert_eq!(add(2, 2), 5); }
+    #[test]
+    #[should_panic]
+    fn should_but_doesnt() { }
+}
+"""
+
+
+def test_a_failed_assertion_says_both_values_and_a_test_that_did_not_panic_says_where(tmp_path):
+    crate = _crate(tmp_path, "asserts", ASSERTS, lib=True)
+    a = aw("--cwd", str(crate), "cargo", "test", env={"RUST_BACKTRACE": "0"})
+    failed = {p["test"]: p for p in a.env["problems"] if p["code"] == "CARGO_TEST_FAILED"}
+    adds = failed["tests::adds"]
+    assert adds["detail"] == "test tests::adds failed: assertion `left == right` failed, left: 4, right: 5"
+    assert (adds["left"], adds["right"]) == ("4", "5")
+    unpanicked = failed["tests::should_but_doesnt"]
+    assert "did not panic as expected" in unpanicked["detail"]
+    assert unpanicked["location"] == {"file": "src/lib.rs", "line": 10, "column": 8}
+
+
 def test_no_manifest_is_a_precondition(tmp_path):
     a = aw("--cwd", str(tmp_path), "cargo", "build")
     assert a.error["code"] == "CARGO_MANIFEST_NOT_FOUND"
@@ -171,6 +197,15 @@ def test_missing_crate_offline_is_not_found_with_an_offline_note(tmp_path):
     assert a.error["code"] == "CARGO_PACKAGE_NOT_FOUND"
     assert "agentwrap_no_such_crate_xyz" in a.error["detail"]
     assert any(p["code"] == "CARGO_OFFLINE" and p["severity"] == "note" for p in a.env["problems"])
+
+
+@pytest.mark.parametrize(("typed", "similar"), [("publsh", "publish"), ("yank2", "yank"), ("ownr", "owner"),
+                                                ("logn", "login"), ("instal", "install")])
+def test_a_mistyped_command_never_offers_one_that_publishes_or_installs(tmp_path, typed, similar):
+    """cargo's `a command with a similar name exists: publish` is named, never offered to run."""
+    a = aw("--cwd", str(tmp_path), "cargo", typed)
+    assert a.error["code"] == "CARGO_NO_SUCH_COMMAND" and f"`cargo {similar}`" in a.error["detail"]
+    assert [x["command"] for x in a.error["code_actions"]] == [["cargo", "--list"]]
 
 
 def test_unreachable_registry_is_a_retryable_network_problem(tmp_path):

@@ -97,6 +97,60 @@ def test_node_test_runner_failures_and_counts(tmp_path):
     assert (tests["total"], tests["passed"], tests["failed"]) == (2, 1, 1)
 
 
+NESTED = """import { test, describe, it } from 'node:test';
+import assert from 'node:assert';
+describe('outer suite', () => {
+  it('deep fails', () => { assert.strictEqual(1 + 1, 3); });
+  it('deep passes', () => {});
+});
+test('top with subtests', async (t) => {
+  await t.test('sub ok', () => {});
+  await t.test('sub fail', () => { assert.deepStrictEqual({a: 1}, {a: 2}); });
+  await t.test('async sub', async () => { await null; assert.equal(1, 2); });
+});
+test('other', () => {});
+"""
+
+
+@pytest.mark.parametrize("reporter", ["spec", "tap"])
+def test_each_rerun_command_runs_the_failed_test(tmp_path, reporter):
+    """The re-run command in each failed test's fix runs that test: a `t.test` subtest runs only when its
+    parent matches the pattern too (a bare 'sub fail' pattern skips everything and exits 0)."""
+    (tmp_path / "a.test.mjs").write_text(NESTED)
+    a = aw("--cwd", str(tmp_path), "node", "--test", f"--test-reporter={reporter}", "a.test.mjs")
+    failed = {p["test"]: p["suggested_fix"] for p in a.env["problems"] if p["code"] == "NODE_TEST_FAILED"}
+    assert set(failed) == {"deep fails", "sub fail", "async sub"}
+    for name, fix in failed.items():
+        command = fix.split("`")[1]
+        rerun = aw("--cwd", str(tmp_path), "sh", "-c", command.replace("node --test", "node --test "
+                                                                       "--test-reporter=spec", 1))
+        ran = [line.strip() for line in rerun.env["output"]["stdout"]["text"].splitlines()]
+        assert any(line.startswith(f"✖ {name} (") for line in ran), (name, command, ran)
+        assert not any(line.startswith(("✔ other", "✖ other")) for line in ran), command
+
+
+def test_nothing_ran_is_said_not_counted_as_a_pass(tmp_path):
+    (tmp_path / "a.test.mjs").write_text(NESTED)
+    a = aw("--cwd", str(tmp_path), "node", "--test", "--test-name-pattern", "sub fail", "a.test.mjs")
+    assert a.code == 0 and a.env["summary"] == "node --test: no test ran (4 of 4 skipped)"
+    assert [(p["code"], p["severity"]) for p in a.env["problems"]] == [("NODE_NO_TEST_RAN", "warning")]
+
+
+def test_a_test_file_that_fails_to_load_is_decided_by_its_load_error(tmp_path):
+    (tmp_path / "broken.test.js").write_text("const test = require('node:test');\n"
+                                             "const x = require('./missing-helper');\ntest('never', () => {});\n")
+    (tmp_path / "good.test.js").write_text("const test = require('node:test');\ntest('fine', () => {});\n")
+    a = aw("--cwd", str(tmp_path), "node", "--test", "broken.test.js", "good.test.js")
+    assert a.error["code"] == "NODE_MODULE_NOT_FOUND"
+    assert a.error["location"] == {"file": "broken.test.js", "line": 2, "column": 11}
+    assert not any("--test-name-pattern" in (p.get("suggested_fix") or "") for p in a.env["problems"])
+    (tmp_path / "broken.test.js").write_text("const test = require('node:test');\ntest('ok', () => {});\n"
+                                             "process.exitCode = 3;\n")
+    b = aw("--cwd", str(tmp_path), "node", "--test", "broken.test.js")
+    assert b.error["code"] == "NODE_TEST_FILE_FAILED"
+    assert "`node --test broken.test.js`" in b.error["suggested_fix"]
+
+
 def test_repl_is_input_required_with_a_non_interactive_alternative(tmp_path):
     a = aw("--cwd", str(tmp_path), "--timeout", "20", "node")
     assert a.code == 125 and a.error["code"] == "INPUT_REQUIRED"

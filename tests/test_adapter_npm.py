@@ -53,6 +53,47 @@ def test_missing_script_lists_the_scripts_that_exist(tmp_path):
     assert b.error["code_actions"][0]["command"] == ["npm", "run", "build"]
 
 
+@pytest.mark.parametrize(("asked", "builtin", "nearest"),
+                         [("publsh", "publish", None), ("lint", "link", None), ("tset", "set", "test")])
+def test_missing_script_never_offers_an_npm_builtin(tmp_path, asked, builtin, nearest):
+    """npm answers `Did you mean this? npm publish`: running that publishes the package. A built-in command is
+    no replacement for a script; only scripts that exist are offered, nearest by name first."""
+    proj = _package(tmp_path / "p", scripts={"test": "node --test", "build": "exit 3"})
+    a = aw("--cwd", str(proj), "npm", "run", asked)
+    commands = [x["command"] for x in a.error["code_actions"]]
+    assert all(c[:2] == ["npm", "run"] for c in commands), commands
+    preferred = [x["command"] for x in a.error["code_actions"] if x.get("is_preferred")]
+    assert preferred == [["npm", "run", nearest] if nearest else ["npm", "run"]]
+    assert f"`npm {builtin}` is a built-in command" in a.error["detail"]
+
+
+def test_missing_script_concise_text_does_not_repeat_the_problem(tmp_path):
+    proj = _package(tmp_path / "p", scripts={"test": "node --test"})
+    c = aw("--cwd", str(proj), "npm", "run", "lint", detail="concise").env
+    stderr = c.get("output", {}).get("stderr", {}).get("text", "")
+    assert "Missing script" not in stderr and "Did you mean" not in stderr, stderr
+
+
+def test_offline_and_not_cached_says_the_run_is_cache_only(tmp_path):
+    proj = _package(tmp_path / "off")
+    a = aw("--cwd", str(proj), "npm", "install", "--offline", NO_SUCH)
+    assert a.error["code"] == "NPM_NOT_CACHED" and a.error["category"] == "precondition"
+    assert NO_SUCH in a.error["detail"] and "--offline" in a.error["suggested_fix"]
+    assert a.env["summary"] == "npm install: Not in the cache of a cache-only run (ENOTCACHED)"
+
+
+def test_a_registry_given_on_the_command_line_is_the_one_to_check(tmp_path):
+    proj = _package(tmp_path / "net")
+    c = aw("--cwd", str(proj), "--timeout", "120", "npm", "install", "--registry", "http://127.0.0.1:9",
+           "--fetch-retries=0", NO_SUCH, detail="concise").env
+    assert c["error"]["code"] == "NPM_NETWORK_ERROR"
+    assert c["error"]["detail"].startswith(f"npm could not reach http://127.0.0.1:9/{NO_SUCH}: ")
+    assert "--registry (http://127.0.0.1:9)" in c["error"]["suggested_fix"]
+    assert not any("config" in x["command"] for x in c["error"].get("code_actions", []))
+    stderr = c.get("output", {}).get("stderr", {}).get("text", "")
+    assert "minipass-fetch" not in stderr and "_http_client" not in stderr, stderr
+
+
 def test_npx_refuses_to_install_and_says_how_to_consent(tmp_path):
     a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi", detail="detailed")
     assert a.env["context"]["env_set"]["npm_config_yes"] == "false"

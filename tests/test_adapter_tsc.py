@@ -73,6 +73,20 @@ def test_locations_and_codes_equal_tscs_plain_output(tmp_path, form):
 
 
 @needs_tsc
+@needs_tsc
+@pytest.mark.parametrize("form", [["--pretty", "false"], ["--pretty"]], ids=["plain", "pretty"])
+def test_the_concise_detail_is_tscs_message_without_a_stray_place(tmp_path, form):
+    """`src/b.ts:1:21 - error TS2305: ...` once read `21 - error TS2305` in the concise view (a strip of
+    `file:line:` left the column) and the plain `src/b.ts(1,21): ...` kept its place: the location says it."""
+    assert TSC is not None
+    project = _project(tmp_path)
+    concise = aw("--", TSC, "-p", ".", *form, cwd=project, detail="concise").env
+    shown = [concise["error"], *concise.get("problems", [])]
+    assert all(re.match(r"error TS\d+: ", p["detail"]) for p in shown), [p["detail"] for p in shown]
+    unchained = [p for p in shown if "notes" not in p and p["code"] == "TSC_TYPE_ERROR"]
+    assert unchained and all("notes" not in (p.get("suggested_fix") or "") for p in unchained)
+
+
 def test_missing_module_and_type_definitions(tmp_path):
     assert TSC is not None
     answer = aw("--", TSC, "-p", ".", cwd=_project(tmp_path))

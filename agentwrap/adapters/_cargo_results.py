@@ -18,6 +18,10 @@ _RESULT = lazy(r"^test result: (?P<status>ok|FAILED)\. (?P<passed>\d+) passed; (
                      r"(?:; finished in (?P<secs>[\d.]+)s)?", re.M)
 _SUITE = lazy(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-tests (?P<doc>\S+))$", re.M)
 _RERUN = lazy(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
+# assert_eq!/assert_ne! print the two values on the lines after the message
+_OPERAND = lazy(r"^\s*(?P<side>left|right): (?P<value>.*)$")
+_NO_PANIC = lazy(r"^note: test did not panic as expected at (?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+)$",
+                 re.M)
 
 
 CARGO_TEST_FAILED = ProblemCode(code="CARGO_TEST_FAILED", title="Test failed", category="validation", status=422)
@@ -30,6 +34,8 @@ def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Pro
     out = []
     for m in _PANIC.finditer(text):
         message = m.group("old") or next((ln for ln in text[m.end():].splitlines()[1:3] if ln.strip()), "")
+        operands = _operands(text[m.end():], message)
+        message = ", ".join([message.strip(), *(f"{k}: {v}" for k, v in operands.items())])
         loc = {"file": m.group("file"), "line": int(m.group("line")), "column": int(m.group("column"))}
         thread = m.group("thread")
         if tests and thread != "main":
@@ -41,12 +47,24 @@ def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Pro
                                             "with the command in code_actions.",
                 code_actions=(CodeAction(title=f"Re-run only {thread}", command=cmd, applicability="machine_applicable",
                                          is_preferred=True),),
-                extra={"test": thread}))
+                extra={"test": thread, **operands}))
         else:
             out.append(problem(
                 tool, RUST_PANIC, f"thread '{thread}' panicked: {message.strip()}", exit_code=exit_code,
                 location=loc, suggested_fix="Fix the panic at the location shown; RUST_BACKTRACE=1 prints the "
                                             "calling frames.", extra={"thread": thread}))
+    return out
+
+
+def _operands(after: str, message: str) -> dict[str, str]:
+    """`left: 4` / `right: 5` under an assertion's message: the values the detail must say."""
+    lines = after.splitlines()[1:]
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == message.strip()), None)
+    out: dict[str, str] = {}
+    for line in lines[start + 1:start + 3] if start is not None else []:
+        operand = _OPERAND.match(line)
+        if operand:
+            out[operand.group("side")] = operand.group("value").strip()[:200]
     return out
 
 
@@ -62,12 +80,32 @@ def failed_tests_without_panic(text: str, tool: str, exit_code: int | None, name
         if m.group("result") != "FAILED" or name in named:
             continue
         doc = re.match(r"^(?P<file>\S+) - .*\(line (?P<line>\d+)\)$", name)
+        base = name.removesuffix(" - should panic")
+        unpanicked = _did_not_panic(text, base)
+        if unpanicked:
+            out.append(_did_not_panic_problem(tool, base, unpanicked, exit_code))
+            continue
         out.append(problem(
             tool, CARGO_TEST_FAILED, f"test {name} failed", exit_code=exit_code,
             location={"file": doc.group("file"), "line": int(doc.group("line"))} if doc else None,
             suggested_fix="Read the test's captured output (`---- NAME stdout ----`) and fix the code or the test.",
             extra={"test": name}))
     return out
+
+
+def _did_not_panic(text: str, name: str) -> re.Match[str] | None:
+    """The `note: test did not panic as expected at FILE:L:C` in NAME's captured output."""
+    block = re.search(rf"^---- {re.escape(name)} stdout ----\n(?P<body>(?:(?!---- ).*\n?){{0,20}})", text, re.M)
+    return _NO_PANIC.search(block.group("body")) if block else None
+
+
+def _did_not_panic_problem(tool: str, name: str, note: re.Match[str], exit_code: int | None) -> Problem:
+    loc = {"file": note.group("file"), "line": int(note.group("line")), "column": int(note.group("column"))}
+    return problem(
+        tool, CARGO_TEST_FAILED, f"test {name} did not panic as expected (#[should_panic])", exit_code=exit_code,
+        location=loc, matched=note.group(0), extra={"test": name},
+        suggested_fix="The test is #[should_panic] but its body returned normally: make the code panic on that "
+                      "input, or drop #[should_panic] if returning is right.")
 
 
 def tests_summary(text: str, progress: str) -> dict[str, Any] | None:

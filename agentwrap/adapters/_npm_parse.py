@@ -1,11 +1,10 @@
 """npm output as facts: `npm ls`, `npm outdated`, `npm view`, install summaries, and the npm errors that need
-more than a regex (ERESOLVE peer conflicts, missing scripts with the scripts that do exist)."""
+more than a regex (ERESOLVE peer conflicts, failed scripts); missing scripts are `_npm_scripts`."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 import shlex
 from typing import Any
@@ -29,9 +28,7 @@ _TREE = lazy(r"^(?P<indent>(?:[│|] {1,3}| {2,4})*)(?:[├└`+][─-](?:[─-]
 _PKG = lazy(r"^(?P<unmet>UNMET (?:OPTIONAL )?DEPENDENCY )?(?P<name>@?[^@\s]+)@(?P<version>\S+)(?P<flags>.*)$")
 _VULN = lazy(r"^found (?P<n>\d+) vulnerabilit|^(?P<total>\d+) (?:\w+ severity )?vulnerabilit"
                    r"(?:y|ies) \((?P<breakdown>[^)]*)\)", re.M)
-_MISSING_SCRIPT = lazy(ERR + r'Missing script: "(?P<script>[^"]+)"', re.M)
-_DID_YOU_MEAN = lazy(ERR + r"\s+npm (?P<cmd>run [\w:.@/-]+|[\w-]+)(?: #.*)?$", re.M)
-_LOG = lazy(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
+LOG = lazy(r"A complete log of this run can be found in:\s*(?P<path>\S+debug-\d+\.log)")
 _SHELL_OPERATOR = lazy(r"&&|\|\||[;|]")
 _ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT_HEADER = lazy(r"^> (?P<pkg>\S+@\S+) (?P<script>\S+)\n> (?P<command>.+)$", re.M)
@@ -47,7 +44,7 @@ NPM_PEER_CONFLICT = ProblemCode(code="NPM_PEER_CONFLICT", title="Peer dependency
 CODES = (NPM_ERROR, NPM_MISSING_SCRIPT, NPM_SCRIPT_FAILED, NPM_PEER_CONFLICT)
 
 
-def _argv_value(argv: tuple[str, ...], *names: str) -> str | None:
+def argv_value(argv: tuple[str, ...], *names: str) -> str | None:
     for i, arg in enumerate(argv):
         for name in names:
             if arg == name and i + 1 < len(argv):
@@ -199,58 +196,13 @@ def eresolve(run: CapturedRun) -> list[Problem]:
              "report": report and report.group("path")}
     # one fact a member (concise leaves out those the detail says); the problem stands for npm's whole
     # block, so its text is not kept beside it (the debug log's path stays)
-    block = [ln for ln in text.splitlines() if re.match(ERR, ln) and not _LOG.search(ln)]
+    block = [ln for ln in text.splitlines() if re.match(ERR, ln) and not LOG.search(ln)]
     return [problem(
         "npm", NPM_PEER_CONFLICT, detail, exit_code=run.exit_code,
         suggested_fix="Make the versions agree: upgrade or downgrade the package named in the detail so its peer "
                       "range is met; --legacy-peer-deps or --force only hide the conflict.",
         docs_url="https://docs.npmjs.com/cli/v11/using-npm/config#legacy-peer-deps", code_actions=tuple(actions),
         matched="\n".join(block), extra={k: v for k, v in facts.items() if v})]
-
-
-def _scripts_from_log(run: CapturedRun) -> list[str] | None:
-    """The scripts of the package.json npm read: its folder comes from npm's own debug log (`verbose cwd`)."""
-    log = _LOG.search(run.text())
-    folder = _argv_value(run.argv, "--prefix", "-C")
-    try:
-        if folder is None and log:
-            with open(log.group("path"), encoding="utf-8", errors="replace") as fh:
-                head = fh.read(1 << 16)
-            cwd = re.search(r"^\d+ verbose cwd (.+)$", head, re.M)
-            folder = cwd.group(1).strip() if cwd else None
-        if folder is None:
-            return None
-        with open(os.path.join(folder, "package.json"), encoding="utf-8") as fh:
-            scripts = json.loads(fh.read(1 << 20)).get("scripts") or {}
-        return sorted(scripts) if isinstance(scripts, dict) else None
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def missing_script(run: CapturedRun) -> list[Problem]:
-    m = _MISSING_SCRIPT.search(run.text())
-    if not m:
-        return []
-    script = m.group("script")
-    suggestions = [s.group("cmd") for s in _DID_YOU_MEAN.finditer(run.text()) if s.group("cmd") != "run"]
-    available = _scripts_from_log(run)
-    detail = f'package.json has no script "{script}"'
-    if available is not None:
-        detail += f"; available scripts: {', '.join(available) if available else '(none)'}"
-    if suggestions:
-        detail += f"; did you mean: {', '.join('npm ' + s for s in suggestions)}"
-    actions = [CodeAction(title=f"Run `npm {s}` instead", command=("npm", *s.split()),
-                          applicability="maybe_incorrect", is_preferred=i == 0)
-               for i, s in enumerate(suggestions)]
-    actions.append(CodeAction(title="List the scripts package.json defines", command=("npm", "run"),
-                              applicability="machine_applicable", is_preferred=not suggestions))
-    return [problem(
-        "npm", NPM_MISSING_SCRIPT, detail, exit_code=run.exit_code,
-        suggested_fix="Run one of the scripts that exist (`npm run` lists them) or add it to the \"scripts\" "
-                      "section of package.json.",
-        docs_url="https://docs.npmjs.com/cli/v11/commands/npm-run-script", code_actions=tuple(actions),
-        location={"file": "package.json"},
-        extra={"script": script, "available_scripts": available, "suggestions": suggestions})]
 
 
 def script_failed(run: CapturedRun) -> list[Problem]:
@@ -294,7 +246,9 @@ def npm_error_code(run: CapturedRun) -> list[Problem]:
     rest = [re.sub(ERR, "", ln).strip() for ln in text[m.end():].splitlines() if re.match(ERR, ln)]
     message = next((r for r in rest if r and not r.startswith(("A complete log", "syscall", "errno", "path "))),
                    m.group("code"))
+    code = m.group("code")
     return [problem(
-        "npm", NPM_ERROR, f"npm {m.group('code')}: {message}", exit_code=run.exit_code,
-        suggested_fix=f"Look up npm's error code {m.group('code')} and the lines after it in output.stderr.",
-        extra={"npm_code": m.group("code")})]
+        "npm", NPM_ERROR, f"npm {code}: {message}", exit_code=run.exit_code,
+        suggested_fix=f"Fix what npm's {code} message (the detail) names; npm's debug log, named in "
+                      "output.stderr, has the rest.",
+        extra={"npm_code": code})]

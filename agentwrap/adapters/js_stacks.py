@@ -10,7 +10,7 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.adapters.js_frames import FRAME, Frame, file_path, parse_frame, user_frames
-from agentwrap.adapters.js_test_results import TEST_FAILED
+from agentwrap.adapters.js_test_results import NO_TEST_RAN, TEST_FAILED, TEST_FILE_FAILED, no_test_ran
 from agentwrap.adapters.js_test_results import runner_counts as runner_counts  # re-exported: node's and npm's
 from agentwrap.adapters.js_test_results import runner_failures as runner_failures  # import path
 from agentwrap.lazyre import lazy
@@ -54,8 +54,35 @@ FACTS: dict[str, ProblemCode] = {c.code: c for c in (
                 safe_to_retry=False),
     ProblemCode(code="NODE_NETWORK_ERROR", title="Network error", category="network", status=503, retryable=True,
                 safe_to_retry=False),
-    TEST_FAILED,  # a failed `node --test` test: js_test_results reads those
+    TEST_FAILED, TEST_FILE_FAILED, NO_TEST_RAN,  # `node --test`'s results: js_test_results reads those
 )}
+
+
+def test_run_problems(stdout: str, text: str, tool: str, exit_code: int | None) -> list[Problem]:
+    """`node --test`'s failed tests and node's own errors. A test file that failed outside its tests is said
+    by the error node printed for it (a missing module at 2:11): that error goes first, so it decides, and
+    stands for the file's bare 'test failed'."""
+    tests = runner_failures(stdout, tool, exit_code)
+    errors = node_errors(text, tool, exit_code)
+    failed_files = [str((t.extra or {}).get("test_file", "")) for t in tests if t.code == TEST_FILE_FAILED.code]
+    causes = [e for e in errors if any(_same_file(_file_of(e), f) for f in failed_files)]
+    return [*causes, *(t for t in tests if not _explained(t, causes)), *(e for e in errors if e not in causes),
+            *no_test_ran(stdout, tool, exit_code)]
+
+
+def _explained(test: Problem, causes: list[Problem]) -> bool:
+    """A test file's bare failure, when node's error in that file says why."""
+    path = str((test.extra or {}).get("test_file", ""))
+    return test.code == TEST_FILE_FAILED.code and any(_same_file(_file_of(e), path) for e in causes)
+
+
+def _file_of(p: Problem) -> str:
+    return str((p.location or {}).get("file") or "")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """One file, however each names it (`/p/broken.test.js` and `broken.test.js`)."""
+    return bool(a and b) and (a == b or a.endswith("/" + b) or b.endswith("/" + a))
 
 
 def _problem(tool: str, code: str, detail: str, exit_code: int | None, **kw: Any) -> Problem:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapters.js_stacks import FACTS, node_errors, runner_counts, runner_failures
+from agentwrap.adapters.js_stacks import FACTS, runner_counts, test_run_problems
+from agentwrap.adapters.js_test_results import nothing_ran
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -15,8 +16,7 @@ _READ_ONLY_FLAGS = {"--check", "-c", "--version", "-v", "--help", "-h", "--v8-op
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
-    text = run.text()
-    return [*runner_failures(run.stdout_text, "node", run.exit_code), *node_errors(text, "node", run.exit_code)]
+    return test_run_problems(run.stdout_text, run.text(), "node", run.exit_code)
 
 
 def _data(run: CapturedRun) -> Any:
@@ -48,6 +48,10 @@ class NodeAdapter(BaseAdapter):
         tests = (data or {}).get("tests")
         if not tests:
             return None
+        if nothing_ran(tests):  # exit 0, yet nothing was tested: never a bare count that reads as a pass
+            total = tests.get("total", 0)
+            return f"node --test: no test ran ({tests.get('skipped', 0)} of {total} skipped)" if total else \
+                "node --test: no test found"
         counts = [f"{tests.get('passed', 0)} passed", f"{tests.get('failed', 0)} failed"]
         # every other count that is not zero, so that the summary says all of `tests` (concise leaves it out)
         counts += [f"{tests[k]} {k}" for k in ("cancelled", "skipped", "todo") if tests.get(k)]

@@ -8,8 +8,9 @@ from typing import Any
 
 from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._npm_parse import ALIASES
+from agentwrap.adapters._npm_scripts import missing_script
 from agentwrap.adapters.js_stacks import FACTS as NODE_CODES
-from agentwrap.adapters.js_stacks import node_errors, runner_counts, runner_failures
+from agentwrap.adapters.js_stacks import runner_counts, test_run_problems
 from agentwrap.sdk import (
     Adapter,
     BaseAdapter,
@@ -44,6 +45,25 @@ def _registry_of(argv: list[str]) -> str | None:
     return None
 
 
+_FETCH_ERROR = re.compile(p.ERR + r"FetchError: request to (?P<url>\S+) failed, reason: (?P<reason>.+)$", re.M)
+
+
+def _network(found: Problem, run: CapturedRun) -> Problem:
+    """npm's unreachable-registry block as one problem: the URL and reason in the detail, the block (its
+    minipass-fetch frames and error object) its own; the registry a `--registry` named is the one to check."""
+    fetch = _FETCH_ERROR.search(run.text())
+    if found.code != "NPM_NETWORK_ERROR" or not fetch:
+        return found
+    block = [ln for ln in run.text().splitlines() if re.match(p.ERR, ln) and not p.LOG.search(ln)]
+    detail = f"npm could not reach {fetch.group('url')}: {fetch.group('reason').strip()}"
+    registry = _registry_of(list(run.argv))
+    if registry is None:
+        return found._replace(detail=detail, matched="\n".join(block))
+    fix = (f"The registry given with --registry ({registry}) is unreachable: check that URL, the proxy settings "
+           "and the network; then retry.")
+    return found._replace(detail=detail, matched="\n".join(block), suggested_fix=fix, code_actions=())
+
+
 def _is_npx(argv: list[str] | tuple[str, ...]) -> bool:
     return os.path.basename(argv[0]).startswith("npx")
 
@@ -53,10 +73,9 @@ def _runs_scripts(run: CapturedRun) -> bool:
 
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
-    found = [*p.eresolve(run), *p.missing_script(run)]
+    found = [*p.eresolve(run), *missing_script(run)]
     if _runs_scripts(run):
-        found += [*runner_failures(run.stdout_text, "npm", run.exit_code),
-                  *node_errors(run.text(), "npm", run.exit_code), *p.script_failed(run)]
+        found += [*test_run_problems(run.stdout_text, run.text(), "npm", run.exit_code), *p.script_failed(run)]
     return found
 
 
@@ -122,13 +141,20 @@ class NpmAdapter(BaseAdapter):
         if self._outdated_found(run):
             run = run._replace(exit_code=0)
         interp = super().interpret(run)
+        if interp.error is not None and interp.error.code == "NPM_NETWORK_ERROR":
+            error = _network(interp.error, run)
+            summary = error.detail if interp.summary == interp.error.detail else interp.summary
+            interp = interp._replace(error=error, summary=summary,
+                                     problems=tuple(_network(x, run) for x in interp.problems))
         if interp.error is None or interp.error.code.startswith(("NPM_", "NODE_")):
             return interp
         fallback = p.npm_error_code(run)  # npm named its own code: better than an unexplained exit
         if not fallback:
             return interp
+        # the summary in our words (the detail says npm's message once, in the error)
+        summary = f"npm {run.subcommand or ''}: npm error {(fallback[0].extra or {}).get('npm_code')}"
         return interp._replace(error=fallback[0], problems=(*fallback, *interp.problems),
-                               summary=fallback[0].detail[:300])
+                               summary=summary.replace("npm : ", "npm: "))
 
     def problem_codes(self) -> list[str]:
         return sorted({*super().problem_codes(), *_PY_CODES})

@@ -131,10 +131,16 @@ def _problem(d: Diagnostic, code: str) -> Problem:
         actions.append(CodeAction(title=f"Install the package {package}", command=("npm", "install", package),
                                   applicability="maybe_incorrect"))
     extra: dict[str, Any] = {"rule": f"TS{d.num}"}
+    fix = _DIAG[code].suggested_fix
     if d.notes:
         extra["notes"] = d.notes
-    return problem("tsc", _DIAG[code], d.text, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
-                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra)
+    elif code == "TSC_TYPE_ERROR":
+        fix = "Fix the code (or its types) at the location."  # no notes to point at
+    # the message without its place (`src/b.ts:1:21 - `, `src/b.ts(1,21): `): `location` says that once
+    detail = f"{d.severity} TS{d.num}: {d.message}"
+    return problem("tsc", _DIAG[code], detail, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
+                   code_actions=tuple(actions), location=location, severity=d.severity, extra=extra,
+                   suggested_fix=fix, matched=d.text)
 
 
 def _n(count: int, word: str) -> str:
