@@ -144,4 +144,4 @@ def test_node_test_failure_counts_and_names_its_rerun(tmp_path):
     assert "data" not in env, "the counts are the summary's"
     assert "failing tests" not in texts(env)
     assert env["error"]["suggested_fix"].endswith(
-        "`node --test --test-name-pattern 'window sums \\(all\\)' w.test.mjs`.")
+        "`node --test --test-name-pattern '^window sums \\(all\\)$' w.test.mjs`.")  # anchored: this test only

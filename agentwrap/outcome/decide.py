@@ -233,27 +233,20 @@ def _asked(problem: Problem, adapter: Adapter, argv: list[str], rerun: list[str]
     return _rerun_whole(helped, argv, rerun)
 
 
-def _changes_nothing(argv: list[str], adapter: Adapter) -> bool:
-    """Whether running it again cannot duplicate an effect: the judgement --read-only makes (`sleep`, `cat`
-    and `tail -f` as much as `git status`), so a stopped run and the flag never disagree."""
-    from agentwrap.safety import readonly
-
-    return readonly.classify(argv, adapter).read_only
-
-
 def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Adapter,
            rerun: list[str] | None = None) -> Problem | None:
     """The deciding problem, its `exit_code` set from `exit_status` (so code, status and error agree).
     `rerun`: the whole invocation when `argv` is one command of a shell line."""
     prog = argv[0].rsplit("/", 1)[-1]
+    safe = adapter.effects(argv).read_only is True  # safety.stopped widens it to all --read-only would run
     problem: Problem | None
     pending = [r for r in run.requests if r.answered is None]
     if run.interrupted is not None:
         problem = wrapper_problem("INTERRUPTED", f"agentwrap received {_signame(run.interrupted)} and ended "
-                                  f"{prog} and its descendants", safe_to_retry=_changes_nothing(argv, adapter))
+                                  f"{prog} and its descendants", safe_to_retry=safe)
     elif run.timed_out:
         problem = wrapper_problem("TIMEOUT", f"{prog} was still running after {run.duration_ms / 1000:.1f} s; "
-                                  "its process tree was ended", safe_to_retry=_changes_nothing(argv, adapter))
+                                  "its process tree was ended", safe_to_retry=safe)
     elif run.prompt is not None:
         problem = _asked(_from_prompt(argv, run.prompt), adapter, argv, rerun)
         if run.rejected is not None:

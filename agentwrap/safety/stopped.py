@@ -24,8 +24,12 @@ def annotate(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str) -> 
         return record
     from agentwrap.safety.readonly import classify
 
-    if classify(argv, adapter).read_only:
-        return record
+    if classify(argv, adapter).read_only:  # what --read-only would run changes nothing when repeated
+        if error.safe_to_retry:
+            return record
+        safe = error._replace(safe_to_retry=True)
+        return dataclasses.replace(record, error=safe,
+                                   problems=tuple(safe if _same(p, error) else p for p in record.problems))
     from agentwrap.safety.remaining import after_stop
 
     facts = after_stop(argv, {"effects": list(record.effects)}, cwd)
