@@ -61,6 +61,19 @@ def test_a_compilers_place_is_said_once_by_the_location(tmp_path):
     assert standard["detail"].startswith("bad.c:3:12: error: ‘widht’"), "the record keeps the tool's line"
 
 
+@pytest.mark.parametrize(("detail", "lean"), [
+    ("src/b.ts:1:21 - error TS2305: Module '\"./a\"' has no exported member 'missing'.",  # tsc --pretty
+     "error TS2305: Module '\"./a\"' has no exported member 'missing'."),
+    ("src/b.ts(1,21): error TS2305: Module '\"./a\"' has no exported member 'missing'.",  # tsc, msbuild
+     "error TS2305: Module '\"./a\"' has no exported member 'missing'."),
+    ("src/b.ts:1:2 - error TS2305: elsewhere", "src/b.ts:1:2 - error TS2305: elsewhere"),  # another column: kept
+])
+def test_every_compiler_place_form_is_said_once(detail, lean):
+    from agentwrap.render.views import _without_location
+
+    assert _without_location(detail, {"file": "src/b.ts", "line": 1, "column": 21}) == lean
+
+
 def test_detail_levels_nest(tmp_path):
     concise = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2", detail="concise").env
     standard = aw("--env", "MY_VAR=1", "sh", "-c", "echo out; echo err >&2").env

@@ -259,7 +259,10 @@ def _lean_location(location: dict[str, Any]) -> dict[str, Any]:
     return location
 
 
-_PLACE = lazy(r"(?P<file>[^:\n]+):(?P<line>\d+)(?::(?P<column>\d+))?: ?")
+# `file:line:col: msg` (gcc, mypy), `file:line:col - msg` (tsc --pretty), `file(line,col): msg` (tsc, msbuild);
+# the place ends where the message starts, so `src/b.ts:1:21 - error` is never read as `src/b.ts:1:` + `21 - …`
+_PLACE = lazy(r"(?P<file>[^:(\n]+)(?::(?P<line>\d+)(?::(?P<column>\d+))?(?:: ?| - )|\((?P<pline>\d+)"
+              r"(?:,(?P<pcolumn>\d+))?\): ?)")
 
 
 def _without_location(detail: str, location: dict[str, Any] | None, severity: str = "error") -> str:
@@ -273,7 +276,8 @@ def _without_location(detail: str, location: dict[str, Any] | None, severity: st
     tail = re.sub(r"^(?:\.\.?/)+", "", here)  # `../src/x.c` printed in build/, located at `src/x.c`
     if file != here and file != tail and not file.endswith("/" + tail):
         return detail
-    if m.group("line") != str(location.get("line")) or m.group("column") not in (None, str(location.get("column"))):
+    line, column = m.group("line") or m.group("pline"), m.group("column") or m.group("pcolumn")
+    if line != str(location.get("line")) or column not in (None, str(location.get("column"))):
         return detail
     rest = detail[m.end():]
     # `warning: ` after the place is the severity, which the problem says (or leaves at its default)
