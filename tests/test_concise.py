@@ -279,3 +279,17 @@ def test_agentwraps_own_refusal_is_concise_too():
     assert all("kind" not in a or a["kind"] != "command" for a in error.get("code_actions", []))
     commands = [a.get("command") for a in error.get("code_actions", [])]
     assert error.get("read_only_alternative") not in commands, "the alternative is said once, by its action"
+
+
+def test_a_failure_a_pipe_hid_is_said_once(tmp_path):
+    # decided_by names the stage, its status and that the pipe hid it; a warning and pipestatus saying the
+    # same again are the standard record's
+    code, env = agent("--cwd", str(tmp_path), "--shell", "ls missing-file 2>&1 | cat -n")
+    assert code == 2 and env["status"] == "error"
+    decided = env["command"]["decided_by"]
+    assert decided == {"command": "ls missing-file 2>&1", "index": 1, "stage": 1, "stages": 2, "exit_code": 2,
+                       "hidden_by_pipe": True}
+    assert "warnings" not in env
+    standard = aw("--cwd", str(tmp_path), "--shell", "ls missing-file 2>&1 | cat -n").env
+    assert standard["command"]["decided_by"]["pipestatus"] == [2, 0]
+    assert [w["code"] for w in standard["warnings"]] == ["PIPE_HID_FAILURE"]

@@ -78,7 +78,10 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     others = [p for p in rec.problems if rec.error is None or not _same(p, rec.error)]
     omitted = rec.problems_omitted + max(0, len(others) - CONCISE_PROBLEMS)
     kept_whole = _artifact_of(rec) if omitted or _part_shown(rec, others[:CONCISE_PROBLEMS]) else None
-    warnings = [w.to_dict() for w in rec.warnings if w.code not in _LEAN_WARNINGS_DROP | {"PROBLEMS_TRUNCATED"}]
+    dropped = _LEAN_WARNINGS_DROP | {"PROBLEMS_TRUNCATED"}
+    if "command" in out and out["command"]["decided_by"].get("hidden_by_pipe"):
+        dropped = dropped | {"PIPE_HID_FAILURE"}  # rule 1: decided_by says which stage failed, and that the pipe hid it
+    warnings = [w.to_dict() for w in rec.warnings if w.code not in dropped]
     if omitted:  # this envelope's count, and where the problems it leaves out can be read
         warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{omitted} more problems were left out"
                          + (f"; the full output is in artifact {kept_whole}" if kept_whole else ".")})
@@ -129,13 +132,32 @@ def _decided_by(rec: RunRecord, decided: dict[str, Any]) -> dict[str, Any]:
     the caller ran in, and its index when it is the line's only command."""
     out = {k: v for k, v in decided.items() if v not in _EMPTY}
     line = str(((rec.command or {}).get("argv") or [""])[-1]).strip()
-    said = {"argv": " ".join(out.get("argv") or ()) == out.get("command"),
+    said = {"argv": _words_of(str(out.get("command") or "")) == " ".join(out.get("argv") or ()),
+            "pipestatus": _only_the_stage_failed(out, rec.exit.get("code")),
             "stage": out.get("stages") == 1, "stages": out.get("stages") == 1,
             "exit_code": "exit_code" in out and out["exit_code"] == rec.exit.get("code"),
             "cwd": "cwd" in out and out["cwd"] == (rec.context or {}).get("cwd"),
             "index": out.get("index") == 1 and out.get("command") == line,
             "command": out.get("command") == line}
     return {k: v for k, v in out.items() if not said.get(k)}
+
+
+_REDIRECTS = lazy(r"(?:\s+\d*(?:[<>]&?|&>>?)\s*\S+)+$")
+
+
+def _words_of(command: str) -> str:
+    """A stage's text less its trailing redirections (`pytest -q 2>&1`: its argv is `pytest -q`)."""
+    return _REDIRECTS.sub("", command).strip()
+
+
+def _only_the_stage_failed(decided: dict[str, Any], line_code: Any) -> bool:
+    """`pipestatus` says nothing `stage`, `exit_code` and the line's code do not: only that stage failed."""
+    statuses, stage = decided.get("pipestatus"), decided.get("stage")
+    if not isinstance(statuses, list) or not isinstance(stage, int) or not 1 <= stage <= len(statuses):
+        return False
+    expected = [0] * len(statuses)
+    expected[stage - 1] = decided.get("exit_code")
+    return statuses == expected and statuses[-1] == line_code
 
 
 def _concise_exit(rec: RunRecord) -> dict[str, Any]:
