@@ -155,7 +155,7 @@ def _only_the_stage_failed(decided: dict[str, Any], line_code: Any) -> bool:
     statuses, stage = decided.get("pipestatus"), decided.get("stage")
     if not isinstance(statuses, list) or not isinstance(stage, int) or not 1 <= stage <= len(statuses):
         return False
-    expected = [0] * len(statuses)
+    expected: list[Any] = [0] * len(statuses)
     expected[stage - 1] = decided.get("exit_code")
     return statuses == expected and statuses[-1] == line_code
 
