@@ -61,11 +61,21 @@ def test_npms_own_reading_stands_when_the_tool_printed_nothing_it_knows():
     assert interp.error is not None and interp.error.code == "NPM_SCRIPT_FAILED"
 
 
-def test_npms_own_reading_stands_when_it_already_read_the_tool():
-    """npm reads node's errors in any script: node's adapter saying the same takes nothing from npm's reading
-    (its NPM_SCRIPT_FAILED and `tests` counts stay)."""
+def test_a_script_that_is_node_test_alone_is_read_by_node():
+    """`npm test` whose script is `node --test`: node's adapter reads it, as `node --test` run directly
+    would be (the counts are the summary, node's noise rules apply); npm's "script exited 1" says nothing
+    the summary does not."""
     case = "test-script-fails"
     stdout = (FIXTURES / f"{case}.out").read_text()
+    interp = _read(_run(("npm", "test"), stdout, exit_code=1))
+    assert [p.code for p in interp.problems] == ["NODE_TEST_FAILED"]
+    assert interp.summary == "npm test: node --test: 1 passed, 1 failed, 1 skipped"
+
+
+def test_npms_own_reading_stands_for_a_script_of_several_commands():
+    """A script that runs node's tests among other commands is read by npm, which reads node's errors in
+    any script: its NPM_SCRIPT_FAILED and `tests` counts stay."""
+    stdout = (FIXTURES / "test-script-fails.out").read_text().replace("> node --test", "> tsc && node --test")
     interp = _read(_run(("npm", "test"), stdout, exit_code=1))
     assert [p.code for p in interp.problems] == ["NODE_TEST_FAILED", "NPM_SCRIPT_FAILED"]
     assert interp.data is not None and interp.data["tests"]["failed"] == 1

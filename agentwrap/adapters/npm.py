@@ -75,8 +75,20 @@ def _runs_scripts(run: CapturedRun) -> bool:
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     found = [*p.eresolve(run), *missing_script(run)]
     if _runs_scripts(run):
-        found += [*test_run_problems(run.stdout_text, run.text(), "npm", run.exit_code), *p.script_failed(run)]
+        if not _runs_node_test(run):  # `node --test` itself is read by the node adapter, as a launched tool
+            found += test_run_problems(run.stdout_text, run.text(), "npm", run.exit_code)
+        found += p.script_failed(run)
     return found
+
+
+def _runs_node_test(run: CapturedRun) -> bool:
+    """The script is `node --test ...` alone: node's adapter reads it whole (counts as the summary, its
+    noise rules on the text), so npm does not read it a second, lesser way."""
+    if _is_npx(run.argv):
+        return False
+    script = p.script_command(run)
+    commands = p.commands_of(script[1]) if script else []
+    return len(commands) == 1 and os.path.basename(commands[0][0]) == "node" and "--test" in commands[0][1:]
 
 
 class NpmAdapter(BaseAdapter):
@@ -115,7 +127,7 @@ class NpmAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         sub = run.subcommand or ""
         if _runs_scripts(run):
-            counts = runner_counts(run.stdout_text)
+            counts = None if _runs_node_test(run) else runner_counts(run.stdout_text)
             return {"tests": counts} if counts else None
         parser = _PARSERS.get(sub) or _PARSERS.get(sub.split(" ")[0])
         if parser is None or (run.failed and sub != "ls" and not self._outdated_found(run)):
