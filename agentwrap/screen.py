@@ -383,7 +383,12 @@ class Screen:
         """`line` without its cells from `col` on; a wide character whose second half is at `col`
         stays whole (as tmux and pyte draw it)."""
         i = cells.index(line, col)
-        return line[:i + 1] if line[i:i + 1] == FILL else line[:i]
+        if line[i:i + 1] != FILL:
+            return line[:i]
+        start = len(line[:i].rstrip(FILL))  # the tab or wide character whose cells `col` is in
+        if line[start - 1:start] == "\t":  # a tab cut short is the blanks it drew up to `col`
+            return line[:start - 1] + " " * (i - start + 1)
+        return line[:i + 1]
 
     def _blank_to(self, line: str, col: int) -> str:
         """`line` with cells 0..col blank."""

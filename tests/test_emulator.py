@@ -134,6 +134,7 @@ def test_cursor_motion_and_erasing_agree_with_the_emulator(data: bytes) -> None:
 
 @SETTINGS
 @given(tab_stream)
+@example(b"\t0\x1b[2D\x1b[P")  # a character deleted inside a tab's blanks: the tab is cut, not moved
 def test_tabs_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
