@@ -26,7 +26,8 @@ def test_the_gcc_adapter_reads_no_python_file_as_a_c_file(tmp_path):
     log.write_text(MIXED)
     a = aw("normalize", "--adapter", "gcc", "--format", "jsonl", str(log), check=False)
     problems = [json.loads(line) for line in a.stdout.splitlines()]
-    assert [(p["location"]["file"], p["location"]["line"]) for p in problems] == [("main.c", 4), ("main.c", 3)]
+    places = [(p["location"]["file"], p["location"]["line"]) for p in problems]
+    assert places == [("main.c", 4), ("main.c", 3)]
 
 
 def test_sarif_groups_gcc_warnings_by_their_flag(tmp_path):

@@ -23,7 +23,8 @@ _OTHER_LANGUAGE = (r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?
 # A path may hold colons when it holds no space (`/src/v1:2/a.c`, a drive `C:`); one with spaces holds none
 # (so `make: a.c:3: error:` is not a file named `make: a.c`). A part that is only digits is a line or a
 # column, never part of the file: mypy's `a.py:10:12: error:` is not gcc's file `a.py:10`, line 12.
-DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?(?:[^\s:]+(?::(?!\d+:)[^\s:]+)*?|[^:\n]*[^:\s\n]))" + _OTHER_LANGUAGE
+DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?(?:[^\s:]+(?::(?!\d+:)[^\s:]+)*?|[^:\n]*[^:\s\n]))"
+                  + _OTHER_LANGUAGE
                   + r":(?P<line>\d+):(?:(?P<column>\d+):)? "
                   rf"(?P<severity>{_SEVERITIES}): (?P<message>.*)$")
 _OPTION = lazy(r"\s\[(?P<option>-[A-Za-z][^\]\s]*)\]$")

@@ -98,7 +98,8 @@ def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
 def _violation_fix(rule: str, has_action: bool) -> str:
     """The declared fix of a violation, naming its rule (`ruff rule F401`, `# noqa: F401`), not `CODE`."""
     first = "apply the fix action" if has_action else "change the code"
-    return f"`ruff rule {rule}` explains the rule: {first}, or add `# noqa: {rule}` if it does not apply here."
+    return (f"`ruff rule {rule}` explains the rule: {first}, or add `# noqa: {rule}` if it does not "
+            "apply here.")
 
 
 def _failure(detail: str, causes: str, location: dict[str, Any] | None) -> Problem:

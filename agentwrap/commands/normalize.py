@@ -92,7 +92,7 @@ class _Streamer:
 
 
 def _say_cut(message: str, writer: _Streamer | None) -> None:
-    """One line on stderr, and a `::warning::` in the job's log for `--format github` (its stdout is the log)."""
+    """One line on stderr, and a `::warning::` in the job's log for `--format github` (stdout is that log)."""
     print(f"agentwrap normalize: {message}", file=sys.stderr)
     if writer is not None and writer.fmt == "github":
         writer.write_text(render.github_warning(message))

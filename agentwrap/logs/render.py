@@ -133,7 +133,8 @@ def _rules(problems: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return rules
 
 
-def sarif(problems: list[dict[str, Any]], root: PurePath | None, cut: tuple[int, str] | None = None) -> dict[str, Any]:
+def sarif(problems: list[dict[str, Any]], root: PurePath | None,
+          cut: tuple[int, str] | None = None) -> dict[str, Any]:
     """The problems as one SARIF run; `cut`: how many were left out and the sentence that says so, a
     warning of the run (a reader of the file alone must not take the results for all there were)."""
     rules = _rules(problems)
