@@ -63,7 +63,7 @@ def test_annotations_become_problems_with_their_decoded_properties():
     result = _read(log)
     found = [(p.severity, p.detail, p.location, p.title) for p in result.problems]
     assert found == [
-        ("error", "src/x.py:3: something bad", None, "Workflow annotation"),
+        ("error", "src/x.py:3: something bad", {"file": "src/x.py", "line": 3}, "Workflow annotation"),
         ("error", "first\nsecond", {"file": "src/y.py", "line": 4, "column": 2, "end_line": 4, "end_column": 9},
          "Bad, very: bad"),
         ("warning", "plain warning", None, "Workflow annotation"),

@@ -18,10 +18,13 @@ from agentwrap.lazyre import lazy
 
 _SEVERITIES = "fatal error|internal compiler error|error|warning|note|remark"
 # Files of other languages are never gcc's: a saved log may interleave mypy's `app.py:2: error:` lines.
-_OTHER_LANGUAGE = r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?<!\.rs)(?<!\.go)(?<!\.java)(?<!\.rb)"
+_OTHER_LANGUAGE = (r"(?<!\.py)(?<!\.pyi)(?<!\.ts)(?<!\.tsx)(?<!\.js)(?<!\.mjs)(?<!\.rs)(?<!\.go)(?<!\.java)"
+                   r"(?<!\.rb)(?<!\.kt)(?<!\.swift)")
 # A path may hold colons when it holds no space (`/src/v1:2/a.c`, a drive `C:`); one with spaces holds none
-# (so `make: a.c:3: error:` is not a file named `make: a.c`).
-DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?(?:[^\s:]+(?::[^\s:]+)*?|[^:\n]*[^:\s\n]))" + _OTHER_LANGUAGE
+# (so `make: a.c:3: error:` is not a file named `make: a.c`). A part that is only digits is a line or a
+# column, never part of the file: mypy's `a.py:10:12: error:` is not gcc's file `a.py:10`, line 12.
+DIAG = re.compile(r"^(?P<file>(?:[A-Za-z]:)?(?:[^\s:]+(?::(?!\d+:)[^\s:]+)*?|[^:\n]*[^:\s\n]))"
+                  + _OTHER_LANGUAGE
                   + r":(?P<line>\d+):(?:(?P<column>\d+):)? "
                   rf"(?P<severity>{_SEVERITIES}): (?P<message>.*)$")
 _OPTION = lazy(r"\s\[(?P<option>-[A-Za-z][^\]\s]*)\]$")

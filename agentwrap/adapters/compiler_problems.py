@@ -108,7 +108,7 @@ def _driver_problem(m: re.Match[str], run: CapturedRun) -> Problem:
     return make_problem("GCC_WARNING" if warning else "GCC_DRIVER_ERROR", m.group(0).strip()[:1000], run,
                         severity="warning" if warning else "error",
                         extra={"tool": "gcc", "message": m.group("message").rstrip()},
-                        suggested_fix=None if warning else "Fix the compiler's command line as the message says.",
+                        # "as the message says": a fix that restates the detail says nothing (CONTRACT 2a)
                         docs_url="https://gcc.gnu.org/onlinedocs/gcc/Invoking-GCC.html")
 
 
@@ -131,6 +131,8 @@ def diag_problem(diag: gp.Diag, run: CapturedRun, argv: tuple[str, ...] | None, 
     extra: dict[str, Any] = {"tool": tool, "message": diag.message}
     if diag.option:
         extra["option"] = diag.option
+    if warning_flag(diag.option):
+        extra["rule"] = warning_flag(diag.option)  # SARIF's ruleId: one rule per flag, -Werror= or not
     if diag.context:
         extra["context"] = diag.context
     if diag.source:
@@ -270,11 +272,19 @@ def _suggestion(diag: gp.Diag, code: str, where: str, actions: list[CodeAction])
                 "or rewrite the construct there.")
     if actions:
         return None  # the fix-it: the preferred edit's title says it (`Replace a.c:3:5-9 with ...`)
-    if diag.option and diag.option.startswith("-Werror"):
-        return f"Fix the code at {where}: {diag.option} turns this warning into an error."
-    if code == "GCC_WARNING":
-        return f"Fix the code at {where}" + (f"; the warning is enabled by {diag.option}." if diag.option else ".")
-    return f"Fix the code at {where} as the message says, then rebuild."
+    flag = warning_flag(diag.option)
+    if flag and diag.option and diag.option.startswith("-Werror"):
+        # a fact the message does not say: the build, not the code, makes this warning fatal
+        return f"{diag.option} turns this {flag} warning into an error: fix the warning, or build without it."
+    # "fix the code at the location" says nothing the reader does not know (CONTRACT 2a): no fix
+    return None
+
+
+def warning_flag(option: str | None) -> str | None:
+    """The warning flag a diagnostic's `[option]` names: `-Wformat=` of `-Werror=format=` (gcc) or of
+    `-Werror,-Wformat` (clang); None for a bare `-Werror` or an option that is no warning's."""
+    opt = re.sub(r"^-Werror[=,]-?W?", "-W", option or "")
+    return opt if opt.startswith("-W") and opt != "-Werror" else None
 
 
 def _docs(diag: gp.Diag, code: str, tool: str) -> str | None:
@@ -282,8 +292,8 @@ def _docs(diag: gp.Diag, code: str, tool: str) -> str | None:
         return "https://gcc.gnu.org/onlinedocs/gcc/Directory-Options.html"
     if code == "GCC_INTERNAL_COMPILER_ERROR":
         return "https://gcc.gnu.org/bugs/"
-    opt = re.sub(r"^-Werror[=,]-?W?", "-W", diag.option or "")
-    if not opt.startswith("-W") or opt == "-Werror":
+    opt = warning_flag(diag.option)
+    if opt is None:
         return None
     if tool == "clang":
         return f"https://clang.llvm.org/docs/DiagnosticsReference.html#{opt[1:].lower()}"

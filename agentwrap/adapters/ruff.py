@@ -85,11 +85,21 @@ def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
     extra: dict[str, Any] = {"rule": d.rule, "fixable": d.fixable}
     if d.cell is not None:
         extra["cell"] = d.cell
-    fix = d.help if d.help and code == "RUFF_VIOLATION" else None  # ruff's own `help:` line, else the declared fix
+    actions = _actions(d, ruff)
+    fix = None
+    if code == "RUFF_VIOLATION":  # ruff's own `help:` line, else the declared fix with this rule filled in
+        fix = d.help or _violation_fix(d.rule, bool(actions))
     if evidence := d.evidence():
         extra["evidence"] = evidence
     # the problem stands for the snippet it was read from
-    return _make(code, d.text, location, extra, _actions(d, ruff), fix)._replace(matched=d.block)
+    return _make(code, d.text, location, extra, actions, fix)._replace(matched=d.block)
+
+
+def _violation_fix(rule: str, has_action: bool) -> str:
+    """The declared fix of a violation, naming its rule (`ruff rule F401`, `# noqa: F401`), not `CODE`."""
+    first = "apply the fix action" if has_action else "change the code"
+    return (f"`ruff rule {rule}` explains the rule: {first}, or add `# noqa: {rule}` if it does not "
+            "apply here.")
 
 
 def _failure(detail: str, causes: str, location: dict[str, Any] | None) -> Problem:

@@ -71,6 +71,11 @@ class _Streamer:
                                                  "file": render.relative(problem.location["file"], self.root)})
         data = problem.with_instance(self.request_id).to_dict()
         line = json.dumps(data, ensure_ascii=False) + "\n" if self.fmt == "jsonl" else render.github([data], None)
+        self.write_text(line)
+
+    def write_text(self, line: str) -> None:
+        if self.broken:
+            return
         text = self.redactor.redact(line)
         try:
             try:
@@ -84,6 +89,13 @@ class _Streamer:
                 raw = raw[os.write(fd, raw):]
         except (BrokenPipeError, OSError):
             self.broken = True  # the reader left; the exit code still tells the result
+
+
+def _say_cut(message: str, writer: _Streamer | None) -> None:
+    """One line on stderr, and a `::warning::` in the job's log for `--format github` (stdout is that log)."""
+    print(f"agentwrap normalize: {message}", file=sys.stderr)
+    if writer is not None and writer.fmt == "github":
+        writer.write_text(render.github_warning(message))
 
 
 def _counted(n: int, word: str) -> str:
@@ -153,9 +165,13 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     problems = [p.with_instance(ctx.request_id).to_dict() for p in located]
     error, code = _verdict(located, _step_exit(ns.exit_code, result), result.tail)
     warnings = list(result.warnings)
+    were = "was" if result.cut == 1 else "were"
+    cut_message = (f"{_counted(result.cut, 'more problem')} {were} found and left out "
+                   f"(--max-problems {ns.max_problems})")
     if result.cut:
-        warnings.append({"code": "PROBLEMS_TRUNCATED", "message": f"{result.cut} more problems were found and "
-                         f"left out (--max-problems {ns.max_problems})"})
+        warnings.append({"code": "PROBLEMS_TRUNCATED", "message": cut_message})
+        if fmt in ("sarif", "github", "jsonl"):  # no envelope carries the warning: say it beside the output
+            _say_cut(cut_message, writer)
     if result.cut_lines:
         warnings.append({"code": "LINES_TRUNCATED", "message": f"{result.cut_lines} lines longer than "
                          f"{MAX_LINE // 1024} KiB were read up to that length"})
@@ -179,7 +195,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
                          warnings=warnings, exit_info=exit_info)
     raw: str | None = None
     if fmt == "sarif":
-        raw = json.dumps(render.sarif(problems, root), ensure_ascii=False, indent=1) + "\n"
+        cut = (result.cut, cut_message) if result.cut else None
+        raw = json.dumps(render.sarif(problems, root, cut), ensure_ascii=False, indent=1) + "\n"
     elif fmt in ("github", "jsonl"):
         raw = ""  # written as they were found
     elif fmt == "problem":

@@ -133,7 +133,10 @@ def _rules(problems: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return rules
 
 
-def sarif(problems: list[dict[str, Any]], root: PurePath | None) -> dict[str, Any]:
+def sarif(problems: list[dict[str, Any]], root: PurePath | None,
+          cut: tuple[int, str] | None = None) -> dict[str, Any]:
+    """The problems as one SARIF run; `cut`: how many were left out and the sentence that says so, a
+    warning of the run (a reader of the file alone must not take the results for all there were)."""
     rules = _rules(problems)
     index = {rule_id: i for i, rule_id in enumerate(rules)}
     results = []
@@ -164,9 +167,22 @@ def sarif(problems: list[dict[str, Any]], root: PurePath | None) -> dict[str, An
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
+    if cut is not None:
+        run["invocations"] = [_cut_invocation(*cut)]
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": _uri(str(root))["uri"].rstrip("/") + "/"}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _cut_invocation(count: int, message: str) -> dict[str, Any]:
+    notice = {"level": "warning", "message": {"text": message}, "descriptor": {"id": "PROBLEMS_TRUNCATED"},
+              "properties": {"problems_cut": count}}
+    return {"executionSuccessful": True, "toolExecutionNotifications": [notice]}
+
+
+def github_warning(message: str) -> str:
+    """A workflow command that warns without a place (`::warning::…`), as the job's log shows it."""
+    return f"::warning::{_escape_data(message)}\n"
 
 
 def _escape_data(text: str) -> str:

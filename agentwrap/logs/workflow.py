@@ -20,6 +20,9 @@ _SEVERITY = {"error": "error", "warning": "warning", "notice": "note"}
 _LOCATION_KEYS = {"line": "line", "col": "column", "column": "column", "endLine": "end_line",
                   "endColumn": "end_column"}
 _EXIT = re.compile(r"Process completed with exit code (\d+)\.?$")
+# A message that starts with its place (`##[error]src/x.py:3: bad`): the file names a folder or an extension,
+# so `Error:3:` or `HTTP:500:` is no place.
+_PLACE = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:]*[./\\][^\s:]*):(?P<line>\d+)(?::(?P<column>\d+))?:(?:\s|$)")
 _ESCAPES = re.compile(r"%(25|0D|0A|3A|2C)", re.I)
 _DECODED = {"25": "%", "0D": "\r", "0A": "\n", "3A": ":", "2C": ","}
 
@@ -57,12 +60,23 @@ def exit_code(note: Annotation) -> int | None:
 def location(note: Annotation) -> dict[str, Any] | None:
     file = note.properties.get("file", "").strip()
     if not file:
-        return None
+        return _place_in_message(note.message)
     loc: dict[str, Any] = {"file": file}
     for key, name in _LOCATION_KEYS.items():
         value = note.properties.get(key, "").strip()
         if value.isdigit() and int(value) > 0:
             loc.setdefault(name, int(value))
+    return loc
+
+
+def _place_in_message(message: str) -> dict[str, Any] | None:
+    """The `FILE:LINE(:COL)?:` an annotation without a `file` property starts its message with."""
+    m = _PLACE.match(message)
+    if m is None or int(m.group("line")) < 1:
+        return None
+    loc: dict[str, Any] = {"file": m.group("file"), "line": int(m.group("line"))}
+    if m.group("column") and int(m.group("column")) > 0:
+        loc["column"] = int(m.group("column"))
     return loc
 
 
