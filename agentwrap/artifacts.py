@@ -12,7 +12,7 @@ import contextlib
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from agentwrap.errors import AgentwrapError
 from agentwrap.folders import cache_path
@@ -44,9 +44,19 @@ class ArtifactError(AgentwrapError):
 
 
 class ArtifactNotFound(AgentwrapError):
-    """The id is malformed, unknown or expired: the caller's mistake, hence USAGE."""
+    """The id is malformed, unknown or expired (as OPERATION_NOT_FOUND and PLAN_NOT_FOUND are for theirs)."""
 
-    code = "USAGE"
+    code = "ARTIFACT_NOT_FOUND"
+
+
+class ArtifactDamaged(AgentwrapError):
+    """The content file is not what was published: shorter, longer or with other bytes (a full disk, an edit)."""
+
+    code = "ARTIFACT_DAMAGED"
+
+
+# Hashing the content on every page read is cheap up to this size (a few ms); beyond it only the size is checked.
+HASH_CHECK_BYTES = 1 << 20
 
 
 def cache_base() -> Path:
@@ -239,16 +249,22 @@ class ArtifactStore:
                 suggested_fix="Copy the id from the `artifacts` list or the `artifact` field of an envelope.",
             )
         ref = self._load(artifact_id)
+        if isinstance(ref, str):
+            raise ArtifactNotFound(
+                f"artifact {artifact_id} expired at {ref} (artifacts are kept {self.ttl_seconds // 3600} hours).",
+                suggested_fix="Run the command again to produce a fresh artifact.",
+            )
         if ref is None:
             raise ArtifactNotFound(
-                f"artifact {artifact_id} is unknown or has expired (artifacts are kept "
+                f"artifact {artifact_id} is unknown here, or expired and pruned (artifacts are kept "
                 f"{self.ttl_seconds // 3600} hours in {self.folder}).",
                 suggested_fix="Run the command again to produce a fresh artifact.",
             )
         return ref
 
-    def _load(self, artifact_id: str) -> ArtifactRef | None:
-        """The published, unexpired artifact with this (well-formed) id, or None."""
+    def _load(self, artifact_id: str) -> ArtifactRef | str | None:
+        """The published, unexpired artifact with this (well-formed) id; its expiry time when it has
+        expired but is not pruned yet; else None."""
         try:
             with open(os.path.join(self.folder, f"{artifact_id}.json"), "rb") as f:
                 meta = json.loads(f.read())
@@ -258,7 +274,7 @@ class ArtifactStore:
             if meta["id"] != artifact_id or meta["file"] != _content_name(artifact_id, media_type):
                 return None
             if float(meta["expires_epoch"]) <= time.time():
-                return None
+                return str(meta["expires_at"])
             ref = ArtifactRef(
                 id=artifact_id,
                 path=os.path.join(self.folder, str(meta["file"])),
@@ -272,6 +288,7 @@ class ArtifactStore:
         except (OSError, KeyError, TypeError, ValueError):
             return None
         return ref if os.path.isfile(ref.path) else None
+
 
     def _maybe_prune(self) -> None:
         mark = os.path.join(self.folder, _PRUNE_MARK)
@@ -327,3 +344,28 @@ class ArtifactStore:
                 return now - entry.stat().st_mtime > self.ttl_seconds
             except OSError:
                 return False
+
+
+def check_intact(ref: ArtifactRef, fh: BinaryIO) -> None:
+    """Raise ArtifactDamaged unless the open content file `fh` has the size (and, when small, the
+    sha256) that was published: a short file would otherwise read as pages that never reach the end."""
+    size = os.fstat(fh.fileno()).st_size
+    fix = "Run the command again to produce a fresh artifact; check the free space of the cache folder."
+    if size != ref.bytes:
+        raise ArtifactDamaged(
+            f"artifact {ref.id} holds {size} bytes but {ref.bytes} were stored "
+            f"({'cut short' if size < ref.bytes else 'written to since'}); its content cannot be trusted.",
+            suggested_fix=fix,
+        )
+    if size > HASH_CHECK_BYTES:
+        return
+    import hashlib
+
+    digest = hashlib.sha256(fh.read()).hexdigest()
+    fh.seek(0)
+    if digest != ref.sha256:
+        raise ArtifactDamaged(
+            f"artifact {ref.id} has its stored size ({size} bytes) but not its sha256 "
+            f"({digest[:12]}… instead of {ref.sha256[:12]}…): its content was changed.",
+            suggested_fix=fix,
+        )

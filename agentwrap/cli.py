@@ -30,7 +30,7 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
 options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --agent                   agent contract: JSON, never prompt, no colour, bounded, default timeout 10m
   --format pretty|json|jsonl|problem
-  --timeout DUR             wall-clock limit (90, 90s, 5m, 500ms; 0 = none); ends the whole process tree
+  --timeout DUR             wall-clock limit (90, 90s, 5m, 500ms, 1d; 0 = none); ends the whole process tree
   --grace DUR               time between SIGTERM and SIGKILL when ending the tree (default 3s)
   --answer REGEX=REPLY      authorise a reply to a prompt matching REGEX (repeatable; \\= for a literal =)
   --max-inline-bytes N      inline budget per output stream (agent default 4096); the rest goes to an artifact
@@ -39,7 +39,8 @@ options (they end at PROGRAM; use `--` when PROGRAM is named like a subcommand):
   --adapter NAME | --no-adapter
   --cwd DIR, --env K=V, --stdin FILE|-
   --detach                  start as a durable operation and answer with its operation_id at once
-  --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin); a repeat replays the result
+  --idempotency-key KEY     run once per KEY (bound to argv, cwd, adapter, stdin, --env, --answer, --no-pty);
+                            a repeat replays the result
   --input FILE|-            the whole request as JSON (`agentwrap schema request`); with `run`
   --read-only               refuse, before it starts, anything its adapter classes as mutating (or cannot classify)
   --version, --help

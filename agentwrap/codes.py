@@ -92,6 +92,19 @@ _CODES = (
              "started again. Its operation_id says where to wait for the result.",
              "conflict", 409, 125, True, True,
              ("Wait for the first run with `agentwrap op wait ID`, or repeat the call later to replay its result.",)),
+    CodeInfo("ARTIFACT_NOT_FOUND", "artifact-not-found", "No such artifact",
+             "The artifact id is malformed, or no artifact with that id is kept in the cache directory "
+             "(artifacts expire after 7 days; the detail says when one has expired).",
+             "not_found", 404, 125, False, True,
+             ("Run the command again to produce a fresh artifact.",
+              "Copy the id from the `artifacts` list or an `output.*.artifact` field of an envelope.")),
+    CodeInfo("ARTIFACT_DAMAGED", "artifact-damaged", "Artifact content damaged",
+             "The artifact's content file no longer has the size (or, when small, the sha256) it was stored "
+             "with: cut short by a full disk, or changed since. No page of it is served, since none can be "
+             "trusted to be what the program printed.",
+             "internal", 500, 125, False, True,
+             ("Run the command again to produce a fresh artifact.",
+              "Check the free space of the cache directory (`AGENTWRAP_CACHE_DIR` or ~/.cache/agentwrap).")),
     CodeInfo("OPERATION_NOT_FOUND", "operation-not-found", "No such operation",
              "The operation id is malformed, or no operation with that id is kept in the state directory "
              "(finished operations are pruned after 7 days).",

@@ -19,8 +19,8 @@ AGENT_TIMEOUT = 600.0
 AGENT_INLINE_BYTES = 4096
 HUMAN_INLINE_BYTES = 16384
 _ENV_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_DURATION = lazy(r"(\d+(?:\.\d+)?)(ms|s|m|h)?\Z")
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+_DURATION = lazy(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)?\Z")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0, None: 1.0}
 
 
 class Options:
@@ -65,10 +65,10 @@ class Options:
 
 
 def parse_duration(text: str, option: str = "--timeout") -> float | None:
-    """`90`, `90s`, `1.5m`, `500ms`, `2h`; `0` means no limit."""
+    """`90`, `90s`, `1.5m`, `500ms`, `2h`, `1d`, `2w`; `0` means no limit."""
     match = _DURATION.match(text.strip().lower())
     if not match:
-        raise UsageError(f"{option} {text!r}: not a duration (use e.g. 90, 90s, 5m, 500ms, 1h)")
+        raise UsageError(f"{option} {text!r}: not a duration (use e.g. 90, 90s, 5m, 500ms, 1h, 1d, 2w)")
     seconds = float(match.group(1)) * _UNITS[match.group(2)]
     return seconds or None
 
@@ -114,6 +114,13 @@ def _detail(opts: Options, value: str) -> None:
     opts.detail, opts.detail_given = _choice(value, DETAILS, "--detail"), True
 
 
+def _cwd(opts: Options, value: str) -> None:
+    # An empty folder would silently be the current one (`cd ""` does nothing): most often an unset variable.
+    if not value:
+        raise UsageError("--cwd '': an empty folder name; give a directory (`--cwd .` for the current one)")
+    opts.cwd = value
+
+
 def _timeout(opts: Options, value: str) -> None:
     opts.timeout, opts.timeout_given = parse_duration(value), True
 
@@ -143,7 +150,7 @@ _WITH_VALUE: dict[str, _Handler] = {
     "--detail": lambda o, v: _detail(o, v),
     "--fields": lambda o, v: setattr(o, "fields", [f.strip() for f in v.split(",") if f.strip()]),
     "--adapter": lambda o, v: setattr(o, "adapter", v),
-    "--cwd": lambda o, v: setattr(o, "cwd", v),
+    "--cwd": _cwd,
     "--env": _env,
     "--stdin": lambda o, v: setattr(o, "stdin", v),
     "--input": lambda o, v: setattr(o, "input", v),

@@ -47,7 +47,6 @@ def walk(first: list[str]) -> list[dict[str, Any]]:
         assert pages[-1]["eof"] is False
         pages.append(show("--cursor", pages[-1]["next_cursor"]))
         assert len(pages) < 10_000
-    assert pages[-1]["eof"] is True
     return pages
 
 
@@ -58,6 +57,7 @@ MIXED = "".join(f"{i}: héllo wörld 中文字符 😀 {'x' * (i % 7)}\n" for i 
 def test_paging_by_bytes_reassembles_the_file_exactly(limit):
     art = make(MIXED)
     pages = walk([art, "--limit", str(limit)])
+    assert pages[-1]["eof"] is True
     assert "".join(p["text"] for p in pages) == MIXED
     offset = 0
     for page in pages:
@@ -110,7 +110,9 @@ LINES = "".join(f"line {i}\n" for i in range(1, 101))
 def test_line_ranges(spec, first, last):
     page = show(make(LINES), "--lines", spec)
     assert page["text"] == "".join(f"line {i}\n" for i in range(first, last + 1))
-    assert (page["first_line"], page["last_line"], page["eof"]) == (first, last, True)
+    # eof is the file's end, not the range's: no cursor either way, since the range is all there
+    assert (page["first_line"], page["last_line"], page["eof"]) == (first, last, last == 100)
+    assert page["next_cursor"] is None
     assert page["offset"] == len("".join(f"line {i}\n" for i in range(1, first)))
 
 
@@ -231,10 +233,10 @@ def test_a_cursor_carries_the_page_size_unless_overridden():
 
 
 @pytest.mark.parametrize("bad", ["../../etc/passwd", "art_" + "0" * 26, "nonsense"])
-def test_unknown_or_malformed_ids_are_usage_problems(bad):
+def test_unknown_or_malformed_ids_are_artifact_not_found(bad):
     with pytest.raises(ArtifactNotFound) as info:
         cmd.main(["show", bad], CTX)
-    assert info.value.to_problem().code == "USAGE"
+    assert (info.value.to_problem().code, info.value.to_problem().status) == ("ARTIFACT_NOT_FOUND", 404)
 
 
 @pytest.mark.parametrize("argv", [

@@ -154,15 +154,15 @@ def test_malformed_ids_are_refused_before_touching_the_disk(store, bad):
     with pytest.raises(ArtifactNotFound) as info:
         store.get(bad)
     problem = info.value.to_problem()
-    assert problem.code == "USAGE"
+    assert problem.code == "ARTIFACT_NOT_FOUND"
     assert "not an artifact id" in problem.detail
 
 
-def test_unknown_id_is_a_usage_problem(store):
+def test_unknown_id_is_artifact_not_found(store):
     with pytest.raises(ArtifactNotFound) as info:
         store.get("art_" + "0" * 26)
-    assert info.value.to_problem().code == "USAGE"
-    assert "unknown or has expired" in info.value.detail
+    assert info.value.to_problem().code == "ARTIFACT_NOT_FOUND"
+    assert "unknown here, or expired and pruned" in info.value.detail
 
 
 def test_a_tampered_sidecar_cannot_point_outside_the_store(store, tmp_path):

@@ -10,39 +10,31 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 import orjson
 
-from agentwrap.artifacts import ID_RE, ArtifactNotFound, ArtifactRef, ArtifactStore
+from agentwrap.artifacts import ID_RE, ArtifactDamaged, ArtifactNotFound, ArtifactRef, ArtifactStore, check_intact
 from agentwrap.commands import CommandContext
 from agentwrap.commands._argparse import Parser
+from agentwrap.commands._artifact_scan import (
+    LINE_CAP,
+    MATCH_TEXT_BYTES,
+    MAX_MATCHES,
+    Position,
+    after_lines,
+    grep,
+    seek_line,
+    utf8_cut,
+)
 from agentwrap.envelope import Outcome, build
 from agentwrap.errors import UsageError
 
 DEFAULT_LIMIT = 16384
 MAX_LIMIT = 1 << 20
 MIN_LIMIT = 4  # one UTF-8 character always fits, so every page makes progress
-BLOCK = 1 << 16
-LINE_CAP = 1 << 20  # --grep matches an overlong line on its first LINE_CAP bytes
-MAX_MATCHES = 200
-MATCH_TEXT_BYTES = 2048
 MAX_PATTERN = 1000
-
-
-@dataclass
-class Position:
-    """Where a page starts: a byte offset, the line number there, and the walk's mode and range."""
-
-    mode: str  # "bytes" | "lines" | "grep"
-    offset: int = 0
-    line: int = 1
-    last: int | None = None  # the last line of --lines, inclusive
-    pattern: str | None = None
-    seek: int = 1  # a first page starts by skipping to this line (--lines A:)
-
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     parser = Parser(prog="agentwrap artifact", description="Read artifacts: complete outputs kept on disk.")
@@ -55,7 +47,9 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     show.add_argument("--limit", type=int, metavar="BYTES",
                       help=f"page size in bytes (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")
     show.add_argument("--lines", metavar="A:B", help="lines A to B, 1-based, inclusive; either side optional")
-    show.add_argument("--grep", metavar="REGEX", help="only lines matching REGEX (Python syntax), numbered")
+    show.add_argument("--grep", metavar="REGEX",
+                      help=f"only lines matching REGEX (Python syntax), numbered; at most {MAX_MATCHES} a page, "
+                           f"a long line as {MATCH_TEXT_BYTES} bytes around the match")
     show.add_argument("--cursor", metavar="C", help="continue from a previous page's next_cursor")
     ns = parser.parse_args(list(args))
     pos, limit, cursor_id = _position(ns)
@@ -71,6 +65,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
         raise UsageError(f"offset {pos.offset} is past the end of {ref.id} ({ref.bytes} bytes).")
     try:
         with open(ref.path, "rb") as fh:
+            check_intact(ref, fh)  # a short file would page forever; a changed one is not the output
             data, summary = _page(fh, ref, pos, limit)
     except FileNotFoundError as exc:  # pruned between lookup and open
         raise ArtifactNotFound(f"artifact {ref.id} has expired.") from exc
@@ -146,153 +141,84 @@ def _decode_cursor(cursor: str) -> tuple[Position, str, int]:
     return Position(raw["m"], raw["o"], raw["n"], raw.get("b"), raw.get("g")), raw["id"], raw["l"]
 
 
-def _utf8_cut(buf: bytes) -> int:
-    """Length of the longest prefix of `buf` that does not end inside a multi-byte UTF-8 character."""
-    i = len(buf) - 1
-    while i >= 0 and len(buf) - i <= 3 and buf[i] & 0xC0 == 0x80:
-        i -= 1
-    lead = buf[i] if i >= 0 else 0  # only continuation bytes: not ours to repair, pass them through
-    need = 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
-    return i if i + need > len(buf) else len(buf)
-
-
 def _page(fh: BinaryIO, ref: ArtifactRef, pos: Position, limit: int) -> tuple[dict[str, Any], str]:
     if pos.seek > 1:
-        pos.offset, pos.line = _seek_line(fh, 0, 1, pos.seek)
-    start = pos.offset
+        pos.offset, pos.line = seek_line(fh, 0, 1, pos.seek)
     data: dict[str, Any] = {"id": ref.id, "media_type": ref.media_type, "total_bytes": ref.bytes,
                             "mode": pos.mode}
     if pos.mode == "grep":
-        matches, nxt, eof = _grep(fh, pos, limit)
-        returned = sum(len(m["text"].encode()) for m in matches)
-        data.update(offset=start, returned_bytes=returned, scanned_bytes=nxt.offset - start, matches=matches)
-        found = f"{len(matches)} matching line{'s' * (len(matches) != 1)} for /{pos.pattern}/"
-        summary = f"{ref.id}: {found}" + ("" if eof else f" up to line {nxt.line - 1}; more with --cursor")
+        nxt, more, summary = _grep_page(fh, ref, pos, limit, data)
     else:
-        fh.seek(start)
-        head = fh.read(4)  # a byte offset may fall inside a character: start at the next whole one
-        start += next((k for k, b in enumerate(head[:3]) if b & 0xC0 != 0x80), min(3, len(head)))
-        fh.seek(start)
-        buf = fh.read(limit)
-        eof = start + len(buf) >= ref.bytes
-        cut = len(buf) if eof else _utf8_cut(buf)
-        if pos.mode == "lines":
-            cut, eof = _line_cut(buf, cut, eof, pos)
-        buf = buf[:cut]
-        newlines = buf.count(b"\n")
-        nxt = Position(pos.mode, start + cut, pos.line + newlines, pos.last, None)
-        data.update(offset=start, returned_bytes=cut, text=buf.decode("utf-8", "replace"))
-        if pos.mode == "lines":
-            last_line = pos.line + newlines - buf.endswith(b"\n") if buf else None
-            data.update(first_line=pos.line if buf else None, last_line=last_line)
-            shown = f"lines {pos.line}–{last_line}" if buf else f"no lines from line {pos.line}"
-        else:
-            shown = f"{cut} bytes at offset {start} of {ref.bytes}"
-        summary = f"{ref.id}: {shown}" + ("" if eof else "; more with --cursor")
-    data.update(next_cursor=None if eof else _encode_cursor(ref.id, nxt, limit), eof=eof)
+        nxt, more, summary = _text_page(fh, ref, pos, limit, data)
+    # eof is a fact about the file; next_cursor says whether more of what was asked is left, so a
+    # --lines range that ends before the file does is eof false with no cursor.
+    data.update(next_cursor=_encode_cursor(ref.id, nxt, limit) if more else None,
+                eof=nxt.offset >= ref.bytes)
     return data, summary
 
 
-def _line_cut(buf: bytes, cut: int, eof: bool, pos: Position) -> tuple[int, bool]:
-    """Where a --lines page ends: after line `pos.last`, else at the last whole line that fits."""
+def _grep_page(fh: BinaryIO, ref: ArtifactRef, pos: Position, limit: int,
+               data: dict[str, Any]) -> tuple[Position, bool, str]:
+    found = grep(fh, pos, limit)
+    matches, nxt = found.matches, found.next
+    returned = sum(len(m["text"].encode()) for m in matches)
+    data.update(offset=pos.offset, returned_bytes=returned, scanned_bytes=nxt.offset - pos.offset,
+                matches=matches)
+    summary = f"{ref.id}: {len(matches)} matching line{'s' * (len(matches) != 1)} for /{pos.pattern}/"
+    if found.windowed_lines:
+        # Honest about the one approximation: a match longer than OVERLAP across two windows can be missed.
+        data.update(windowed_lines=found.windowed_lines)
+        summary += f" ({found.windowed_lines} line{'s' * (found.windowed_lines != 1)} over {LINE_CAP >> 20} MiB" \
+                   " searched in overlapping windows)"
+    if found.more:
+        summary += f" up to line {nxt.line - 1}; more with --cursor"
+    elif nxt.offset < ref.bytes:
+        summary += f" up to line {nxt.line - 1}, the end of --lines (the file goes on)"
+    return nxt, found.more, summary
+
+
+def _text_page(fh: BinaryIO, ref: ArtifactRef, pos: Position, limit: int,
+               data: dict[str, Any]) -> tuple[Position, bool, str]:
+    start = pos.offset
+    fh.seek(start)
+    head = fh.read(4)  # a byte offset may fall inside a character: start at the next whole one
+    start += next((k for k, b in enumerate(head[:3]) if b & 0xC0 != 0x80), min(3, len(head)))
+    fh.seek(start)
+    buf = fh.read(limit)
+    at_end = start + len(buf) >= ref.bytes
+    if not buf and not at_end:  # the file shrank after check_intact: never a page that makes no progress
+        raise ArtifactDamaged(f"artifact {ref.id} ends at byte {start}, before its stored {ref.bytes} bytes.")
+    cut = len(buf) if at_end else utf8_cut(buf)
+    more = not at_end
+    if pos.mode == "lines":
+        cut, more = _line_cut(buf, cut, at_end, pos)
+    buf = buf[:cut]
+    newlines = buf.count(b"\n")
+    nxt = Position(pos.mode, start + cut, pos.line + newlines, pos.last, None)
+    data.update(offset=start, returned_bytes=cut, text=buf.decode("utf-8", "replace"))
+    if pos.mode == "lines":
+        last_line = pos.line + newlines - buf.endswith(b"\n") if buf else None
+        data.update(first_line=pos.line if buf else None, last_line=last_line)
+        shown = f"lines {pos.line}–{last_line}" if buf else f"no lines from line {pos.line}"
+    else:
+        shown = f"{cut} bytes at offset {start} of {ref.bytes}"
+    if more:
+        shown += "; more with --cursor"
+    elif nxt.offset < ref.bytes:
+        shown += "; the end of --lines, not of the file"
+    return nxt, more, f"{ref.id}: {shown}"
+
+
+def _line_cut(buf: bytes, cut: int, at_end: bool, pos: Position) -> tuple[int, bool]:
+    """Where a --lines page ends, and whether the range goes on past it: after line `pos.last`, else at
+    the last whole line that fits."""
     if pos.last is not None:
         if pos.line > pos.last:
-            return 0, True
-        end = _after_lines(buf, pos.last - pos.line + 1)
+            return 0, False
+        end = after_lines(buf, pos.last - pos.line + 1)
         if end >= 0:
-            return end, True
-    if eof:
-        return cut, True
+            return end, False
+    if at_end:
+        return cut, False
     newline = buf.rfind(b"\n", 0, cut)
-    return (newline + 1 if newline >= 0 else cut), False  # one overlong line is split at a character
-
-
-def _seek_line(fh: BinaryIO, offset: int, line: int, target: int) -> tuple[int, int]:
-    """The byte offset where line `target` starts (or the end of the file), counting from `offset`."""
-    fh.seek(offset)
-    while line < target and (block := fh.read(BLOCK)):
-        end = _after_lines(block, target - line)
-        if end < 0:
-            line, offset = line + block.count(b"\n"), offset + len(block)
-            continue
-        return offset + end, target
-    return offset, line
-
-
-def _after_lines(buf: bytes, count: int) -> int:
-    """The offset just past the `count`-th newline in `buf`, or -1 if it has fewer (no per-line objects)."""
-    if buf.count(b"\n") < count:
-        return -1
-    match = re.match(rb"(?:[^\n]*\n){%d}" % count, buf)
-    return match.end() if match else -1
-
-
-def _line_blocks(fh: BinaryIO) -> Iterator[tuple[bytes, int]]:
-    """(whole lines, file bytes they stand for) from the current position. An overlong line is cut
-    to its first LINE_CAP bytes and its rest skipped, so memory stays bounded."""
-    carry = b""
-    while block := fh.read(BLOCK):
-        data = carry + block if carry else block
-        cut = data.rfind(b"\n") + 1
-        if cut:
-            carry = data[cut:]
-            yield data[:cut], cut
-        elif len(data) <= LINE_CAP:
-            carry = data
-        else:
-            skipped, carry = 0, b""
-            while rest := fh.read(BLOCK):
-                newline = rest.find(b"\n")
-                if newline >= 0:
-                    skipped, carry = skipped + newline + 1, rest[newline + 1 :]
-                    yield data + b"\n", len(data) + skipped
-                    break
-                skipped += len(rest)
-            else:
-                yield data, len(data) + skipped
-                return
-    if carry:
-        yield carry, len(carry)
-
-
-def _grep(fh: BinaryIO, pos: Position, limit: int) -> tuple[list[dict[str, Any]], Position, bool]:
-    """Matching lines from `pos` on, at most MAX_MATCHES and `limit` bytes of text per page."""
-    assert pos.pattern is not None
-    # The MULTILINE search over a whole block finds candidate lines fast; the plain pattern on the
-    # line alone then decides, so `^`, `$` and lookarounds mean what they mean to grep.
-    block_rx, line_rx = _compile(pos.pattern), re.compile(pos.pattern)
-    matches: list[dict[str, Any]] = []
-    offset, line, used = pos.offset, pos.line, 0
-    fh.seek(offset)
-    for chunk, advance in _line_blocks(fh):
-        if pos.last is not None and line > pos.last:
-            break
-        end = _after_lines(chunk, pos.last - line + 1) if pos.last is not None else -1  # stop after `last`
-        if (done := end >= 0) and end < len(chunk):
-            advance, chunk = end, chunk[:end]
-        # surrogateescape round-trips any bytes, so a line start maps back to an exact file offset
-        text = chunk.decode("utf-8", "surrogateescape")
-        at = counted = 0
-        while (hit := block_rx.search(text, at)) is not None:
-            line_start = text.rfind("\n", 0, hit.start()) + 1
-            line_end = text.find("\n", line_start)
-            line_end = len(text) if line_end < 0 else line_end
-            line += text.count("\n", counted, line_start)
-            counted, at = line_start, line_end + 1
-            if line_rx.search(text[line_start:line_end]) is None:
-                continue
-            raw = text[line_start:line_end].encode("utf-8", "surrogateescape")
-            room = min(MATCH_TEXT_BYTES, limit - used)
-            # A line that would be clipped only for lack of room on this page opens the next one.
-            if matches and (len(matches) >= MAX_MATCHES or room < min(len(raw), MATCH_TEXT_BYTES)):
-                stop = offset + len(text[:line_start].encode("utf-8", "surrogateescape"))
-                return matches, Position("grep", stop, line, pos.last, pos.pattern), False
-            shown = raw[: _utf8_cut(raw[:room])] if len(raw) > room else raw
-            matches.append({"line": line, "text": shown.decode("utf-8", "replace"),
-                            **({"truncated": True} if len(shown) < len(raw) else {})})
-            used += len(shown)
-        line += text.count("\n", counted)
-        offset += advance
-        if done:
-            break
-    return matches, Position("grep", offset, line, pos.last, pos.pattern), True
+    return (newline + 1 if newline >= 0 else cut), True  # one overlong line is split at a character

@@ -66,16 +66,6 @@ def _check_counts(ns: Any) -> None:
         raise UsageError(f"op events --after {ns.after}: a sequence is 0 (from the start) or more")
 
 
-def _age(text: str) -> float:
-    """`--older-than`: an age, in the duration forms plus days and weeks (`7d`, `2w`), as `stats --since`."""
-    import re
-
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([dw])", text.strip().lower())
-    if match:
-        return float(match.group(1)) * (86400.0 if match.group(2) == "d" else 7 * 86400.0)
-    return parse_duration(text, "--older-than") or 0.0
-
-
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -208,6 +198,6 @@ def _list(ns: Any, ctx: CommandContext) -> Outcome:
 
 
 def _prune(ns: Any, ctx: CommandContext) -> Outcome:
-    older = _age(ns.older_than)
+    older = parse_duration(ns.older_than, "--older-than") or 0.0
     removed = store.prune(older_than=older)
     return _answer(ctx, f"removed {_plural(len(removed), 'finished operation')}", {"removed": removed})
