@@ -211,16 +211,14 @@ def test_a_toml_adapters_noise_rules_apply_and_are_checked(tmp_path):
     assert "noise[1]" in warning["message"] and "did you mean 'pattern'" in warning["message"]
 
 
-def test_a_persons_terminal_sets_the_programs_window(tmp_path):
-    """Pretty on a terminal: the program is laid out for the person's window, not the agent's 250 columns."""
+def _in_a_terminal(probe: list[str], rows: int, cols: int) -> bytes:
     import fcntl
     import pty
     import struct
     import termios
 
-    probe = [PY, "-c", "import os; print('size', *os.get_terminal_size())"]
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     proc = subprocess.Popen([PY, "-m", "agentwrap", "--", *probe], stdin=slave, stdout=slave, stderr=slave,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, close_fds=True)
     os.close(slave)
@@ -235,7 +233,15 @@ def test_a_persons_terminal_sets_the_programs_window(tmp_path):
         out += chunk
     proc.wait(timeout=30)
     os.close(master)
-    assert b"size 100 30" in out
+    return out
+
+
+def test_a_persons_terminal_sets_the_programs_window(tmp_path):
+    """Pretty on a terminal: the program is laid out for the person's window, not the agent's 250 columns."""
+    probe = [PY, "-c", "import os; print('size', *os.get_terminal_size())"]
+    assert b"size 100 30" in _in_a_terminal(probe, 30, 100)
+    # a terminal that says it has no rows (`stty rows 0`, as `script -qc` leaves it) gets a usual height
+    assert b"size 60 24" in _in_a_terminal(probe, 0, 60)
     _, env = agent("--", *probe)  # an agent's run keeps the wide window
     assert env["output"]["stdout"]["text"] == "size 250 50\n"
 

@@ -135,7 +135,7 @@ def _problem(d: Diagnostic, code: str) -> Problem:
     if d.notes:
         extra["notes"] = d.notes
     elif code == "TSC_TYPE_ERROR":
-        fix = "Fix the code (or its types) at the location."  # no notes to point at
+        fix = None  # no notes to point at: "fix it at the location" would say nothing the problem does not
     # the message without its place (`src/b.ts:1:21 - `, `src/b.ts(1,21): `): `location` says that once
     detail = f"{d.severity} TS{d.num}: {d.message}"
     return problem("tsc", _DIAG[code], detail, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,

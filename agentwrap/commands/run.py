@@ -56,7 +56,9 @@ def persons_window(opts: Options) -> tuple[int, int] | None:
         size = os.get_terminal_size(sys.stdout.fileno())
     except (OSError, ValueError):
         return None  # stdout is not a terminal: the output is read by a program
-    return (size.columns, size.lines) if size.columns >= 20 else None
+    if size.columns < 20:
+        return None
+    return size.columns, size.lines if size.lines > 0 else 24  # `stty rows 0` (script -qc): a usual height
 
 
 def event_stream(emit: Callable[[dict[str, Any]], None] | None, request_id: str, opts: Options) -> EventStream | None:

@@ -162,9 +162,7 @@ def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | Non
     where = location["file"] if location else tool
     return adapter_problem(
         tool, diagnostic_code(tool), message or f"{where}", title=f"{tool}: {severity}", location=location,
-        severity=severity, extra=extra,
-        suggested_fix=f"Fix the {severity} {tool} reports at {where}"
-        + (f":{location['line']}" if location and "line" in location else "") + ".")
+        severity=severity, extra=extra)  # no fix: "fix it at FILE:LINE" would only say the location again
 
 
 def problems(formats: Iterable[Format], text: str) -> list[Problem]:

@@ -179,9 +179,18 @@ def _answered_note(answered: list[dict[str, object]]) -> str:
     return f"{n} prompt{'s were' if n != 1 else ' was'} answered by --answer rules: {', '.join(shown)}{more}"
 
 
+def _not_inline(s: Stream) -> str:
+    """How much of a cut stream was left out: lines, or bytes when no whole line was (one 50 MB line)."""
+    if s.omitted_lines:
+        return f"{s.omitted_lines} of {s.lines} lines"
+    from agentwrap.capture import human_bytes
+
+    return f"{human_bytes(max(0, s.bytes - len(s.text.encode())))} of {human_bytes(s.bytes)}"
+
+
 def _run_notes(result: RunResult, streams: dict[str, Stream], interp: Interpretation, complete: bool, cut: int,
                problems_omitted: int) -> list[Note]:
-    notes = [Note("OUTPUT_TRUNCATED", f"{name}: {s.omitted_lines} of {s.lines} lines not inline"
+    notes = [Note("OUTPUT_TRUNCATED", f"{name}: {_not_inline(s)} not inline"
                   + (f"; full text in artifact {s.artifact}" if s.artifact else ""))
              for name, s in streams.items() if s.truncated]
     if interp.data is not None and not complete:
