@@ -144,3 +144,16 @@ def test_a_rerun_keeps_how_tests_are_found_and_drops_what_chose_or_stopped_them(
         "pytest", "-p", "no:cacheprovider", "--import-mode", "importlib", "-o", "xfail_strict=true", "-c", "ci.ini",
         "--rootdir", "..", "--doctest-modules", "tests/t.py::t", "-q")
     assert rerun_command(("pytest", "-vv", "a.py"), "a.py::t") == ("pytest", "-vv", "a.py::t")
+
+
+def test_a_quiet_runs_warnings_name_files_from_its_folder_and_each_test_once(tmp_path):
+    # -q prints no rootdir; a test that warns twice is listed twice by pytest
+    from conftest import aw
+
+    (tmp_path / "test_w.py").write_text(
+        "import warnings\n\ndef old():\n    warnings.warn('old api', DeprecationWarning)\n\n"
+        "def test_one():\n    old()\n    old()\n\ndef test_two():\n    old()\n")
+    env = aw("--cwd", str(tmp_path), "--", "python3", "-m", "pytest", "-q", "-p", "no:cacheprovider").env
+    [warned] = env["data"]["warnings_summary"]
+    assert warned["file"] == "test_w.py" and warned["line"] == 4
+    assert warned["emitted_by"] == ["test_w.py::test_one", "test_w.py::test_two"]

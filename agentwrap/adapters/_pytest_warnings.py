@@ -37,7 +37,8 @@ def _groups(lines: list[str]) -> list[list[str]]:
 
 
 def _warning(group: list[str], root: str | None) -> dict[str, Any] | None:
-    emitted_by = [line.strip() for line in group if not line.startswith(" ")]
+    # a test that warned twice is listed twice: which tests emitted it is the fact, each said once
+    emitted_by = list(dict.fromkeys(line.strip() for line in group if not line.startswith(" ")))
     body = [line for line in group if line.startswith("  ")]
     head = _WARNING.match(body[0]) if body else None
     if head is None:
@@ -60,3 +61,9 @@ def _relative(path: str, root: str | None, emitted_by: list[str]) -> str:
         if path.endswith("/" + test_file):
             return test_file
     return path
+
+
+def relative_to(warning: dict[str, Any], folder: str) -> dict[str, Any]:
+    """`warning` with its file relative to `folder` when it lies under it (`-q` prints no rootdir)."""
+    file, base = str(warning.get("file", "")), folder.rstrip("/") + "/"
+    return {**warning, "file": file[len(base):]} if file.startswith(base) else warning

@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from agentwrap.adapters import _pytest_parse
+from agentwrap.adapters import _pytest_parse, _pytest_warnings
 from agentwrap.adapters._pytest_parse import Report
 from agentwrap.adapters.python_errors import module_not_found
 from agentwrap.lazyre import lazy
@@ -411,6 +411,8 @@ class PytestAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         text = run.text()
         data = _pytest_parse.parse(text)
+        if data.get("warnings_summary") and run.cwd:  # -q prints no rootdir: paths under the run's folder
+            data["warnings_summary"] = [_pytest_warnings.relative_to(w, run.cwd) for w in data["warnings_summary"]]
         if data.get("failures") or "duration_ms" in data or "collected" in data:
             return data
         version = _VERSION.search(text)
