@@ -157,3 +157,14 @@ def test_a_quiet_runs_warnings_name_files_from_its_folder_and_each_test_once(tmp
     [warned] = env["data"]["warnings_summary"]
     assert warned["file"] == "test_w.py" and warned["line"] == 4
     assert warned["emitted_by"] == ["test_w.py::test_one", "test_w.py::test_two"]
+
+
+def test_a_stop_the_caller_asked_for_is_not_said_back_and_one_from_addopts_is(tmp_path):
+    from conftest import aw
+
+    (tmp_path / "test_f.py").write_text("def test_a():\n    assert 0\n\ndef test_b():\n    assert 0\n")
+    asked = aw("--cwd", str(tmp_path), "--", "python3", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider").env
+    assert asked["summary"].startswith("pytest: 1 failed") and "stopped" not in asked["summary"]
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --maxfail=1\n")
+    configured = aw("--cwd", str(tmp_path), "--", "python3", "-m", "pytest", "-q", "-p", "no:cacheprovider").env
+    assert "stopped after 1 failure" in configured["summary"]

@@ -424,7 +424,7 @@ class PytestAdapter(BaseAdapter):
         return super().effects(argv)  # tests can do anything: unknown
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
-        counts = _outcome(data)
+        counts = _outcome(data, run.argv)
         return f"pytest: {counts}" if counts else None
 
     def interpret(self, run: CapturedRun) -> Interpretation:
@@ -435,7 +435,7 @@ class PytestAdapter(BaseAdapter):
         error = interp.error
         if error is not None and error.code == "PYTEST_USAGE" and problems and problems[0].code != "PYTEST_USAGE":
             error = problems[0]
-        counts = _outcome(interp.data)
+        counts = _outcome(interp.data, run.argv)
         ran = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "passed", "errors"))
         # With the counts, the summary says what the error does not: the failure itself is said once, there.
         failing = isinstance(interp.data, dict) and any(interp.data.get(k) for k in ("failed", "errors"))
@@ -448,11 +448,21 @@ class PytestAdapter(BaseAdapter):
         return interp._replace(problems=problems, error=error, summary=summary[:300])
 
 
-def _outcome(data: Any) -> str:
-    """The counts, and that the run stopped early when it did: the counts alone read as a whole run."""
+def _outcome(data: Any, argv: tuple[str, ...] | list[str]) -> str:
+    """The counts, and that the run stopped early when it did: the counts alone read as a whole run. A stop
+    the caller asked for on the command line (`-x`, `--maxfail`) is theirs to know; one from the
+    configuration's addopts, or from collection errors, is said."""
     counts = _counts(data)
     stopped = data.get("stopped") if isinstance(data, dict) else None
+    if stopped and "(-x/--maxfail)" in stopped and _asks_to_stop(argv):
+        stopped = None
     return f"{counts}; stopped {stopped}" if counts and stopped else counts
+
+
+def _asks_to_stop(argv: tuple[str, ...] | list[str]) -> bool:
+    # `-qx` is -q -x; `-rx` is not (-r takes the letters after it)
+    return any(a in ("-x", "--exitfirst") or a.startswith("--maxfail")
+               or (a[:1] == "-" and len(a) > 2 and "x" in a and set(a[1:]) <= set("qvxsl")) for a in argv[1:])
 
 
 def _counts(data: Any) -> str:
