@@ -142,6 +142,7 @@ def test_usage_and_missing_file_are_named(tmp_path):
     assert missing.error["location"] == {"file": "nothere.py"}
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @needs_mypy
 def test_install_types_prompt_names_the_non_interactive_flag(tmp_path):
     """`mypy --install-types` asks `Install? [yN]` when an earlier run recorded missing stubs; agentwrap ends it

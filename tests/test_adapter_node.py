@@ -112,6 +112,7 @@ test('other', () => {});
 """
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize("reporter", ["spec", "tap"])
 def test_each_rerun_command_runs_the_failed_test(tmp_path, reporter):
     """The re-run command in each failed test's fix runs that test: a `t.test` subtest runs only when its

@@ -33,6 +33,7 @@ def _conflict(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_peer_conflict_facts_are_members_once(tmp_path):
     proj = _conflict(tmp_path)
     a = aw("--cwd", str(proj), "npm", "install", "--offline", "--no-audit")
@@ -47,6 +48,7 @@ def test_peer_conflict_facts_are_members_once(tmp_path):
     assert not (proj / "node_modules").exists()
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_concise_keeps_neither_npms_block_nor_members_the_detail_says(tmp_path):
     proj = _conflict(tmp_path)
     c = aw("--cwd", str(proj), "npm", "install", "--offline", "--no-audit", detail="concise").env

@@ -153,6 +153,7 @@ def test_a_diff_of_the_two_values_the_message_compares_is_not_repeated(tmp_path)
     assert "First differing element 1:" in blob, "what the sides do not say stays"
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_noise_is_dropped_counted_and_kept_in_the_artifact(tmp_path):
     (tmp_path / "test_a.py").write_text("".join(f"def test_{i}():\n    pass\n" for i in range(30)))
     args = ("--cwd", str(tmp_path), PY, "-m", "pytest", "-v", "-p", "no:cacheprovider")

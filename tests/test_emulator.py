@@ -120,18 +120,21 @@ def _agree(data: bytes) -> None:
     assert agentwrap_rows(data, GROWS, GCOLS, chunk=3) == expected
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @SETTINGS
 @given(ascii_stream)
 def test_ascii_and_colours_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @SETTINGS
 @given(motion_stream)
 def test_cursor_motion_and_erasing_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @SETTINGS
 @given(tab_stream)
 @example(b"\t0\x1b[2D\x1b[P")  # a character deleted inside a tab's blanks: the tab is cut, not moved
@@ -139,6 +142,7 @@ def test_tabs_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @SETTINGS
 @given(wide_stream)
 @example(b"\x1b[19C  ")  # only blanks, wrapped: no text, as on the emulator's screen
@@ -153,11 +157,13 @@ def test_wide_and_combining_characters_agree_with_the_emulator(data: bytes) -> N
 # ... and a wrapped row that scrolls off a region below row 1 ends its line: the rows above come first
 @example(b"\x1b[2;3r\x1b[2;20H0000000000000000000000")
 # DECRC restores the saved cursor as it was, outside the region too (tests/emulator.py: pyte clamps it)
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @example(b"\x1b7\x1b[2;3r\x1b80")
 def test_scroll_regions_agree_with_the_emulator(data: bytes) -> None:
     _agree(data)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(MOTION, TEXT, REGION, _csi("b", 0, 10**9), _csi("C", 0, 10**9)), max_size=30))
 def test_no_input_grows_the_output_past_the_window(pieces: list[bytes]) -> None:

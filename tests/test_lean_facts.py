@@ -79,6 +79,7 @@ def show(artifact: str, grep: str, cwd: Path) -> list[str]:
 
 
 # --- more failures than the concise envelope lists ---------------------------------------------------
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_concise_counts_the_problems_it_leaves_out_and_names_the_artifact_that_has_them(tmp_path):
     (tmp_path / "test_many.py").write_text(
         "import pytest\n\n\n@pytest.mark.parametrize('i', range(60))\n"
@@ -142,6 +143,7 @@ def _by_test(env: dict) -> dict[str, dict]:
     return {p.get("nodeid") or p["detail"].split(" ", 1)[0].rstrip(":"): p for p in shown}
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_what_a_failing_test_printed_and_logged_is_carried_by_its_problem(capturing):
     _, env, _ = capturing
     tests = _by_test(env)
@@ -164,6 +166,7 @@ def test_a_long_capture_keeps_its_last_lines_and_says_where_the_rest_is(capturin
     assert standard["output"]["stdout"]["artifact"].startswith("art_")
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_the_standard_text_keeps_the_captured_output(capturing):
     _, _, standard = capturing
     assert "debug value=42" in standard["output"]["stdout"]["text"] or standard["output"]["stdout"]["truncated"]

@@ -117,6 +117,7 @@ def test_cargo_type_error_points_at_its_explanation_once(tmp_path):
     assert "problems" not in env, "cargo's `could not compile` (crate and target) is the summary's"
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_pytest_does_not_offer_to_rerun_the_test_it_just_ran_alone(tmp_path):
     (tmp_path / "test_a.py").write_text("def test_one():\n    assert 1 == 2\n\ndef test_two():\n    assert 1 == 3\n")
     alone = run(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_a.py::test_one", cwd=tmp_path)

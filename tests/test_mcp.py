@@ -21,6 +21,8 @@ import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the whole file: -m slow (the default suite's 5-minute budget)
+
 Session = Callable[[Client], Awaitable[None]]
 
 

@@ -327,6 +327,7 @@ def test_old_gcc_lines_without_a_severity_word_are_errors():
 JAVAC = shutil.which("javac")
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.skipif(JAVAC is None, reason="javac not installed")
 def test_a_live_javac_run_and_its_saved_log_get_the_same_problems(tmp_path):
     """The java format reads a live run (`agentwrap -- javac`) and the same output in a log alike."""

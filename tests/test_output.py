@@ -79,6 +79,7 @@ def test_invalid_utf8_is_replaced_with_a_warning():
     assert any(w["code"] == "INVALID_UTF8" for w in a.env["warnings"])
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_binary_output_never_crashes():
     a = aw("head", "-c", "200000", "/dev/urandom")
     assert a.code == 0
@@ -86,6 +87,7 @@ def test_binary_output_never_crashes():
     assert {"INVALID_UTF8", "BINARY_OUTPUT"} & {w["code"] for w in a.env["warnings"]}
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_binary_output_is_said_not_shown_and_text_with_a_stray_byte_is_shown():
     a = aw("cat", "/bin/sh", detail="concise")
     assert a.code == 0 and "output" not in a.env

@@ -13,7 +13,8 @@ from tests.conftest import aw
 
 # dpkg and apt take one lock on the package database: these tests run on one xdist worker
 DPKG = pytest.mark.xdist_group("dpkg")
-pytestmark = [pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-query") is None,
+pytestmark = [pytest.mark.slow,  # the whole file: -m slow (5-minute budget)
+              pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-query") is None,
                                 reason="needs apt-get and dpkg"),
               DPKG]
 

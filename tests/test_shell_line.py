@@ -270,6 +270,7 @@ def test_a_prompt_inside_a_line_is_answered_by_rerunning_the_whole_line(tmp_path
 FAILING_TESTS = "def test_ok():\n    assert 1\n\n\ndef test_bad():\n    x = 3\n    assert x == 4\n"
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_tail_after_pytest_still_lets_pytest_be_read_whole(tmp_path: Path) -> None:
     # `| tail -3` shows only pytest's summary; the failure's place is in the lines tail dropped
     (tmp_path / "test_a.py").write_text(FAILING_TESTS)
