@@ -337,6 +337,7 @@ def answers(tmp_path, genv) -> Path:
     return work
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize(("argv", "data", "summary"), [
     (["grep", "nomatchzzz"], {"matching_lines": 0}, "no match"),
     (["grep", "-q", "nomatchzzz"], {"matched": False}, "no match"),

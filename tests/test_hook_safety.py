@@ -24,6 +24,7 @@ def claude(command: str, cwd: Path, mode: str = "bypassPermissions") -> dict[str
     return hook("claude-code", data)[1]
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize("command", DODGES)
 @pytest.mark.parametrize("kind", ["deny", "ask"])
 def test_a_rule_for_the_program_sees_it_however_it_is_spelled(tmp_path: Path, command: str, kind: str) -> None:
@@ -108,6 +109,7 @@ NOT_INTERACTIVE = ["git commit -m 'fix'", "git commit -am fix", "git commit --no
                    "docker run --rm ubuntu ls", "crontab -l", "sudo make install", "bash script.sh"]
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize("command", INTERACTIVE)
 def test_an_interactive_session_is_left_to_the_host(command: str) -> None:
     data = sample("claude-code")
@@ -115,6 +117,7 @@ def test_an_interactive_session_is_left_to_the_host(command: str) -> None:
     assert hook("claude-code", data)[:2] == (0, None)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize("command", NOT_INTERACTIVE)
 def test_the_same_programs_given_something_to_run_are_rewritten(command: str) -> None:
     data = sample("claude-code")

@@ -89,6 +89,7 @@ def test_cancel_ends_the_tree_and_says_what_remains() -> None:
     assert again.env["data"]["already_finished"] is True
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_events_resume_after_a_sequence_number() -> None:
     op_id = _detach("sh", "-c", "echo one; sleep 0.3; echo two; sleep 0.3; echo three")
     assert aw("op", "wait", op_id, "--timeout", "30").code == 0
@@ -160,6 +161,7 @@ def test_list_and_unknown_ids() -> None:
     assert aw("op", "frobnicate", "x").error["code"] == "USAGE"  # type: ignore[index]
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_prune_keeps_running_operations_and_removes_old_finished_ones() -> None:
     done = _detach("echo", "old")
     aw("op", "wait", done, "--timeout", "30")
@@ -175,6 +177,7 @@ def test_detach_with_read_only_refuses_before_starting() -> None:
     assert ans.code == 125 and ans.error["code"] == "MUTATION_REFUSED"  # type: ignore[index]
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_events_wait_for_the_next_ones() -> None:
     op_id = _detach("sh", "-c", "sleep 1; echo late")
     first = aw("op", "events", op_id).env["data"]
@@ -184,6 +187,7 @@ def test_events_wait_for_the_next_ones() -> None:
     aw("op", "wait", op_id, "--timeout", "30")
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_detached_run_is_not_held_to_the_agent_default_timeout() -> None:
     op_id = _detach("true")
     done = aw("op", "wait", op_id, "--timeout", "30")

@@ -74,6 +74,7 @@ def test_a_reply_that_keeps_being_refused_is_not_repeated_forever():
     assert len(a.env["context"]["answered"]) <= 3
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_quiet_slow_program_is_not_a_prompt():
     a = aw(PY, "-c", "import time; print('Working', end='', flush=True); time.sleep(2.5); print(' done')")
     assert a.code == 0
@@ -211,6 +212,7 @@ def test_a_timed_prompt_is_refused_before_it_answers_itself():
     assert "Type another directory" in a.error["prompt"]
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.skipif(not __import__("shutil").which("node"), reason="node not installed")
 def test_an_event_loop_reading_the_terminal_is_found_by_its_epoll_set():
     a = aw("node", "-e", "process.stdout.write('Name? '); process.stdin.on('data', () => process.exit(0))",
@@ -220,6 +222,7 @@ def test_an_event_loop_reading_the_terminal_is_found_by_its_epoll_set():
     assert quiet.code == 0 and quiet.text() == "done\n"
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_wait_on_something_else_is_not_a_prompt():
     """select(2) on a pipe of its own for two quiet seconds: not our terminal, so the program runs on."""
     code = "import os, select; r, w = os.pipe(); select.select([r], [], [], 2); print('done')"
@@ -337,6 +340,7 @@ def test_a_sudo_prompt_of_another_program_offers_no_command(argv):
     assert fix and "sudo -n" in fix and actions == []
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.skipif(not (__import__("shutil").which("gpg") and __import__("shutil").which("gpg-agent")
                          and __import__("shutil").which("pinentry-curses")), reason="gpg, gpg-agent, pinentry needed")
 def test_a_pinentry_of_an_agent_already_running_is_found_and_ended(tmp_path):
@@ -363,6 +367,7 @@ def test_a_pinentry_of_an_agent_already_running_is_found_and_ended(tmp_path):
                        stderr=subprocess.DEVNULL, timeout=20)
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_raw_mode_program_sleeping_in_select_is_not_a_prompt():
     """select(2) with no read set is a sleep: the kernel shows the set, so raw mode alone does not count."""
     code = ("import select, sys, tty; tty.setraw(0); "
@@ -376,6 +381,7 @@ PEER_WAIT = ("import select, socket, sys, threading, time; a, b = socket.socketp
              "select.select([sys.stdin, a], [], []); print('peer answered', flush=True)")
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_a_wait_on_the_terminal_and_a_socket_is_a_relay_not_a_question():
     """ssh forwarding stdin while its remote command runs waits on our terminal and its socket alike: that
     is not a prompt until the screen asks one (a kill here would end a legitimate remote `make`)."""
@@ -401,6 +407,7 @@ LOOP_PROMPT = ("import asyncio, sys\n"
                "asyncio.run(main())\n")
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 @pytest.mark.parametrize("prompt", ["In [1]: ", ">>> ", "sqlite> "])
 def test_an_event_loop_repl_prompt_is_refused(prompt):
     a = aw("--", PY, "-c", LOOP_PROMPT.replace("PROMPT", repr(prompt)).replace("WAIT", "60"), timeout=60)
@@ -408,6 +415,7 @@ def test_an_event_loop_repl_prompt_is_refused(prompt):
     assert a.wall < 20
 
 
+@pytest.mark.slow  # moved to -m slow (the default suite's 5-minute budget); .ci/run runs it
 def test_an_event_loop_that_prints_no_prompt_runs_on():
     """The same wait with a progress line last on the screen is a program at work, not a question."""
     script = ("import asyncio, sys\n"
