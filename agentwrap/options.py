@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -234,3 +235,13 @@ def resolve_format(opts: Options, stdout_is_tty: bool) -> str:
     if opts.format:
         return opts.format
     return "json" if opts.agent or not stdout_is_tty else "pretty"
+
+
+def working_dir(opts: Options) -> str:
+    """The folder a run works in (`--cwd`, else the current one), checked: a missing one is a usage error."""
+    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
+    if not os.path.exists(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: no such directory")
+    if not os.path.isdir(cwd):
+        raise UsageError(f"--cwd {opts.cwd}: not a directory")
+    return cwd

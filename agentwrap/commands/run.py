@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 from agentwrap import envelope, observe, prevention, registry
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
-from agentwrap.options import Options
+from agentwrap.options import Options, working_dir
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
@@ -23,15 +23,6 @@ if TYPE_CHECKING:
     from agentwrap.adapter import Adapter
     from agentwrap.events import EventStream
     from agentwrap.outcome.record import RunRecord
-
-
-def working_dir(opts: Options) -> str:
-    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
-    if not os.path.exists(cwd):
-        raise UsageError(f"--cwd {opts.cwd}: no such directory")
-    if not os.path.isdir(cwd):
-        raise UsageError(f"--cwd {opts.cwd}: not a directory")
-    return cwd
 
 
 def stdin_source(opts: Options) -> IO[bytes] | None:

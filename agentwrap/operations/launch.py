@@ -18,7 +18,7 @@ from agentwrap import envelope
 from agentwrap.ids import utc_now
 from agentwrap.operations import liveness, store
 from agentwrap.operations.recorded import options_to_json
-from agentwrap.options import Options
+from agentwrap.options import Options, working_dir
 
 DETACHED_TIMEOUT = 24 * 3600.0
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
@@ -67,22 +67,9 @@ def launch_facts(argv: list[str], opts: Options) -> tuple[str, str]:
     whose failure only `op wait` would tell."""
     from agentwrap.runner.spawn import resolve_program
 
-    cwd = _working_dir(opts)
+    cwd = working_dir(opts)
     path_env = opts.env.get("PATH", os.environ.get("PATH", os.defpath))
     return cwd, resolve_program(argv[0], path_env, cwd)
-
-
-def _working_dir(opts: Options) -> str:
-    """commands.run.working_dir's check, in its words: services do not import commands (docs/architecture.md
-    lists its helpers as to move below commands/; then this goes)."""
-    from agentwrap.errors import UsageError
-
-    cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
-    if not os.path.exists(cwd):
-        raise UsageError(f"--cwd {opts.cwd}: no such directory")
-    if not os.path.isdir(cwd):
-        raise UsageError(f"--cwd {opts.cwd}: not a directory")
-    return cwd
 
 
 def _record_started(path: Path, opts: Options, argv: list[str]) -> None:

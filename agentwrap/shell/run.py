@@ -25,10 +25,9 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     run_session,
     shown_env,
     stdin_source,
-    working_dir,
 )
 from agentwrap.errors import UsageError
-from agentwrap.options import Options
+from agentwrap.options import Options, working_dir
 from agentwrap.outcome import build
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner import run_folder, session
