@@ -324,18 +324,7 @@ def _says_nothing_new(p: Problem, known_fix: str | None) -> bool:
 
 
 def _concise_action(a: CodeAction) -> dict[str, Any]:
-    out: dict[str, Any] = {"title": a.title}
-    if a.kind != "command":
-        out["kind"] = a.kind
-    if a.command is not None:
-        out["command"] = list(a.command)
-    if a.edit is not None:
-        out["edit"] = a.edit
-    if a.applicability != "unspecified":
-        out["applicability"] = a.applicability
-    if a.is_preferred:
-        out["is_preferred"] = True
-    return out
+    return _lean_action_dict(a.to_dict())
 
 
 def _concise_dict(env: dict[str, Any]) -> dict[str, Any]:
@@ -373,9 +362,15 @@ def _lean_problem_dict(problem: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_ACTION_DEFAULTS = {"kind": "command", "applicability": "unspecified", "is_preferred": False}
+
+
 def _lean_action_dict(action: dict[str, Any]) -> dict[str, Any]:
-    defaults = {"kind": "command", "applicability": "unspecified", "is_preferred": False}
-    return {k: v for k, v in action.items() if v not in _EMPTY and defaults.get(k, object()) != v}
+    """An action without its default members (rule 2 inside an action: kind, applicability, preference)."""
+    return {k: v for k, v in action.items() if v not in _EMPTY and _ACTION_DEFAULTS.get(k, _NONE) != v}
+
+
+_NONE = object()
 
 
 # --- detailed -----------------------------------------------------------------------------------
