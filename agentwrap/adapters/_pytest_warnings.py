@@ -65,5 +65,4 @@ def _relative(path: str, root: str | None, emitted_by: list[str]) -> str:
 
 def relative_to(warning: dict[str, Any], folder: str) -> dict[str, Any]:
     """`warning` with its file relative to `folder` when it lies under it (`-q` prints no rootdir)."""
-    file, base = str(warning.get("file", "")), folder.rstrip("/") + "/"
-    return {**warning, "file": file[len(base):]} if file.startswith(base) else warning
+    return {**warning, "file": _relative(str(warning.get("file", "")), folder, [])}

@@ -45,6 +45,12 @@ _INSTEAD_OF_I = {"rm": (("-f", "Remove without asking (rm -f)"),),
                         ("-f", "Move, overwriting existing files (mv -f)"))}
 
 
+def _has_prepared_text(argv: list[str], prepared: bool | None) -> bool:
+    """Whether saving an editor's file unchanged keeps a text: as the editor shim saw the file, else (a
+    replayed log, an editor the shim did not stand in for) as the arguments say."""
+    return prepared if prepared is not None else not _prepares_nothing(argv)
+
+
 def _prepares_nothing(argv: list[str]) -> bool:
     """A new commit or annotated tag: the text git prepares is only comments, so saving it unchanged aborts
     (`Aborting commit due to empty commit message`); an amend, a reused message or a fixup has a text."""
@@ -106,8 +112,7 @@ def input_required(argv: list[str], prompt: str, kind: str, how: dict[str, objec
         actions.append(CodeAction(
             title="Pass the text with the program's own option (e.g. `-m MESSAGE` or `-F FILE`) instead",
             kind="command", applicability="unspecified"))
-        keeps = prepared if prepared is not None else not _prepares_nothing(argv)
-        if prog not in _SAVING_INSTALLS and keeps:
+        if prog not in _SAVING_INSTALLS and _has_prepared_text(argv, prepared):
             actions.append(CodeAction(
                 title="Accept the prepared text unchanged (an editor that saves at once)",
                 command=("agentwrap", "--env", "EDITOR=true", "--env", "VISUAL=true", "--env", "GIT_EDITOR=true",
@@ -259,8 +264,7 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
             times = sum(1 for r in run.requests if r.answered == pending[0].rejected)
             problem = _answer_rejected(problem, prog, {"pattern": pending[0].rejected, "prompt": pending[0].prompt,
                                                        "times": times})
-        prepared = pending[0].prepared  # not known in a replayed log: then the arguments say
-        if not (prepared if prepared is not None else not _prepares_nothing(argv)):
+        if not _has_prepared_text(argv, pending[0].prepared):
             # the file holds only comments: saving it unchanged aborts the commit
             problem = problem._replace(code_actions=tuple(
                 a for a in problem.code_actions if "--no-edit" not in (a.command or ())))
