@@ -110,14 +110,19 @@ def test_a_pattern_that_matches_the_empty_string_is_refused(pattern):
         _spec(pattern=pattern)
 
 
-def test_the_tutorial_action_offers_a_safe_command_in_a_live_run(tmp_path):
+def _user_tool(tmp_path, script: str, toml: str) -> dict[str, str]:
+    """A `greet` program on PATH and a user adapter for it: the environment a run of it needs."""
     folder, tools = tmp_path / "adapters", tmp_path / "bin"
     folder.mkdir()
     tools.mkdir()
-    greet = tools / "greet"
-    greet.write_text('#!/bin/sh\necho "error: guest $1 not found in guests.txt" >&2\nexit 2\n')
-    greet.chmod(0o755)
-    (folder / "greet.toml").write_text(textwrap.dedent('''\
+    (tools / "greet").write_text(script)
+    (tools / "greet").chmod(0o755)
+    (folder / "greet.toml").write_text(textwrap.dedent(toml))
+    return {"AGENTWRAP_ADAPTER_DIR": str(folder), "PATH": f"{tools}:{os.environ['PATH']}"}
+
+
+def test_the_tutorial_action_offers_a_safe_command_in_a_live_run(tmp_path):
+    env = _user_tool(tmp_path, '#!/bin/sh\necho "error: guest $1 not found in guests.txt" >&2\nexit 2\n', '''\
         name = "greet"
         has_subcommands = false
         [[rules]]
@@ -131,8 +136,7 @@ def test_the_tutorial_action_offers_a_safe_command_in_a_live_run(tmp_path):
         [[rules.code_actions]]
         title = "Add the guest"
         command = ["sh", "-c", "echo {guest} >> {file}"]
-        '''))
-    env = {"AGENTWRAP_ADAPTER_DIR": str(folder), "PATH": f"{tools}:{os.environ['PATH']}"}
+        ''')
     answer = aw("--", "greet", "eve;date>INJECTED", env=env)
     assert answer.error is not None and answer.error["code"] == "GREET_GUEST_NOT_FOUND"
     (action,) = answer.error["code_actions"]
@@ -140,13 +144,7 @@ def test_the_tutorial_action_offers_a_safe_command_in_a_live_run(tmp_path):
 
 
 def test_a_bad_group_wait_in_a_live_run_keeps_the_reading_and_valid_json(tmp_path):
-    folder, tools = tmp_path / "adapters", tmp_path / "bin"
-    folder.mkdir()
-    tools.mkdir()
-    tool = tools / "greet"
-    tool.write_text('#!/bin/sh\necho "error: rate limited, retry in $1" >&2\nexit 3\n')
-    tool.chmod(0o755)
-    (folder / "greet.toml").write_text(textwrap.dedent('''\
+    made = _user_tool(tmp_path, '#!/bin/sh\necho "error: rate limited, retry in $1" >&2\nexit 3\n', '''\
         name = "greet"
         has_subcommands = false
         [[rules]]
@@ -158,9 +156,8 @@ def test_a_bad_group_wait_in_a_live_run_keeps_the_reading_and_valid_json(tmp_pat
         retryable = true
         safe_to_retry = true
         retry_after = "wait"
-        '''))
-    env = {**os.environ, "AGENTWRAP_ADAPTER_DIR": str(folder), "PATH": f"{tools}:{os.environ['PATH']}",
-           "PYTHONPATH": str(ROOT)}
+        ''')
+    env = {**os.environ, **made, "PYTHONPATH": str(ROOT)}
     for said, seconds in (("30s", 30.0), ("nan", None)):
         done = subprocess.run([sys.executable, "-m", "agentwrap", "--agent", "--", "greet", said], env=env,
                               capture_output=True, timeout=60, check=False)
