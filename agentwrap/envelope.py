@@ -26,8 +26,9 @@ class Outcome:
     answers with its `RunRecord` (projected at the edge); other commands with an envelope dict."""
 
     def __init__(self, envelope: dict[str, Any] | None, exit_code: int, raw_text: str | None = None,
-                 raw_output: str | None = None, record: RunRecord | None = None) -> None:
+                 raw_output: str | None = None, record: RunRecord | None = None, shown_live: bool = False) -> None:
         self.record = record
+        self.shown_live = shown_live  # the run's command line and output went to the person's terminal as it ran
         self._envelope = envelope
         self.exit_code = exit_code
         self.raw_text = raw_text  # what a person should see instead (help text), in pretty format

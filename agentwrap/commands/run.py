@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agentwrap.adapter import Adapter
     from agentwrap.events import EventStream
     from agentwrap.outcome.record import RunRecord
+    from agentwrap.render.live import LiveView
 
 
 def stdin_source(opts: Options) -> IO[bytes] | None:
@@ -43,13 +44,40 @@ def persons_window(opts: Options) -> tuple[int, int] | None:
     250-column window would draw pytest's rules over three of their lines); an agent gets the wide one."""
     if opts.agent or opts.format not in (None, "pretty"):
         return None
+    from agentwrap.runner.spawn import window_of
+
     try:
-        size = os.get_terminal_size(sys.stdout.fileno())
+        return window_of(sys.stdout.fileno())  # None: stdout is not a terminal, the output is read by a program
     except (OSError, ValueError):
-        return None  # stdout is not a terminal: the output is read by a program
-    if size.columns < 20:
         return None
-    return size.columns, size.lines if size.lines > 0 else 24  # `stty rows 0` (script -qc): a usual height
+
+
+def live_view(argv: list[str], secrets: list[str], window: tuple[int, int] | None) -> LiveView | None:
+    """A person at a terminal (`window` is theirs, from persons_window) sees the output while the program runs,
+    headed by its command line, on agentwrap's stdout (render.live); the summary follows it at the end."""
+    if window is None:
+        return None
+    from agentwrap.redact import Redactor
+    from agentwrap.render.live import LiveView
+    from agentwrap.render.pretty import command_line
+
+    color = "NO_COLOR" not in os.environ
+    header = command_line(Redactor(secrets).redact_obj(list(argv)), color=color, width=window[0])
+    sys.stdout.flush()  # whatever agentwrap wrote before goes first
+    return LiveView(sys.stdout.fileno(), header, secrets, cols=window[0], color=color)
+
+
+def tees(*tees: Callable[[str, bytes], None] | None) -> Callable[[str, bytes], None] | None:
+    """One tee for the pipeline from several (capture's, the live view's), or None when there is none."""
+    chosen = [t for t in tees if t is not None]
+    if len(chosen) < 2:
+        return chosen[0] if chosen else None
+
+    def both(stream: str, data: bytes) -> None:
+        for tee in chosen:
+            tee(stream, data)
+
+    return both
 
 
 def event_stream(emit: Callable[[dict[str, Any]], None] | None, request_id: str, opts: Options) -> EventStream | None:
@@ -95,16 +123,19 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)
+        live = live_view(argv, secrets, window)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            tee=tee, window=window)
+                            tee=tees(tee, live.output if live else None), window=window)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window,
             mutating=run_effects.read_only is False,
-            answers=authorised_answers(opts))
+            answers=authorised_answers(opts), follow_window=sys.stdout.fileno() if live else None)
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, pipeline, shims, cwd)
+        if live:
+            live.finish()
     finally:
         run_folder.remove(shim_root)
         close_input(stdin)
@@ -113,7 +144,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
                    env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
-    return finished(record, argv, adapter, cwd, opts, observation, events)
+    return finished(record, argv, adapter, cwd, opts, observation, events, shown_live=live is not None)
 
 
 def child_environment(shims: ShimDir, adapter_env: dict[str, str],
@@ -165,8 +196,10 @@ def run_context(opts: Options, cwd: str, stdin: Any, result: session.RunResult,
 
 
 def finished(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str, opts: Options,
-             observation: observe.Observation, events: EventStream | None) -> envelope.Outcome:
-    """After the record: what a stopped mutation may have left, the ledger and span, the last event."""
+             observation: observe.Observation, events: EventStream | None, *,
+             shown_live: bool = False) -> envelope.Outcome:
+    """After the record: what a stopped mutation may have left, the ledger and span, the last event.
+    `shown_live`: the person saw the command line and the output as it ran (live_view)."""
     if record.error is not None:
         from agentwrap.outcome.rerun import in_callers_terms
         from agentwrap.safety.stopped import annotate
@@ -176,4 +209,4 @@ def finished(record: RunRecord, argv: list[str], adapter: Adapter, cwd: str, opt
     observe.end(observation, record, opts)
     if events:
         events.emit("operation_completed", status=record.status, exit_code=record.exit_code, envelope=record)
-    return envelope.Outcome(None, record.exit_code, record=record)
+    return envelope.Outcome(None, record.exit_code, record=record, shown_live=shown_live)

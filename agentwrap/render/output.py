@@ -68,7 +68,7 @@ class Writer:
 
             env = self.redactor.redact_obj(outcome.envelope)
             text = outcome.raw_text if outcome.raw_text is not None else render(
-                env, color=self.is_tty and "NO_COLOR" not in os.environ)
+                env, color=self.is_tty and "NO_COLOR" not in os.environ, live=outcome.shown_live)
             self._write(text.encode())
             return
         if self.format == "problem" and outcome.envelope.get("status") == "error" and outcome.envelope.get("error"):

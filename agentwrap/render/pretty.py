@@ -1,7 +1,9 @@
 """The view for a person at a terminal: the program's cleaned output, then what happened and the fix.
 
-The program's output is printed as it was. agentwrap's own lines (summary, detail, fix, warnings) are
-wrapped at spaces to the terminal's width, so a word is never split by the terminal's hard wrap.
+The program's output is printed as it was. A run on the person's terminal has shown its command line and
+output already, while it ran (render.live): `live=True` leaves them out here, so nothing is said twice.
+agentwrap's own lines (summary, detail, fix, warnings) are wrapped at spaces to the terminal's width, so a
+word is never split by the terminal's hard wrap.
 """
 
 from __future__ import annotations
@@ -42,16 +44,23 @@ def _width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
 
 
-def render(env: dict[str, Any], *, color: bool, width: int | None = None) -> str:
+def command_line(argv: list[str], *, color: bool, width: int | None = None) -> str:
+    """The `$ PROGRAM ARGS` line that heads the view (`argv` redacted already)."""
+    lines = _Lines(color, width or _width())
+    lines.say(f"$ {shlex.join(argv)}", _DIM)
+    return "\n".join(lines.out) + "\n"
+
+
+def render(env: dict[str, Any], *, color: bool, width: int | None = None, live: bool = False) -> str:
     if "schema_version" not in env:  # a raw document (a JSON Schema): nothing to decorate
         import json
 
         return json.dumps(env, indent=2, ensure_ascii=False) + "\n"
     lines = _Lines(color, width or _width())
     command = env.get("command") or {}
-    if command.get("argv"):
+    if command.get("argv") and not live:
         lines.say(f"$ {shlex.join(command['argv'])}", _DIM)
-    output = env.get("output") or {}
+    output = {} if live else env.get("output") or {}
     for name in ("stdout", "stderr"):
         text = (output.get(name) or {}).get("text") or ""
         if text:

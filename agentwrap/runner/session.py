@@ -62,6 +62,9 @@ class RunSpec(NamedTuple):
     answers: tuple[Answer, ...] = ()
     window: tuple[int, int] | None = None  # (columns, rows) of the program's terminal; None: the agent's
     mutating: bool = False  # its adapter says it changes things: only the kernel's word may end it (5.4)
+    # The person's terminal (a descriptor): when it is resized (SIGWINCH), the program's terminals get its new
+    # size, so a program laying out for the window (a progress bar, a table) re-lays out as it would there.
+    follow_window: int | None = None
 
 
 _ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[78=>])")
@@ -150,6 +153,7 @@ class _Session:
         self.finished: list[int] = []
         self.forwarders: list[forward.Forwarder] = []
         self.masters: set[int] = set()  # terminals still read here, which a forwarder may take over
+        self.resized = False  # SIGWINCH came: the person's terminal changed size
 
     # --- output -------------------------------------------------------------------------------
     def pump(self, timeout: float) -> None:
@@ -365,7 +369,8 @@ class _Session:
         self.wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.poller.register(self.wake_r, select.POLLIN)
         old_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-        old_handlers = {s: signal.signal(s, self._on_signal) for s in (*_STOP_SIGNALS, signal.SIGCHLD)}
+        followed = (signal.SIGWINCH,) if spec.use_pty and spec.follow_window is not None else ()
+        old_handlers = {s: signal.signal(s, self._on_signal) for s in (*_STOP_SIGNALS, signal.SIGCHLD, *followed)}
         usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
         self.result.started_at = utc_now()
@@ -413,14 +418,30 @@ class _Session:
             self.forwarders.pop().end()
 
     def _on_signal(self, signum: int, _frame: object) -> None:
-        if signum != signal.SIGCHLD and self.received is None:
+        if signum == signal.SIGWINCH:
+            self.resized = True  # acted on in the loop, which the wake-up pipe wakes
+        elif signum != signal.SIGCHLD and self.received is None:
             self.received = signum
+
+    def _follow_window(self) -> None:
+        """The person's terminal was resized: both of the program's terminals take its size (each
+        TIOCSWINSZ on a master sends the program SIGWINCH). The cleaner's screen keeps the first size."""
+        self.resized = False
+        follow = self.spec.follow_window
+        window = spawn.window_of(follow) if follow is not None else None
+        if window is None:
+            return
+        for master in (self.chans.stdout_fd, self.chans.stderr_fd):
+            with contextlib.suppress(OSError):  # a terminal every holder of which has gone: nothing to tell
+                spawn.set_window(master, *window)
 
     def _loop(self, start: float) -> None:
         deadline = start + self.spec.timeout if self.spec.timeout else None
         exited_at: float | None = None
         while True:
             now = time.monotonic()
+            if self.resized:
+                self._follow_window()
             if self.received is not None:
                 self.result.interrupted = self.received
                 self.end_tree(self.received)

@@ -111,9 +111,26 @@ def _open_terminal(cols: int, rows: int, *, echo: bool = False) -> tuple[int, in
     if not echo:
         attrs[3] &= ~(termios.ECHO | termios.ECHONL | termios.ECHOE | termios.ECHOK | termios.ECHOCTL)
     termios.tcsetattr(slave, termios.TCSANOW, attrs)
-    # struct winsize {unsigned short rows, cols, xpixel, ypixel} (struct.pack("HHHH"), without importing struct)
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, b"".join(n.to_bytes(2, sys.byteorder) for n in (rows, cols, 0, 0)))
+    set_window(slave, cols, rows)
     return master, slave
+
+
+def set_window(fd: int, cols: int, rows: int) -> None:
+    """Give a terminal its size; on a master this also sends SIGWINCH to the program in its foreground."""
+    # struct winsize {unsigned short rows, cols, xpixel, ypixel} (struct.pack("HHHH"), without importing struct)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, b"".join(n.to_bytes(2, sys.byteorder) for n in (rows, cols, 0, 0)))
+
+
+def window_of(fd: int) -> tuple[int, int] | None:
+    """(columns, rows) of the terminal on `fd` as a program should be given it, or None: not a terminal, or too
+    narrow to lay anything out in."""
+    try:
+        size = os.get_terminal_size(fd)
+    except (OSError, ValueError):
+        return None
+    if size.columns < 20:
+        return None
+    return size.columns, size.lines if size.lines > 0 else 24  # `stty rows 0` (script -qc): a usual height
 
 
 def open_channels(*, use_pty: bool, feed_stdin: bool,

@@ -8,6 +8,7 @@ was read.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,12 +20,14 @@ from agentwrap.commands.run import (  # one run's set-up and ending, shared with
     close_input,
     event_stream,
     finished,
+    live_view,
     persons_window,
     run_context,
     run_secrets,
     run_session,
     shown_env,
     stdin_source,
+    tees,
 )
 from agentwrap.errors import UsageError
 from agentwrap.options import Options, working_dir
@@ -130,16 +133,19 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)  # the cleaner's screen is the program's window, as for PROGRAM ARGS
+        live = live_view(argv, secrets, window)  # a person watching sees the output as it comes
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            window=window)
+                            window=window, tee=tees(live.output if live else None))
         sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
         spec = session.RunSpec(
             argv=run_argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window, mutating=mutating,
-            answers=authorised_answers(opts))
+            answers=authorised_answers(opts), follow_window=sys.stdout.fileno() if live else None)
         if events:
             events.emit("operation_started", argv=argv, cwd=cwd, program=program)
         result = run_session(spec, sink, shims, cwd)
+        if live:
+            live.finish()
         taps = _taps(tap_dir, pipeline.max_inline_bytes, secrets) if tap_dir else {}
     finally:
         run_folder.remove(shim_root)
@@ -151,7 +157,7 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=warnings, reading=reading,
                    command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
-    return finished(record, argv, adapter, cwd, opts, observation, events)
+    return finished(record, argv, adapter, cwd, opts, observation, events, shown_live=live is not None)
 
 
 def _tap_dir(plan: model.Line, shim_root: str) -> str | None:

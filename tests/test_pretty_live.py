@@ -1,0 +1,172 @@
+"""A person at a terminal sees the program's output while it runs (agentwrap under a real pty, pexpect):
+line by line in arrival order, cleaned and redacted, colours kept only where safe, the summary once at
+the end, a resize passed on, Ctrl-C and prompts as before; json and jsonl on a terminal unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from conftest import ROOT
+
+from agentwrap.render.live import HOLD_CHARS, LiveView
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_CACHE_DIR": str(tmp_path / "cache"),
+            "AGENTWRAP_STATE_DIR": str(tmp_path / "state")}
+    for name in ("NO_COLOR", "COLUMNS", "LINES"):
+        full.pop(name, None)
+    return full
+
+
+def spawn(env: dict[str, str], *args: str, cols: int = 100) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "agentwrap", *args], env=env, timeout=30, dimensions=(50, cols))
+
+
+def seen(env: dict[str, str], *args: str) -> str:
+    """Everything the person's terminal received from `agentwrap ARGS`."""
+    child = spawn(env, *args)
+    child.expect(pexpect.EOF)
+    child.close()
+    return str(child.before.decode())
+
+
+def py(code: str) -> list[str]:
+    return ["--", sys.executable, "-c", code]
+
+
+@pytest.mark.slow
+def test_the_first_line_shows_while_the_program_still_runs(env, tmp_path):
+    done = tmp_path / "done"
+    code = f"import time, pathlib; print('first line', flush=True); time.sleep(2); print('second line'); " \
+           f"pathlib.Path({str(done)!r}).write_text('x')"
+    child = spawn(env, *py(code))
+    child.expect("first line")
+    assert not done.exists()  # the program had not ended when the person read its first line
+    child.expect("second line")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert done.exists() and child.exitstatus == 0
+
+
+def test_lines_come_in_arrival_order_and_are_not_printed_again(env):
+    code = ("import sys, time\nfor i in range(3):\n    print(f'out {i}', flush=True); time.sleep(0.05)\n"
+            "    print(f'err {i}', file=sys.stderr, flush=True); time.sleep(0.05)\n")
+    screen = seen(env, "--format", "pretty", *py(code)).replace("\r\n", "\n")
+    lines = [line for line in screen.split("\n") if line.startswith(("out ", "err "))]
+    assert lines == ["out 0", "err 0", "out 1", "err 1", "out 2", "err 2"]  # once each, as they came
+    assert screen.count("$ ") == 1 and screen.index("$ ") < screen.index("out 0")
+    assert "succeeded" in screen.split("err 2")[1]  # the summary comes after the output
+    assert "--- stderr ---" not in screen
+
+
+def test_secrets_are_redacted_before_they_are_shown(env):
+    key = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    code = ("import os, time\nprint('token', os.environ['API_TOKEN'], flush=True)\n"
+            f"print('-----BEGIN PRIVATE KEY-----', flush=True); time.sleep(0.3)\n"
+            f"print({key[:20]!r} + {key[20:]!r}, flush=True)\n"  # the key whole only in what it prints
+            "time.sleep(0.3); print('-----END PRIVATE KEY-----')\n")
+    screen = seen(env, "--env", "API_TOKEN=s3cr3t-value-9f8e7d", *py(code))
+    assert "token [REDACTED]" in screen
+    assert "s3cr3t-value-9f8e7d" not in screen
+    assert key not in screen  # a key's body line is hidden even when its end came later
+
+
+def test_a_progress_bar_shows_its_last_frame(env):
+    code = ("import sys, time\nfor p in (10, 50, 100):\n    sys.stdout.write(f'\\rloading {p}%'); "
+            "sys.stdout.flush(); time.sleep(0.05)\nprint()\nprint('done')\n")
+    screen = seen(env, *py(code))
+    assert "loading 100%\r\ndone" in screen
+    assert "10%" not in screen and "50%" not in screen
+
+
+def test_colour_is_kept_only_as_sgr_and_only_when_allowed(env):
+    code = ("print('\\x1b[31mred words\\x1b[0m'); print('\\x1b]0;a title\\x07titled'); "
+            "print('moved\\x1b[2K\\x1b[1Gagain')")
+    screen = seen(env, *py(code))
+    assert "\x1b[31mred words\x1b[0m" in screen  # the program's own colour, for a person
+    assert "\x1b]" not in screen and "\x1b[2K" not in screen and "\x1b[1G" not in screen
+    assert "\r\ntitled\r\n" in screen and "\r\nagain\r\n" in screen  # the others shown cleaned
+    plain = seen({**env, "NO_COLOR": "1"}, *py(code))
+    assert "\x1b" not in plain and "red words" in plain
+    answer = json.loads(seen(env, "--format", "json", *py(code)))
+    assert answer["output"]["stdout"]["text"] == "red words\ntitled\nagain\n"  # the envelope stays clean
+
+
+def test_a_resize_reaches_the_programs_terminal(env):
+    code = ("import os, signal, sys, time\n"
+            "signal.signal(signal.SIGWINCH, lambda *_: print('now', *os.get_terminal_size(1), flush=True))\n"
+            "print('at', *os.get_terminal_size(1), flush=True)\ntime.sleep(5)\n")
+    child = spawn(env, *py(code), cols=100)
+    child.expect(r"at 100 50\r\n")
+    child.setwinsize(40, 120)
+    child.expect(r"now 120 40\r\n")
+    child.sendintr()  # no need to wait out the sleep
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_ctrl_c_ends_the_tree_and_says_so(env, tmp_path):
+    marker = tmp_path / "late"
+    code = f"import time, pathlib; print('working', flush=True); time.sleep(3); pathlib.Path({str(marker)!r}).touch()"
+    child = spawn(env, *py(code))
+    child.expect("working")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "INTERRUPTED" in child.before.decode()
+    assert child.exitstatus == 130 and not marker.exists()
+
+
+def test_a_prompt_is_shown_and_refused_not_answered(env):
+    screen = seen(env, *py("print('hello'); name = input('Your name: '); print('go' + 't', name)"))
+    assert "hello\r\nYour name: \r\n" in screen  # the question, shown once the run ended
+    assert "INPUT_REQUIRED" in screen and "got" not in screen
+
+
+def test_a_shell_line_is_shown_live_too(env):
+    screen = seen(env, "--shell", "echo one; echo two >&2")
+    assert screen.split("\r\n")[1:4] == ["one", "two", "\x1b[1m\x1b[32m✔ echo succeeded\x1b[0m"]
+
+
+def test_json_and_jsonl_on_a_terminal_are_unchanged(env):
+    code = "print('hello')"
+    events = [json.loads(line) for line in seen(env, "--format", "jsonl", *py(code)).splitlines() if line]
+    assert events[0]["type"] == "operation_started" and events[-1]["type"] == "operation_completed"
+    assert json.loads(seen(env, "--format", "json", *py(code)))["output"]["stdout"]["text"] == "hello\n"
+
+
+def _view(tmp_path: Path, *, color: bool = False) -> tuple[LiveView, Path]:
+    path = tmp_path / "screen"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    return LiveView(fd, "$ prog\n", [], cols=80, color=color), path
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_a_line_that_never_ends_is_shown_in_pieces_not_held(tmp_path, color):
+    view, path = _view(tmp_path, color=color)
+    piece = b"word " * 2000  # 10 kB at a time, 4 MB in all, never a newline
+    for _ in range(400):
+        view.output("stdout", b"\x1b[32m" + piece if color else piece)
+        state = view.streams["stdout"]
+        assert len(state.partial) <= HOLD_CHARS and len(state.raw) <= HOLD_CHARS
+    view.finish()
+    os.close(view.fd)
+    assert path.read_text().count("word") == 400 * 2000
+
+
+def test_binary_data_is_not_shown(tmp_path):
+    view, path = _view(tmp_path)
+    view.output("stdout", bytes(range(256)) * 64)
+    view.output("stderr", b"a real line\n")
+    view.finish()
+    os.close(view.fd)
+    text = path.read_text()
+    assert "[agentwrap: stdout is binary data; not shown]" in text and "a real line" in text
+    assert len(text) < 200
