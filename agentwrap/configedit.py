@@ -217,15 +217,26 @@ def apply(plan: Plan, *, host: str, scope: str) -> Path | None:
     if not plan.changed:
         return None
     real = Path(os.path.realpath(plan.path))
+    if plan.before is not None and not _writable(real):
+        raise ConfigConflict(f"{plan.path} is read-only (mode {real.stat().st_mode & 0o777:04o}); agentwrap will "
+                             "not replace a file you protected, and changed nothing",
+                             suggested_fix=f"Make {plan.path} writable (chmod u+w) if the change is intended, or "
+                             "make it by hand (run with --dry-run to see it).")
     backup = _backup(real, plan.before) if plan.before is not None else None
     removing = plan.action in ("restore", "delete", "remove")
     created: list[str] = []
-    if plan.after is None:
-        with contextlib.suppress(FileNotFoundError):
-            real.unlink()
-    else:
-        created = _make_parents(real.parent)
-        _atomic_write(real, plan.after)
+    try:
+        if plan.after is None:
+            with contextlib.suppress(FileNotFoundError):
+                real.unlink()
+        else:
+            _make_parents(real.parent, created)
+            _atomic_write(real, plan.after)
+    except OSError as exc:  # a folder that cannot hold the file, a full or read-only disk: undo the folders
+        _remove_dirs([Path(d) for d in created])
+        raise ConfigConflict(f"{plan.path}: cannot write: {exc.strerror or exc}; agentwrap changed nothing",
+                             suggested_fix=f"Check that {real.parent} exists and can be written, then run the "
+                             "command again (--dry-run shows the change).") from None
     if removing:
         record = load_record(plan.path)
         if plan.after is None and record is not None:
@@ -265,14 +276,25 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.close(dfd)
 
 
-def _make_parents(folder: Path) -> list[str]:
+def _writable(path: Path) -> bool:
+    """Whether the file may be replaced: a write bit is set (root's access() says yes to any file, so the
+    mode is read too) and the user may write it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return True
+    return bool(mode & 0o222) and os.access(path, os.W_OK)
+
+
+def _make_parents(folder: Path, created: list[str]) -> None:
+    """Make the missing folders, outermost first; `created` gets each one made, deepest first."""
     missing = []
     while not folder.exists():
         missing.append(folder)
         folder = folder.parent
     for path in reversed(missing):
         path.mkdir()
-    return [str(p) for p in missing]
+        created.insert(0, str(path))
 
 
 def _remove_dirs(dirs: list[Path]) -> None:

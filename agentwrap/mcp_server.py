@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -125,6 +126,9 @@ def _check(spec: mcp_tools.ToolSpec, args: dict[str, Any]) -> str | None:
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "arguments"
         return f"{spec.name}: {where}: {exc.message}"
+    bad = [name for name in (args.get("env") or {}) if not re.fullmatch(mcp_tools.ENV_NAME, name)]
+    if bad:  # run_read_only's schema says which names it refuses, not which are names at all
+        return f"{spec.name}: env: {bad[0]!r} is not a variable name (letters, digits and _, not first a digit)"
     pair = ("argv", "shell") if spec.name.startswith("run") else ("text", "path") if spec.name == "normalize" else ()
     if pair and sum(key in args for key in pair) != 1:
         return f"{spec.name}: give exactly one of {pair[0]} and {pair[1]}"

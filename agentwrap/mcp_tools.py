@@ -17,6 +17,8 @@ _DETAIL = {"type": "string", "enum": list(options.DETAILS),
            "description": "envelope projection: concise (default, each fact once), standard (the complete "
                           "record), detailed (plus the prevention environment)"}
 
+ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$"  # a variable's name: `A=B` would reach --env as A set to `B=...`
+
 # The run options, as JSON Schema properties: each maps to one wrapper option of CONTRACT section 1.
 RUN_PROPERTIES: dict[str, Any] = {
     "argv": {"type": "array", "items": {"type": "string"}, "minItems": 1,
@@ -33,7 +35,7 @@ RUN_PROPERTIES: dict[str, Any] = {
     "detail": _DETAIL,
     "max_inline_bytes": {"type": "integer", "minimum": 256,
                          "description": "inline budget per stream (--max-inline-bytes); the rest to an artifact"},
-    "env": {"type": "object", "additionalProperties": {"type": "string"},
+    "env": {"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": {"pattern": ENV_NAME},
             "description": "extra environment variables (--env K=V)"},
     "adapter": {"type": "string", "description": "force an adapter (--adapter NAME)"},
     "no_adapter": {"type": "boolean", "description": "use the generic adapter only (--no-adapter)"},

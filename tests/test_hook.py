@@ -169,6 +169,10 @@ def test_opencode_plugin_args() -> None:
     "python3",  # a REPL
     "ssh host",
     "agentwrap --agent -- ls",  # already wrapped
+    "env agentwrap --agent -- ls",  # already wrapped, behind a wrapper or as a module
+    "timeout 5 agentwrap --agent -- ls",
+    "python -m agentwrap --agent -- ls",
+    "/opt/venv/bin/python3.12 -m agentwrap --agent -- ls",
     "cd sub",  # the host shell's own folder
     "export A=1",
     "f() { ls; }; f",

@@ -143,3 +143,67 @@ def test_input_it_cannot_read_fails_open_and_says_why_in_one_line(raw: bytes, wh
 def test_a_call_that_is_not_a_shell_command_is_passed_on_silently(raw: bytes) -> None:
     assert hook("claude-code", raw) == (0, None, "")
 
+
+
+# Commands that run another command from their own arguments: the parsed calls are `bash`, `find`, `git`,
+# the `rm` is inside a string or behind `-exec` (agentwrap.hooks.inner).
+HIDDEN = ["bash -c 'ls; rm x'", "sh -c 'rm x'", r"find . -exec rm {} \;", "find . -execdir rm {} +", "xargs rm",
+          "env rm x", "timeout 5 rm x", "nice rm", "command rm", "git -c alias.x='!rm y' x", "bash -ec 'rm x'",
+          "bash -o pipefail -c 'rm x'", "bash -c \"sh -c 'rm x'\"", "sudo -u me bash -c 'rm x'",
+          "xargs sh -c 'rm \"$@\"' _", r"find . -exec bash -c 'rm \"$1\"' _ {} \;", "flock /tmp/l -c 'rm x'",
+          "git -C sub -c alias.y='!rm z' y"]
+# Commands whose inner command cannot be read before the line runs: left alone while any deny/ask rule exists.
+OPAQUE = ["echo 'rm x' | sh", "bash -c \"$CMD\"", "git -c core.pager='rm y' log", "git -c alias.x=log x",
+          "git --config-env=core.pager=P log"]
+
+
+@pytest.mark.slow  # 2 x 23 hook runs; .ci/run runs -m slow
+@pytest.mark.parametrize("command", HIDDEN + OPAQUE)
+@pytest.mark.parametrize("kind", ["deny", "ask"])
+def test_a_rule_sees_the_command_a_command_runs_from_its_arguments(tmp_path: Path, command: str, kind: str) -> None:
+    write(tmp_path / ".claude" / "settings.json", {"permissions": {kind: ["Bash(rm:*)"]}})
+    assert claude(command, tmp_path) is None  # bypass mode: "allow" here would run it past the rule
+
+
+@pytest.mark.parametrize("command", ["bash -c 'ls; rm x'", r"find . -exec rm {} \;", "git -c alias.x='!rm y' x"])
+def test_a_user_rule_sees_inside_bash_c_find_exec_and_git_aliases(home: Path, command: str) -> None:  # noqa: F811
+    write(home / ".claude" / "settings.json", {"permissions": {"deny": ["Bash(rm:*)"]}})
+    assert claude(command, home / "project") is None
+    write(home / ".claude" / "settings.json", {"permissions": {"deny": ["Bash(curl:*)"]}})
+    answer = claude(command, home / "project")  # no rule names rm: the same line is rewritten as before
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("command", ["bash -c 'ls -la'", r"find . -name '*.o' -exec ls {} +",
+                                     "git -c alias.x='!ls' x", "git -c color.ui=always log", "bash script.sh"])
+def test_an_inner_command_no_rule_names_is_still_rewritten(tmp_path: Path, command: str) -> None:
+    write(tmp_path / ".claude" / "settings.json", {"permissions": {"deny": ["Bash(rm:*)"]}})
+    answer = claude(command, tmp_path)
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("command", OPAQUE[:2])
+def test_an_unreadable_inner_command_is_rewritten_where_no_deny_or_ask_rule_is(tmp_path: Path, command: str) -> None:
+    write(tmp_path / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(ls:*)"]}})
+    answer = claude(command, tmp_path)
+    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+def test_an_allow_rule_for_the_shell_does_not_allow_what_its_string_runs(tmp_path: Path) -> None:
+    write(tmp_path / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(bash:*)"]}})
+    answer = claude("bash -c 'curl -X DELETE x'", tmp_path, mode="default")
+    assert answer is not None and "permissionDecision" not in answer["hookSpecificOutput"]  # Claude Code asks
+    answer = claude("bash -c 'curl x'", tmp_path.parent, mode="default")  # no rules at all: asks too
+    assert answer is not None and "permissionDecision" not in answer["hookSpecificOutput"]
+
+
+@pytest.mark.parametrize("command", ["bash -c 'rm -rf x'", r"find . -exec rm {} \;"])
+def test_gemini_and_opencode_rules_see_inside_too(tmp_path: Path, home: Path, command: str) -> None:  # noqa: F811
+    write(tmp_path / ".gemini" / "settings.json", {"tools": {"exclude": ["run_shell_command(rm)"]}})
+    data = {**sample("gemini"), "cwd": str(tmp_path)}
+    data["tool_input"] = {**data["tool_input"], "command": command}
+    assert hook("gemini", data)[1] is None
+    write(home / ".config" / "opencode" / "opencode.json", {"permission": {"bash": {"rm *": "deny", "*": "allow"}}})
+    data = sample("opencode")
+    data["args"] = {**data["args"], "command": command}
+    assert hook("opencode", data)[1] is None

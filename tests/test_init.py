@@ -189,3 +189,32 @@ def test_bad_host_and_pretty_plan(tmp_path: Path, home: dict[str, str]) -> None:
     pretty = aw("--format", "pretty", "init", "codex", "--dry-run", cwd=tmp_path, env=home, agent=False,
                 check=False)
     assert pretty.code == 0 and b"would create" in pretty.stdout and b"+++ " in pretty.stdout
+
+
+def test_a_read_only_file_is_refused_with_a_problem_and_left_as_it_was(tmp_path: Path, home: dict[str, str]) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_bytes(SETTINGS)
+    settings.chmod(0o444)
+    assert _init(project, home, "claude-code", "--dry-run")["data"]["action"] == "update"  # the plan is shown
+    refused = _init(project, home, "claude-code", code=125)
+    assert refused["error"]["code"] == "CONFIG_CONFLICT" and "read-only" in refused["error"]["detail"]
+    assert settings.read_bytes() == SETTINGS and settings.stat().st_mode & 0o777 == 0o444
+    assert not (Path(home["AGENTWRAP_STATE_DIR"]) / "init").exists()  # no record, no backup
+    settings.chmod(0o644)
+    _init(project, home, "claude-code")
+    settings.chmod(0o444)
+    assert _init(project, home, "claude-code", "--uninstall", code=125)["error"]["code"] == "CONFIG_CONFLICT"
+    settings.chmod(0o644)
+    assert _init(project, home, "claude-code", "--uninstall")["data"]["action"] == "restore"
+    assert settings.read_bytes() == SETTINGS
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_folder_that_cannot_be_made_is_a_problem_not_an_internal_error(tmp_path: Path,
+                                                                         home: dict[str, str]) -> None:
+    # /proc/self is a folder nobody (root included) can make `.codex` in: the write fails after the plan
+    refused = _init(tmp_path, home, "codex", "--dir", "/proc/self", code=125)
+    assert refused["error"]["code"] == "CONFIG_CONFLICT" and "cannot write" in refused["error"]["detail"]
+    assert not (Path(home["AGENTWRAP_STATE_DIR"]) / "init").exists()

@@ -206,3 +206,20 @@ def test_a_cancelled_call_ends_the_program_and_the_server_goes_on(tmp_path: Path
     _connect(tmp_path, body)
     assert got.get("ended") is True
     assert got["after"].structured_content["status"] == "success"
+
+
+def test_an_env_name_that_is_not_a_variable_name_is_a_usage_problem(tmp_path: Path,
+                                                                     result_schema: dict[str, Any]) -> None:
+    got: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        for tool in ("run", "run_read_only"):  # `A=B` would have set A to `B=v` through --env
+            got[tool] = await client.call_tool(tool, {"argv": ["printenv", "A"], "env": {"A=B": "v"}})
+        got["newline"] = await client.call_tool("run", {"argv": ["printenv", "A"], "env": {"A\n": "v"}})
+        got["good"] = await client.call_tool("run", {"argv": ["printenv", "A_1"], "env": {"A_1": "v"}})
+
+    _connect(tmp_path, body)
+    for key in ("run", "run_read_only", "newline"):
+        env = _structured(got[key], result_schema)
+        assert env["error"]["code"] == "USAGE" and "env" in env["error"]["detail"], env
+    assert _structured(got["good"], result_schema)["output"]["stdout"]["text"] == "v\n"

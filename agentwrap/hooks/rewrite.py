@@ -20,7 +20,7 @@ import shlex
 import sys
 from typing import Any, NamedTuple
 
-from agentwrap.hooks import calls, interactive, plain_read, programs
+from agentwrap.hooks import calls, inner, interactive, plain_read, programs
 from agentwrap.shell import grammar, model
 
 _STATEFUL = frozenset({"cd", "pushd", "popd", "export", "unset", "alias", "unalias", "source", ".", "set",
@@ -143,11 +143,12 @@ def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
     if any(f.startswith("other:") for f in built.features):
         return Rewrite(None, "the line holds a construct agentwrap does not read")
     found = calls.every_call(tree, line.encode("utf-8", "surrogateescape"))
-    for call in found:  # a session a person asked for, even inside ( ) or { } | ..., or behind sudo
-        why = interactive.why(call)
+    hidden = inner.commands(found)  # `bash -c 'rm x'`, `find -exec rm`: what the rules must see too
+    for call in (*found, *hidden.calls):  # a session a person asked for, even in ( ), behind sudo, in sh -c
+        why = "already wrapped" if _wrapped(call) else interactive.why(call)
         if why:
             return Rewrite(None, why)
-    facts = _facts(found)
+    facts = _facts([*found, *hidden.calls], hidden.opaque)
     prefix, rest = _cd_prefix(tree, line)
     if prefix:
         tree, left = _parse(rest)
@@ -170,9 +171,21 @@ def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
     return facts._replace(command=prefix + wrapped)
 
 
-def _facts(found: list[calls.Call]) -> Rewrite:
-    """What the user's rules are applied to: every command of the line, in each form a rule may name it."""
+def _wrapped(call: calls.Call) -> bool:
+    """The command already runs agentwrap, behind a wrapper or as `python -m agentwrap` (never wrap twice)."""
+    words = [w.value for w in programs.unwrap(call.words).words]
+    if not words or words[0] is None:
+        return False
+    name = os.path.basename(words[0])
+    if name in ("agentwrap", "aw"):
+        return True
+    return name.startswith(("python", "pypy")) and words[1:3] == ["-m", "agentwrap"]
+
+
+def _facts(found: list[calls.Call], opaque: bool = False) -> Rewrite:
+    """What the user's rules are applied to: every command of the line, in each form a rule may name it.
+    `opaque`: a command runs another that cannot be read before the line runs (agentwrap.hooks.inner)."""
     names = (programs.program(call.words) for call in found)
     return Rewrite(None, "rewritten", tuple(call.text for call in found), tuple(n for n in names if n),
                    tuple(programs.rule_forms(call) for call in found),
-                   not all(programs.named(call) for call in found))
+                   opaque or not all(programs.named(call) for call in found))
