@@ -251,3 +251,7 @@ class Interpretation(_Record):
     data: Any = None
     effects: tuple[dict[str, Any], ...] = ()
     success: bool | None = None  # None: the exit code decides; True/False: the adapter knows better
+    # Values the adapter found to be secret in this run (terraform's `"sensitive": true` outputs, a kubectl
+    # Secret's data), in every form the text shows them: agentwrap hides each of them in every field of the
+    # record and in the artifacts already written. The adapter only names them; it changes no text itself.
+    secrets: tuple[str, ...] = ()

@@ -113,6 +113,9 @@ class KubectlAdapter(BaseAdapter):
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         interp = super().interpret(run)
+        secrets = kp.secret_values(run.stdout_text)  # a Secret's data: secret whatever its names say
+        if secrets:
+            interp = interp.replace(secrets=tuple(secrets))
         data = interp.data
         if isinstance(data, dict) and data.get("changes"):
             effects = tuple({"resource": c["resource"], "action": kp.effect_action(c["result"])}

@@ -25,6 +25,7 @@ from agentwrap.sdk import (
     Presentation,
     Problem,
     Spec,
+    secret_forms,
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -134,7 +135,9 @@ class TerraformAdapter(BaseAdapter):
         if run.exit_code == 2 and run.signal is None and (run.subcommand or "") == "plan" \
                 and "-detailed-exitcode" in run.argv:
             run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
-        return super().interpret(run)
+        found = super().interpret(run)
+        marked = tp.sensitive(run.stdout_text) if "-json" in run.argv else []
+        return found.replace(secrets=secret_forms(*marked)) if marked else found
 
     def presentation(self, argv: list[str]) -> Presentation:
         """`output -json` and `validate -json` are parsed whole: their text goes to the artifact, never cut
