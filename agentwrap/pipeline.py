@@ -34,8 +34,12 @@ SINCE_ANSWER_BYTES = 64 * 1024
 class Pipeline:
     def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
                  events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None,
-                 window: tuple[int, int] | None = None) -> None:
+                 window: tuple[int, int] | None = None, live_output: bool = True) -> None:
         self.events = events
+        # False: the adapter names secrets only after the run (Presentation.names_secrets), so no output event
+        # may carry the text before they are hidden; the final envelope and its artifacts hold it, clean
+        self.live_output = live_output
+        self._withheld = False  # the OUTPUT_EVENTS_WITHHELD warning was sent (once, at the first output)
         self.store = store
         self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
@@ -145,8 +149,14 @@ class Pipeline:
         text = self.redactors[stream].redact(text, batch)
         self.captures[stream].write(text, batch)  # a redacted text gets a batch of its own there
         self._keep_for_analysis(stream, text)
-        if self.events is not None:
+        if self.events is not None and self.live_output:
             self.events.output(stream, text)
+        elif self.events is not None and not self._withheld:
+            self._withheld = True
+            self.events.emit("warning", code="OUTPUT_EVENTS_WITHHELD",
+                             message="this command prints secrets that only its adapter can name once it has read "
+                                     "the whole output: no output events are sent; the final envelope holds the "
+                                     "output with them hidden")
 
     def _keep_for_analysis(self, stream: str, text: str) -> None:
         if self._head_size[stream] < ANALYSIS_HEAD:

@@ -219,3 +219,32 @@ def _forms(value: str, decode: bool) -> list[str]:
     except (binascii.Error, ValueError):
         return [value]
     return [value, decoded] if decoded.isprintable() or "\n" in decoded else [value]
+
+
+_SHOWS_VALUES = frozenset({"yaml", "json", "jsonpath", "jsonpath-as-json", "jsonpath-file", "go-template",
+                           "go-template-file", "template", "templatefile", "custom-columns", "custom-columns-file"})
+_TEMPLATES = frozenset(_SHOWS_VALUES - {"yaml", "json"})
+_READS_DATA = lazy(r"(?<![A-Za-z])(?:data|stringData)\b")
+
+
+def names_a_secret(argv: tuple[str, ...] | list[str]) -> bool:
+    """Whether the command prints Secrets' values: it names the resource (`secret`, `secrets/x`,
+    `configmap,secret`) and an output format that shows them (`-o yaml|json|jsonpath=...`)."""
+    named = any(part.split("/")[0].lower() in ("secret", "secrets") for word in argv[1:] if not word.startswith("-")
+                for part in word.split(","))
+    return named and _output_format(argv) in _SHOWS_VALUES
+
+
+def picked_values(text: str, argv: tuple[str, ...] | list[str]) -> list[str]:
+    """`get secret X -o jsonpath='{.data.k}'` (or a template reading `.data`): the output is the value
+    itself, each line and word of it, as printed and decoded."""
+    if _output_format(argv) not in _TEMPLATES or not names_a_secret(argv):
+        return []
+    if not any(_READS_DATA.search(a) for a in argv):  # `.metadata.name` reads no value
+        return []
+    found: list[str] = []
+    for line in text.splitlines():
+        found.append(line.strip())
+        for word in line.split():
+            found.extend(_forms(word, True))
+    return found

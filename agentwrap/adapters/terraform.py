@@ -82,6 +82,8 @@ _FMT_REPORTS = frozenset({"check", "diff", "list", "write"})
 _PLANS = frozenset({"plan", "apply", "destroy"})
 # -json answers whose data (with the problems) says every fact: their text goes whole to the artifact
 _JSON_WHOLE = frozenset({"output", "validate"})
+# -json documents that print the values the configuration marks sensitive (and say which they are)
+_SENSITIVE_JSON = frozenset({"output", "show"})
 
 
 def _fmt_command(argv: list[str]) -> tuple[str, ...]:
@@ -144,6 +146,8 @@ class TerraformAdapter(BaseAdapter):
         line by line into something that is no longer JSON; and output's data withholds the values the
         configuration marked sensitive, which terraform's -json prints."""
         shown = super().presentation(argv)
+        if self.subcommand(argv) in _SENSITIVE_JSON and "-json" in argv:
+            shown = dataclasses.replace(shown, names_secrets=True)  # values marked sensitive, hidden after
         if self.subcommand(argv) in _JSON_WHOLE and "-json" in argv:
             return dataclasses.replace(shown, parsed_whole=True)
         return shown

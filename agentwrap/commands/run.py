@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from agentwrap import envelope, observe, prevention, registry
+from agentwrap.adapter import presentation_of
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.options import Options, working_dir
@@ -96,7 +97,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            tee=tee, window=window)
+                            tee=tee, window=window,
+                            live_output=not presentation_of(adapter, argv).names_secrets)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window,
