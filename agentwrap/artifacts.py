@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from agentwrap.errors import AgentwrapError
@@ -344,6 +345,75 @@ class ArtifactStore:
                 return now - entry.stat().st_mtime > self.ttl_seconds
             except OSError:
                 return False
+
+
+REWRITE_CHUNK = 1 << 20  # how much of an artifact a rewrite holds at a time, whatever its size
+
+
+def rewrite_hidden(ref: ArtifactRef, values: Sequence[bytes], marker: bytes,
+                   chunk: int = REWRITE_CHUNK) -> tuple[ArtifactRef, int]:
+    """Publish `ref`'s content again with every occurrence of `values` replaced by `marker`: the reference
+    with its new size and sha256 (so `artifact show` still verifies it), and how many were replaced.
+
+    Streams in `chunk`-byte pieces, holding back the last `longest - 1` bytes of each piece, so a value
+    that spans two pieces is still found whole; memory stays bounded whatever the artifact's size. The
+    content is renamed into place first and the sidecar after it, as `ArtifactWriter.close` does. An
+    artifact holding none of the values is left as it was."""
+    import hashlib
+    import re
+
+    values = sorted({v for v in values if v}, key=len, reverse=True)  # the longest wins where two start
+    if not values:
+        return ref, 0
+    pattern = re.compile(b"|".join(map(re.escape, values)))
+    keep = len(values[0]) - 1
+    folder = os.path.dirname(ref.path)
+    tmp = os.path.join(folder, f".{ref.id}.rewrite.tmp")
+    digest, size, count = hashlib.sha256(), 0, 0
+    try:
+        with open(ref.path, "rb") as src, os.fdopen(_open_private(tmp), "wb") as dst:
+            carry = b""
+            while True:
+                piece = src.read(chunk)
+                buf = carry + piece
+                # what may be written now: all of it at the end, else all but what a value could still
+                # continue into the next piece (a match that starts before the cut lies wholly in `buf`)
+                cut = len(buf) if not piece else max(0, len(buf) - keep)
+                out, pos = [], 0
+                for m in pattern.finditer(buf):
+                    if m.start() >= cut:
+                        break
+                    out += [buf[pos:m.start()], marker]
+                    pos = m.end()
+                    count += 1
+                cut = max(cut, pos)
+                out.append(buf[pos:cut])
+                data = b"".join(out)
+                dst.write(data)
+                digest.update(data)
+                size += len(data)
+                carry = buf[cut:]
+                if not piece:
+                    break
+        if not count:
+            os.unlink(tmp)
+            return ref, 0
+        new = ref._replace(bytes=size, sha256=digest.hexdigest())
+        sidecar = os.path.join(folder, f"{ref.id}.json")
+        with open(sidecar, "rb") as fh:
+            meta = json.loads(fh.read())
+        meta.update(bytes=size, sha256=new.sha256)
+        sidecar_tmp = os.path.join(folder, f".{ref.id}.json.tmp")
+        with os.fdopen(_open_private(sidecar_tmp), "wb") as fh:
+            fh.write(json.dumps(meta).encode())
+        os.replace(tmp, ref.path)
+        os.replace(sidecar_tmp, sidecar)
+    except (OSError, ValueError) as exc:
+        for leftover in (tmp, os.path.join(folder, f".{ref.id}.json.tmp")):
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
+        raise ArtifactError(f"cannot rewrite artifact {ref.id}: {getattr(exc, 'strerror', None) or exc}") from exc
+    return new, count
 
 
 def check_intact(ref: ArtifactRef, fh: BinaryIO) -> None:

@@ -208,6 +208,8 @@ WARNINGS = {
     "ADAPTER_FAILED": "An adapter raised an error reading the run; the generic verdict was used instead.",
     "OUTPUT_EVENTS_LIMITED": "The jsonl stream stopped emitting output events at its budget; "
                              "the final envelope holds the bounded output and artifact.",
+    "OUTPUT_EVENTS_WITHHELD": "The jsonl stream sent no output events: the command prints secrets its adapter names "
+                              "only after reading the whole output; the final envelope holds it with them hidden.",
     "SHELL_NOT_PARSED": "A shell line could not be parsed into commands; it ran unchanged and its output was read "
                         "with the generic adapter.",
     "SHELL_NOT_TRACED": "A shell line ran unchanged, without the per-command trace (not bash, or the line uses "

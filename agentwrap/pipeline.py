@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agentwrap.artifacts import ArtifactStore
+from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, rewrite_hidden
 from agentwrap.batch import Batch
 from agentwrap.capture import StreamCapture, StreamResult
-from agentwrap.redact import Redactor
+from agentwrap.redact import REDACTED, Hider, Redactor
 from agentwrap.terminal import TerminalCleaner
 
 if TYPE_CHECKING:
@@ -34,8 +34,12 @@ SINCE_ANSWER_BYTES = 64 * 1024
 class Pipeline:
     def __init__(self, *, max_inline_bytes: int, store: ArtifactStore | None, secrets: list[str],
                  events: EventStream | None = None, tee: Callable[[str, bytes], None] | None = None,
-                 window: tuple[int, int] | None = None) -> None:
+                 window: tuple[int, int] | None = None, live_output: bool = True) -> None:
         self.events = events
+        # False: the adapter names secrets only after the run (Presentation.names_secrets), so no output event
+        # may carry the text before they are hidden; the final envelope and its artifacts hold it, clean
+        self.live_output = live_output
+        self._withheld = False  # the OUTPUT_EVENTS_WITHHELD warning was sent (once, at the first output)
         self.store = store
         self.max_inline_bytes = max_inline_bytes
         self.tee = tee  # `agentwrap capture` records the raw bytes as the terminal delivered them
@@ -62,6 +66,8 @@ class Pipeline:
         self._since: dict[str, TerminalCleaner] | None = None
         self._since_text: dict[str, list[str]] = {s: [] for s in STREAMS}
         self._since_bytes = 0
+        self._hidden = 0  # values an adapter named, hidden after the run (see hide)
+        self._hide_warnings: list[dict[str, str]] = []
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -143,8 +149,14 @@ class Pipeline:
         text = self.redactors[stream].redact(text, batch)
         self.captures[stream].write(text, batch)  # a redacted text gets a batch of its own there
         self._keep_for_analysis(stream, text)
-        if self.events is not None:
+        if self.events is not None and self.live_output:
             self.events.output(stream, text)
+        elif self.events is not None and not self._withheld:
+            self._withheld = True
+            self.events.emit("warning", code="OUTPUT_EVENTS_WITHHELD",
+                             message="this command prints secrets that only its adapter can name once it has read "
+                                     "the whole output: no output events are sent; the final envelope holds the "
+                                     "output with them hidden")
 
     def _keep_for_analysis(self, stream: str, text: str) -> None:
         if self._head_size[stream] < ANALYSIS_HEAD:
@@ -180,6 +192,53 @@ class Pipeline:
         self._results = results
         return results
 
+    def hide(self, hider: Hider) -> None:
+        """Hide the values an adapter named in everything this capture kept: the text adapters read, each
+        stream's bounded result (text, head, tail, salient lines) and the artifact each one spilled to.
+
+        After `finish`: the adapter names them once it has read the whole run, by which time the artifacts
+        are written. Live `--format jsonl` output events went out before that (docs/CONTRACT.md, notes)."""
+        if not hider:
+            return
+        results = self.finish()
+        for stream in STREAMS:
+            before = hider.count
+            for kept in (self._head, self._tail):
+                joined = "".join(kept[stream])  # a value cut between two commits is found whole
+                kept[stream][:] = [hider.text(joined)] if joined else []
+            in_text = hider.count - before
+            result = results[stream]
+            ref, in_artifact = self._rewritten(stream, result.artifact, hider)
+            results[stream] = result._replace(
+                text=hider.text(result.text), head=tuple(map(hider.text, result.head)),
+                tail=tuple(map(hider.text, result.tail)),
+                salient=tuple((n, hider.text(line)) for n, line in result.salient), artifact=ref,
+                cleaned_bytes=ref.bytes if ref is not None else result.cleaned_bytes)
+            # the views of a stream show the same occurrences again: each is counted once, where all are
+            hider.count = before + max(in_text, in_artifact)
+            self._hidden += hider.count - before
+
+    def _rewritten(self, stream: str, ref: ArtifactRef | None, hider: Hider) -> tuple[ArtifactRef | None, int]:
+        """`ref` rewritten without the named values; None, with a warning, when it cannot be: the secret in it
+        must not outlive the run, so the artifact goes."""
+        if ref is None:
+            return None, 0
+        try:
+            new, count = rewrite_hidden(ref, [v.encode("utf-8", "replace") for v in hider.literals],
+                                        REDACTED.encode())
+        except ArtifactError as exc:
+            import contextlib
+            import os
+
+            for path in (ref.path, os.path.join(os.path.dirname(ref.path), f"{ref.id}.json")):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            self._hide_warnings.append({"code": "ARTIFACT_UNAVAILABLE", "stream": stream, "message":
+                                        f"{stream}: the full text was removed: it held a secret the adapter "
+                                        f"named and could not be rewritten ({exc})"})
+            return None, 0
+        return new, count
+
     def _binary(self, stream: str, result: StreamResult) -> bool:
         """Whether the stream was binary data: a third of its bytes or more were not text."""
         cleaner = self.cleaners[stream]
@@ -202,7 +261,8 @@ class Pipeline:
             if cleaner.binary_bytes:
                 out.append({"code": "BINARY_OUTPUT", "message":
                             f"{stream}: {cleaner.binary_bytes} binary control bytes were removed"})
-        redactions = sum(r.count for r in self.redactors.values())
+        out.extend(self._hide_warnings)
+        redactions = sum(r.count for r in self.redactors.values()) + self._hidden
         if redactions:
             out.append({"code": "REDACTED", "message": f"{redactions} secrets were redacted from the output"})
         return out

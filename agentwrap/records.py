@@ -189,6 +189,9 @@ class Presentation(_Record):
     concise_written: tuple[str, ...] = ()  # top-level data keys left out when the caller wrote their value
     columns: bool = False  # stdout is a table aligned with spaces: its cells are sent one space apart
     patch: bool = False  # stdout holds unified diffs: hunks are kept whole, repeated file headers left out
+    # the output may hold secrets that only the adapter can name, after the run (Interpretation.secrets): no
+    # output event of --format jsonl streams it live, before they are hidden
+    names_secrets: bool = False
 
     def noise_for(self, stream: str) -> list[re.Pattern[str]]:
         return [pattern for pattern, where in self.noise if where in ("any", stream)]
@@ -251,3 +254,7 @@ class Interpretation(_Record):
     data: Any = None
     effects: tuple[dict[str, Any], ...] = ()
     success: bool | None = None  # None: the exit code decides; True/False: the adapter knows better
+    # Values the adapter found to be secret in this run (terraform's `"sensitive": true` outputs, a kubectl
+    # Secret's data), in every form the text shows them: agentwrap hides each of them in every field of the
+    # record and in the artifacts already written. The adapter only names them; it changes no text itself.
+    secrets: tuple[str, ...] = ()

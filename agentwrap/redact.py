@@ -619,3 +619,56 @@ class Redactor:
             if numeric or (strict and not _TOKEN_LIKE.fullmatch(value)):
                 return m.group(0)
         return self._hide(m, group)
+
+
+# --- values an adapter names (Interpretation.secrets) -------------------------------------------------------
+
+MIN_NAMED = 4  # as for the literals above: a shorter value would shred ordinary output wherever it occurs
+
+
+def named_forms(values: Iterable[str]) -> tuple[str, ...]:
+    """The literals to hide for the values an adapter named: each value's lines (a key file's), longest first.
+
+    Line by line, so hiding one never changes the number of lines of a text: an artifact's `--lines` ranges,
+    which the inline text already printed, still point where they did."""
+    found = {line.strip() for value in values if isinstance(value, str) for line in value.splitlines()}
+    return tuple(sorted((v for v in found if len(v) >= MIN_NAMED and v not in REDACTED), key=len, reverse=True))
+
+
+class Hider:
+    """Hides the values an adapter named, in text and in any record, list or mapping holding text.
+
+    Literal replacement only: the capture's Redactor has already read the text for the secrets it knows; these
+    are the ones only the tool's own words mark (terraform's `"sensitive": true`, a Secret's `data:`)."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        self.literals = named_forms(values)
+        self._pattern = re.compile("|".join(map(re.escape, self.literals))) if self.literals else None
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def text(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        out, n = self._pattern.subn(REDACTED, text)
+        self.count += n
+        return out if n else text
+
+    def obj(self, value: Any) -> Any:
+        """`value` with every string in it hidden: records (dataclasses), mappings (keys too), lists, tuples."""
+        import dataclasses
+
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.obj(k): self.obj(v) for k, v in value.items()}
+        if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+            return type(value)(self.obj(v) for v in value)
+        if isinstance(value, tuple):  # a NamedTuple
+            return type(value)(*(self.obj(v) for v in value))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {f.name: self.obj(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            return dataclasses.replace(value, **changes)
+        return value

@@ -74,6 +74,35 @@ def rule(
     }
 
 
+def secret_forms(*values: Any) -> tuple[str, ...]:
+    """The ways a program's text can show `values` (JSON values: a string, or lists and mappings of them), for
+    `Interpretation.secrets`: each string as it is (`-raw`), and as JSON writes it inside quotes, escaped as
+    Python's json and Go's encoding/json (`<`, `>`, `&` as \\u003c...) escape it. Numbers of six digits or
+    more count too; shorter numbers and booleans would hide every such word of the output."""
+    import json
+
+    forms: list[str] = []
+
+    def add(value: Any) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                add(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                add(item)
+        elif isinstance(value, str):
+            escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+            go = escaped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            go = go.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+            forms.extend((value, escaped, json.dumps(value)[1:-1], go))
+        elif isinstance(value, int | float) and not isinstance(value, bool) and len(str(value)) >= 6:
+            forms.append(str(value))
+
+    for value in values:
+        add(value)
+    return tuple(dict.fromkeys(forms))
+
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Adapter",
@@ -94,5 +123,6 @@ __all__ = [
     "problem_type",
     "program_name",
     "rule",
+    "secret_forms",
     "slug",
 ]

@@ -326,3 +326,56 @@ def validate(text: str) -> dict[str, Any]:
         return {"valid": bool(v["valid"]), "error_count": v.get("error_count", 0),
                 "warning_count": v.get("warning_count", 0)}
     return {"valid": "The configuration is valid" in text}
+
+
+# --- what terraform marks sensitive ------------------------------------------------------------------------
+
+_MASKS = (("values", "sensitive_values"), ("before", "before_sensitive"), ("after", "after_sensitive"))
+
+
+def sensitive(text: str) -> list[Any]:
+    """The values terraform's -json documents mark sensitive (`output -json`, `show -json` of the state or a
+    plan): an output's or a variable's `"sensitive": true`, a resource's `sensitive_values` and a change's
+    `before_sensitive`/`after_sensitive` masks. agentwrap hides them everywhere (Interpretation.secrets)."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return []
+    try:
+        doc = json.loads(stripped)
+    except ValueError:
+        return []
+    found: list[Any] = []
+    _marked(doc, found)
+    variables = ((doc.get("configuration") or {}).get("root_module") or {}).get("variables") or {}
+    for name, given in (doc.get("variables") or {}).items():  # a plan's variables: the configuration says which
+        if isinstance(given, dict) and isinstance(variables.get(name), dict) and variables[name].get("sensitive"):
+            found.append(given.get("value"))
+    return found
+
+
+def _marked(node: Any, found: list[Any]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _marked(item, found)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("sensitive") is True:  # an output (`output -json`, a state's outputs), a variable's default
+        found.extend(node[key] for key in ("value", "default") if key in node)
+    for values, mask in _MASKS:
+        if mask in node:
+            _masked(node.get(values), node[mask], found)
+    for value in node.values():
+        _marked(value, found)
+
+
+def _masked(value: Any, mask: Any, found: list[Any]) -> None:
+    """The parts of `value` that its mirror `mask` marks `true`."""
+    if mask is True:
+        found.append(value)
+    elif isinstance(mask, dict) and isinstance(value, dict):
+        for key, sub in mask.items():
+            _masked(value.get(key), sub, found)
+    elif isinstance(mask, list) and isinstance(value, list):
+        for sub_value, sub in zip(value, mask, strict=False):
+            _masked(sub_value, sub, found)

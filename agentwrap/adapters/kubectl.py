@@ -14,7 +14,17 @@ from typing import Any
 from agentwrap.adapters import _kubectl_parse as kp
 from agentwrap.adapters.tables import table
 from agentwrap.lazyre import lazy
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Interpretation, Parser, Problem, Spec
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Interpretation,
+    Parser,
+    Presentation,
+    Problem,
+    Spec,
+)
 
 #: Global options that take a value (`kubectl -n ns get pods`); the same ones choose the cluster for code actions.
 _WITH_VALUE = ["-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token",
@@ -91,6 +101,10 @@ def _in_all_namespaces(action: CodeAction) -> CodeAction:
 class KubectlAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
 
+    def presentation(self, argv: list[str]) -> Presentation:
+        shown = super().presentation(argv)
+        return shown.replace(names_secrets=True) if kp.names_a_secret(argv) else shown
+
     def parse(self, run: CapturedRun) -> Any:
         parser = _PARSERS.get(run.subcommand or "")
         if run.failed:
@@ -113,6 +127,10 @@ class KubectlAdapter(BaseAdapter):
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         interp = super().interpret(run)
+        # a Secret's data: secret whatever its names say
+        secrets = kp.secret_values(run.stdout_text) + kp.picked_values(run.stdout_text, run.argv)
+        if secrets:
+            interp = interp.replace(secrets=tuple(secrets))
         data = interp.data
         if isinstance(data, dict) and data.get("changes"):
             effects = tuple({"resource": c["resource"], "action": kp.effect_action(c["result"])}

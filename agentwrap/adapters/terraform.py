@@ -25,6 +25,7 @@ from agentwrap.sdk import (
     Presentation,
     Problem,
     Spec,
+    secret_forms,
 )
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -81,6 +82,8 @@ _FMT_REPORTS = frozenset({"check", "diff", "list", "write"})
 _PLANS = frozenset({"plan", "apply", "destroy"})
 # -json answers whose data (with the problems) says every fact: their text goes whole to the artifact
 _JSON_WHOLE = frozenset({"output", "validate"})
+# -json documents that print the values the configuration marks sensitive (and say which they are)
+_SENSITIVE_JSON = frozenset({"output", "show"})
 
 
 def _fmt_command(argv: list[str]) -> tuple[str, ...]:
@@ -134,13 +137,17 @@ class TerraformAdapter(BaseAdapter):
         if run.exit_code == 2 and run.signal is None and (run.subcommand or "") == "plan" \
                 and "-detailed-exitcode" in run.argv:
             run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
-        return super().interpret(run)
+        found = super().interpret(run)
+        marked = tp.sensitive(run.stdout_text) if "-json" in run.argv else []
+        return found.replace(secrets=secret_forms(*marked)) if marked else found
 
     def presentation(self, argv: list[str]) -> Presentation:
         """`output -json` and `validate -json` are parsed whole: their text goes to the artifact, never cut
         line by line into something that is no longer JSON; and output's data withholds the values the
         configuration marked sensitive, which terraform's -json prints."""
         shown = super().presentation(argv)
+        if self.subcommand(argv) in _SENSITIVE_JSON and "-json" in argv:
+            shown = dataclasses.replace(shown, names_secrets=True)  # values marked sensitive, hidden after
         if self.subcommand(argv) in _JSON_WHOLE and "-json" in argv:
             return dataclasses.replace(shown, parsed_whole=True)
         return shown

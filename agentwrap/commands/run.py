@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from agentwrap import envelope, observe, prevention, registry
+from agentwrap.adapter import presentation_of
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.options import Options, working_dir
@@ -123,9 +124,12 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)
-        live = live_view(argv, secrets, window)
+        names_secrets = presentation_of(adapter, argv).names_secrets
+        # a run whose adapter names secrets only after it ends is not shown live (they are not known yet)
+        live = None if names_secrets else live_view(argv, secrets, window)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            tee=tees(tee, live.output if live else None), window=window)
+                            tee=tees(tee, live.output if live else None), window=window,
+                            live_output=not names_secrets)
         spec = session.RunSpec(
             argv=argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window,

@@ -25,6 +25,7 @@ from agentwrap.outcome.interpret import captured_run, interpret_with_reader
 from agentwrap.outcome.record import Note, RunRecord, Stream
 from agentwrap.pipeline import Pipeline
 from agentwrap.problem import Problem
+from agentwrap.redact import Hider
 from agentwrap.runner.session import RunResult
 
 
@@ -55,7 +56,14 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes, reader, read_argv = interpret_with_reader(adapter, captured)
+    # The secrets the adapter named leave every text before anything is bounded or shown, artifacts included
+    hider = Hider(interp.secrets)
+    if hider:
+        pipeline.hide(hider)
+        results = pipeline.finish()
+        captured, interp = hider.obj(captured), hider.obj(interp).replace(secrets=())
     error = decide(run_argv, run_result, interp, adapter, rerun=argv if reading is not None else None)
+    error = hider.obj(error) if hider else error  # a prompt's words, read from the run
     left_half_done = partial.effects(run_argv, error, captured.text(), run_result.left)
     if error is not None and left_half_done:
         error = partial.with_actions(error, left_half_done)
@@ -104,6 +112,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         lean_data = bound.lean_data(lean_data, shown.text_says)  # the patch shows its files and counts
     notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
     notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
+    if hider:  # what the caller wrote (`--from-literal=k=VALUE`) and the prompts answered are shown too
+        argv, context, notes = hider.obj(argv), hider.obj(context), hider.obj(notes)
     return RunRecord(
         request_id=request_id, summary=summary, exit_code=(error.exit_code or 0) if error else 0,
         command={"argv": argv, "program": program, "adapter": adapter.name, "subcommand": captured.subcommand,
