@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentwrap import envelope
-from agentwrap.options import Options
+from agentwrap.options import Options, working_dir
 from agentwrap.shell import shell_line
 
 
@@ -20,7 +20,8 @@ def attached(args: list[str], opts: Options, request_id: str,
             from agentwrap import registry
             from agentwrap.safety import readonly
 
-            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0], opts.env)
+            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0], opts.env,
+                           working_dir(opts))
         from agentwrap.shell.run import execute as run_line
 
         return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)

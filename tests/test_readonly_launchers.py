@@ -76,8 +76,10 @@ def test_the_launched_programs_adapter_decides_its_subcommand(tmp_path: Path, la
 
 
 def test_a_read_only_launcher_running_a_read_only_program_runs(tmp_path: Path, launcher: dict[str, str]) -> None:
-    (tmp_path / "seen").write_text("x")
-    ans = aw("--read-only", "--", "tidy", "run", "ls", cwd=tmp_path, env=launcher)
+    work = tmp_path / "work"  # the launcher's own file is outside the working folder, as an installed one is
+    work.mkdir()
+    (work / "seen").write_text("x")
+    ans = aw("--read-only", "--", "tidy", "run", "ls", cwd=work, env=launcher)
     assert ans.code == 0, ans.env["summary"]
     assert "seen" in ans.env["output"]["stdout"]["text"]
 

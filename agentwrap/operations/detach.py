@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentwrap import envelope
 from agentwrap.operations.launch import handle, launch_facts, start
-from agentwrap.options import Options
+from agentwrap.options import Options, working_dir
 
 
 def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcome:
@@ -19,7 +19,8 @@ def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcom
         from agentwrap.safety import readonly
 
         adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
-        readonly.check(argv, adapter, opts.env)  # refused before anything starts, not later in the supervisor
+        # refused before anything starts, not later in the supervisor
+        readonly.check(argv, adapter, opts.env, working_dir(opts))
     launch_facts(argv, opts)  # a folder or program that is not there: answered as the attached run would
     if opts.idempotency_key is not None:
         from agentwrap.safety import idempotency

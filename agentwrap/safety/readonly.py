@@ -4,6 +4,7 @@ the caller, and "probably harmless" does not keep it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -87,6 +88,8 @@ def _hazard(argv: list[str], adapter: Adapter) -> str | None:
         from agentwrap.safety import readonly_args
 
         return readonly_args.hazard(argv)
+    if adapter.name == "make" and not set(argv[1:]) & {"-v", "--version", "-h", "--help"}:
+        return "make reads the Makefile even with -n or -q, and runs its `$(shell …)` and `+` recipe lines"
     if adapter.name == "pip" and _pip_writes(argv[1:]):  # `pip install --dry-run --report FILE` writes FILE
         return "`--log FILE` or `--report FILE` writes that file"
     return None
@@ -132,13 +135,54 @@ def _variable_set(commands: list[list[str]], line: str) -> str | None:
     return why.replace("--env ", "", 1) if why else None
 
 
-def check(argv: list[str], adapter: Adapter, env: Mapping[str, str] | None = None) -> Verdict:
+def surroundings(argv: list[str], cwd: str, env: Mapping[str, str]) -> str | None:
+    """Why what surrounds a read-only `argv` (the program files, the repository's configuration, the
+    inherited variables: safety/readonly_world.py) may still change something; None when nothing does."""
+    from agentwrap import registry
+    from agentwrap.safety import readonly_world
+
+    line = shell_line.script_of(argv)
+    commands: list[tuple[list[str], str | None, bool]] = [(argv, cwd, False)]
+    if line is not None:
+        commands += [(words, folder, True) for words, folder in _with_folders(line, cwd)]
+    else:
+        inner = launched_command(registry.find(argv[0])[0], argv)
+        while inner:  # `uv run git status` runs git in the same folder
+            commands.append((inner, cwd, False))
+            inner = launched_command(registry.find(inner[0])[0], inner)
+    for words, folder, in_shell in commands:
+        why = readonly_world.hazard(words, folder, env, in_shell=in_shell)
+        if why is not None:
+            return why if words is argv else f"in `{' '.join(words)[:80]}`, {why}"
+    return None
+
+
+def _with_folders(line: str, cwd: str) -> list[tuple[list[str], str | None]]:
+    """Each simple command of a read-only line with the folder it runs in: a literal `cd DIR` is followed,
+    any other change of folder (`cd`, `cd -`, `popd`, `cd $X`) makes the rest unknown (None)."""
+    out: list[tuple[list[str], str | None]] = []
+    folder: str | None = cwd
+    for words in shell_line.simple_commands(line) or []:
+        out.append((words, folder))
+        if words[0] in ("cd", "pushd", "popd"):
+            target = words[1:2] if words[1:2] != ["--"] else words[2:3]
+            literal = target and target[0] not in ("-", "") and not set(target[0]) & set("$~`*?[")
+            folder = os.path.join(folder, target[0]) if literal and folder is not None and words[0] != "popd" \
+                else None
+    return out
+
+
+def check(argv: list[str], adapter: Adapter, env: Mapping[str, str] | None = None,
+          cwd: str | None = None) -> Verdict:
     """Raise MutationRefused for a mutating invocation, or one whose caller-set `env` (`--env`) makes it run
-    code; return the verdict of a read-only one."""
+    code, or whose surroundings in `cwd` (default: this process's folder) do; return a read-only verdict."""
     from agentwrap.safety import readonly_env
 
     why = readonly_env.refused(env or {})
     verdict = classify(argv, adapter) if why is None else Verdict(False, why)
+    if verdict.read_only:
+        around = surroundings(argv, cwd or os.getcwd(), {**os.environ, **(env or {})})
+        verdict = verdict if around is None else Verdict(False, around)
     if verdict.read_only:
         return verdict
     actions: tuple[CodeAction, ...] = ()

@@ -61,6 +61,51 @@ def _why(name: str, value: str) -> str | None:
     return next((why for prefix, why in _PREFIXES.items() if name.startswith(prefix)), None)
 
 
+# Variables a program reads as more of its own options or a file of them (`TAR_OPTIONS=--to-command=CMD`,
+# `RUFF_OUTPUT_FILE`, `LESS=+!CMD`), by program; checked in the whole environment the program gets, the
+# inherited one too: such options are not judged as the arguments are, so a set one counts as mutating.
+_OPTION_VARIABLES: dict[str, tuple[str, ...]] = {
+    "tar": ("TAR_OPTIONS",),
+    "make": ("MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS"),
+    "ruff": ("RUFF_OUTPUT_FILE",),
+    "rg": ("RIPGREP_CONFIG_PATH",),
+    "pip": ("PIP_LOG", "PIP_LOG_FILE", "PIP_LOCAL_LOG", "PIP_REPORT", "PIP_CONFIG_FILE"),
+    "terraform": ("TF_CLI_ARGS", "TF_CLI_CONFIG_FILE"),
+    "less": ("LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM"),
+    # variables git reads whatever its configuration (GIT_CONFIG_* are listed with that configuration)
+    "git": ("GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND"),
+    "bash": ("BASH_ENV",),
+}
+_ALIASES = {"gmake": "make", "pip3": "pip", "gtar": "tar", "sh": "bash"}
+
+
+def injected(program: str, env: Mapping[str, str]) -> str | None:
+    """Why a variable of `env` (inherited or set) makes `program` (a basename) take options or code its
+    arguments do not show; None when none does."""
+    name = _ALIASES.get(program, program)
+    if name.startswith("pip"):
+        name = "pip"
+    names = [n for n in _OPTION_VARIABLES.get(name, ()) if env.get(n)]
+    if name == "terraform":
+        names += sorted(n for n in env if n.startswith("TF_CLI_ARGS_") and env[n])
+    if names:
+        return f"the variable {names[0]}=… gives `{program}` options (or a file of them) not judged beforehand"
+    if name == "less" and env.get("LESS"):
+        import shlex
+
+        from agentwrap.safety import readonly_args
+
+        try:
+            # less reads `LESS=FRX` as `-FRX`: a word without its dash is options too
+            words = [w if w[:1] in "-+" else f"-{w}" for w in shlex.split(env["LESS"])]
+            why = readonly_args.hazard(["less", *words])
+        except ValueError:
+            why = "it cannot be read"
+        if why is not None:
+            return f"the variable LESS=… gives less options: {why}"
+    return None
+
+
 def env_schema(description: str) -> dict[str, object]:
     """The JSON Schema of an `env` argument holding none of the refused variables (MCP `run_read_only`).
     Stricter than `refused`: GIT_CONFIG_NOSYSTEM and LD_BIND_NOW are refused too, to keep it one pattern."""

@@ -14,6 +14,7 @@ import shlex
 
 _SHELLS = frozenset(("bash", "sh", "dash", "zsh", "ksh"))
 _SEPARATORS = frozenset((";", "&&", "||", "|", "&", "|&", "\n"))
+_OPERATOR_CHARS = frozenset(";&|<>()")
 _SAFE_SINKS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr"))
 # Words that start a compound command or change the shell itself: a line holding one is not read.
 _UNREAD = frozenset(("if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
@@ -45,8 +46,8 @@ def words_of(line: str) -> list[str] | None:
 def writes_by_redirect(line: str) -> bool:
     """Whether the line sends output into a file (`> out.txt`, `>> log`), not to /dev/null or a descriptor."""
     words = words_of(line) or []
-    return any(set(t) <= set("<>&") and ">" in t and not _harmless_redirect(t, words[i + 1] if i + 1 < len(words)
-                                                                          else "") for i, t in enumerate(words) if t)
+    return any(_is_operator(t) and ">" in t and not _harmless_redirect(t, words[i + 1] if i + 1 < len(words)
+                                                                      else "") for i, t in enumerate(words) if t)
 
 
 def simple_commands(line: str) -> list[list[str]] | None:
@@ -65,7 +66,9 @@ def simple_commands(line: str) -> list[list[str]] | None:
             if current:
                 commands.append(current)
             current = []
-        elif set(token) <= set("<>&") and token:
+        elif _is_operator(token) and not set(token) <= set("<>&"):
+            return None  # `>|` (clobber), `;>x`, `|>x`, `;(`: shlex runs operators together; not read for certain
+        elif _is_operator(token):
             if ">" in token and not _harmless_redirect(token, tokens[i + 1] if i + 1 < len(tokens) else ""):
                 return None  # writes a file
             i += 1  # the redirection's target
@@ -81,6 +84,11 @@ def simple_commands(line: str) -> list[list[str]] | None:
     if current:
         commands.append(current)
     return commands or None
+
+
+def _is_operator(token: str) -> bool:
+    """A word of operator characters only: the tokenizer joins adjacent ones (`>|`, `;>`, `&>`)."""
+    return bool(token) and set(token) <= _OPERATOR_CHARS
 
 
 def _harmless_redirect(op: str, target: str) -> bool:
