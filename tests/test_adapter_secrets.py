@@ -155,3 +155,21 @@ def test_kubectl_jsonpath_of_a_secrets_data_is_the_secret():
     assert kp.picked_values(printed, ("kubectl", "get", "secret", "x", "-o", "jsonpath={.metadata.name}")) == []
     assert kp.names_a_secret(["kubectl", "get", "configmap,secret", "-o", "yaml"])
     assert not kp.names_a_secret(["kubectl", "get", "secrets"])  # the table shows no value
+
+
+@needs_terraform
+@pytest.mark.slow
+def test_pretty_on_a_terminal_shows_no_sensitive_value_live(applied):
+    """A person's live view comes before the adapter names the secrets: such a run is shown at its end."""
+    import sys
+
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    child = pexpect.spawn(sys.executable, ["-m", "agentwrap", "--cwd", str(applied), "--", "terraform", "output",
+                                           "-json"], env=env, timeout=60, dimensions=(50, 120))
+    child.expect(pexpect.EOF)
+    child.close()
+    seen = child.before.decode()
+    assert SECRET not in seen
+    assert "hello" in seen and "[REDACTED]" in seen  # the rest of the output is shown, once, at the end
