@@ -145,6 +145,13 @@ _CODES = (
              "Nothing was run.",
              "precondition", 412, 125, False, True,
              ("Pass the digest that `agentwrap plan` printed for this plan_id.",)),
+    CodeInfo("PLAN_ENV_MISMATCH", "plan-env-mismatch", "--env is not the plan's",
+             "A plan binds its --env: a secret-named value is kept only as a digest and must be given to apply "
+             "again with the planned value; a plain value is kept and used again. One was missing, had another "
+             "value, or was not in the plan (the detail names which). Nothing was run.",
+             "precondition", 412, 125, False, True,
+             ("Pass each name in `env_to_pass_again` with its planned value: "
+              "`agentwrap apply PLAN_ID --env NAME=VALUE`; a different --env needs a new plan.",)),
     CodeInfo("PLAN_ALREADY_APPLIED", "plan-already-applied", "Plan already applied",
              "A plan runs once; this one was applied before. Nothing was run.",
              "conflict", 409, 125, False, True,

@@ -66,7 +66,7 @@ def test_hash_mismatch_and_already_applied_carry_the_plan_options(repo: Path, tm
     command = _plan_action(mismatch.error)
     assert "--cwd" in command and "API_TOKEN=<API_TOKEN>" in command and "s3cr3t-4711" not in str(command)
     assert mismatch.error["code_actions"][0]["applicability"] == "has_placeholders"  # type: ignore[index]
-    assert aw("apply", plan_id, cwd=tmp_path).code == 0
+    assert aw("apply", plan_id, "--env", "API_TOKEN=s3cr3t-4711", cwd=tmp_path).code == 0  # the secret again
     applied = aw("apply", plan_id, cwd=tmp_path)
     assert applied.error is not None and applied.error["code"] == "PLAN_ALREADY_APPLIED"
     assert str(repo) in _plan_action(applied.error)

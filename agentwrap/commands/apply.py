@@ -1,5 +1,6 @@
-"""`agentwrap apply PLAN_ID [--expect-hash H]`: run a planned command only if the plan still holds, then
-verify its postcondition (see agentwrap.safety.plans)."""
+"""`agentwrap apply PLAN_ID [--expect-hash H] [--env NAME=VALUE]...`: run a planned command only if the plan
+still holds, with the plan's --env (secret values given again), then verify its postcondition (see
+agentwrap.safety.plans)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     parser = Parser(prog="agentwrap apply", description="Run a plan made by `agentwrap plan`, if it still holds.")
     parser.add_argument("plan_id", metavar="PLAN_ID")
     parser.add_argument("--expect-hash", metavar="H", help="the plan's digest, as approved")
+    parser.add_argument("--env", metavar="NAME=VALUE", action="append", default=[],
+                        help="a secret --env of the plan again (its value is kept only as a digest)")
     ns = parser.parse_args(list(args))
+    given = options.parse([part for value in ns.env for part in ("--env", value)], options.Options())[0].env
     plan = plans.load(ns.plan_id)
     replan = _replan(plan, ctx)
     if plan.get("applied_at"):
@@ -31,8 +35,10 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
         raise plans.PlanHashMismatch(f"plan {plan['plan_id']} has digest {plan['digest']}, not the expected "
                                      f"{ns.expect_hash}: it is not the plan that was approved",
                                      code_actions=(replan,))
+    run_env = plans.env_for_apply(plan, given)
     planner = plans.PLANNERS[plan["planner"]]
-    now = planner.plan(plan["argv"], plan["cwd"])
+    with plans.probe_environment(run_env):
+        now = planner.plan(plan["argv"], plan["cwd"])
     changes = planner.drift(plan["fingerprint"], now.fingerprint)
     if changes:
         raise plans.PlanDrift(f"plan {plan['plan_id']} no longer holds, nothing was run: " + "; ".join(changes),
@@ -40,10 +46,11 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     from agentwrap.commands.run import execute
 
     opts = options.Options(agent=ctx.agent, max_inline_bytes=ctx.max_inline_bytes, cwd=plan["cwd"],
-                           timeout=options.AGENT_TIMEOUT if ctx.agent else None)
+                           timeout=options.AGENT_TIMEOUT if ctx.agent else None, env=run_env)
     plans.mark_applied(plan, ctx.request_id)  # before the run: a crash mid-run must not allow a second apply
     outcome = execute(list(plan["argv"]), opts, request_id=ctx.request_id)
-    verification = planner.verify(plan)
+    with plans.probe_environment(run_env):
+        verification = planner.verify(plan)
     env = views.project(outcome.answer, "concise" if ctx.detail == "concise" else "standard")
     observed = _observed(plan, verification)
     env = {**env, "plan_id": plan["plan_id"], "verification": verification,

@@ -53,7 +53,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
                               suggested_fix="Run its read-only form yourself, or run it with --idempotency-key.")
     cwd = os.path.abspath(opts.cwd) if opts.cwd else os.getcwd()
     planner = plans.PLANNERS[entry.planner]
-    planned = planner.plan(argv, cwd)  # the state first: a dry run that passes on newer state proves nothing
+    with plans.probe_environment(opts.env):  # the state as the command with its --env would read it
+        planned = planner.plan(argv, cwd)  # the state first: a dry run that passes on newer state proves nothing
     preview = dry_run.alternative(adapter, argv)
     assert preview is not None  # an entry with a planner always has a dry run
     from agentwrap.commands.run import execute
@@ -61,12 +62,16 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     outcome = execute(preview, opts, request_id=ctx.request_id)
     if outcome.exit_code != 0:
         return outcome  # the dry run itself failed (rejected, not found): its own problem says why
-    plan = plans.save(argv, cwd, adapter.name, entry.planner, planned, ttl, rerun_options(opts, cwd))
+    plan = plans.save(argv, cwd, adapter.name, entry.planner, planned, ttl, rerun_options(opts, cwd), opts.env)
+    again = plans.env_to_pass_again(plan)  # secret values are not kept: apply is given them again
     facts: dict[str, Any] = {
         "plan_id": plan["plan_id"], "digest": plan["digest"], "expires_at": plan["expires_at"],
         "argv": argv, "dry_run": preview, "proposed_effects": plan["proposed_effects"],
         "fingerprint": plan["fingerprint"],
-        "apply": ["agentwrap", "apply", plan["plan_id"], "--expect-hash", plan["digest"]]}
+        "apply": ["agentwrap", "apply", plan["plan_id"], "--expect-hash", plan["digest"],
+                  *[part for name in again for part in ("--env", f"{name}=<{name}>")]]}
+    if again:
+        facts["env_to_pass_again"] = again
     env = views.project(outcome.answer, "concise" if ctx.detail == "concise" else "standard")
     env = {**env, "data": facts, "plan_id": plan["plan_id"], "summary": _summary(plan)}
     if "effects" in env:  # what the adapter read from the dry run's text: nothing happened yet

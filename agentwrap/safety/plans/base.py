@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from agentwrap.errors import AgentwrapError
@@ -37,6 +38,10 @@ class PlanApplied(AgentwrapError):
     code = "PLAN_ALREADY_APPLIED"
 
 
+class PlanEnvMismatch(AgentwrapError):
+    code = "PLAN_ENV_MISMATCH"
+
+
 class Planned(NamedTuple):
     fingerprint: dict[str, Any]
     proposed_effects: list[dict[str, Any]]
@@ -46,6 +51,22 @@ class Planner(NamedTuple):
     plan: Callable[[list[str], str], Planned]  # (argv, cwd) -> what it would do, and the state it reads
     verify: Callable[[dict[str, Any]], dict[str, Any]]  # plan -> verification {passed, reason, checks}
     drift: Callable[[dict[str, Any], dict[str, Any]], list[str]]  # (planned, now) fingerprints -> changes
+
+
+@contextmanager
+def probe_environment(env: Mapping[str, str]) -> Iterator[None]:
+    """The plan's --env for the probes too (they inherit os.environ): a GIT_SSH_COMMAND, a PIP_INDEX_URL or a
+    url.*.insteadOf given with --env decides which remote or index the state is read from."""
+    before = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def git(cwd: str, *args: str) -> str:
