@@ -73,7 +73,6 @@ def test_locations_and_codes_equal_tscs_plain_output(tmp_path, form):
 
 
 @needs_tsc
-@needs_tsc
 @pytest.mark.parametrize("form", [["--pretty", "false"], ["--pretty"]], ids=["plain", "pretty"])
 def test_the_concise_detail_is_tscs_message_without_a_stray_place(tmp_path, form):
     """`src/b.ts:1:21 - error TS2305: ...` once read `21 - error TS2305` in the concise view (a strip of
@@ -87,6 +86,7 @@ def test_the_concise_detail_is_tscs_message_without_a_stray_place(tmp_path, form
     assert unchained and all("notes" not in (p.get("suggested_fix") or "") for p in unchained)
 
 
+@needs_tsc
 def test_missing_module_and_type_definitions(tmp_path):
     assert TSC is not None
     answer = aw("--", TSC, "-p", ".", cwd=_project(tmp_path))
