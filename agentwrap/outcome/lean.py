@@ -5,7 +5,8 @@ Pure text work: `agentwrap.outcome.bound` decides when it applies and within whi
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
@@ -32,10 +33,19 @@ KIND_FIELDS = ("mode", "links", "size")  # what the entries of one kind often sh
 SHARED_PREFIX = "[agentwrap: "
 _PAD = lazy(r"(?<=\S) {8,}(?=\[\s*\d+%\]$)")  # padding that pushes a `[ 40%]` progress mark to the right edge
 _WORD = lazy(r"[^\W_]+")
-_TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b")
+# How long a step took, and how far a run had got (pytest's `[ 38%]`): no fact for the next step
+_TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b|\[\s*\d+%\]")
 # A line that only marks the line above it: python's `^^^^`, a compiler's `|  ^~~~`, a code frame's margin.
 _MARKS = lazy(r"^\s*[\^~|]+(?:\s+[\^~|]+)*\s*$")
 _FRAME = lazy(r"^[\s\u2500-\u257f]*[\u2500-\u257f][\s\u2500-\u257f]*$")  # a box's edge (terraform's `╷ │ ╵`)
+# A line of source a tool quotes: a code frame's row (gcc's and rustc's `  12 |     x = foo(bar)`, babel's
+# `> 12 | ...`), and the line under a header that names a file's line (python's `File "a.py", line 3, in f`,
+# terraform's `on main.tf line 5:`, whose row is `   5:   x = var.n + 1`).
+_CODE_ROW = lazy(r"^[\s│]*>?\s*\d+\s*[|│]\s*\S")
+_SOURCE_HEADER = lazy(r'^\s*File "[^"]+", line \d+|^[\s│]*on \S+ line \d+')
+_NUMBERED_ROW = lazy(r"^[\s│]*\d+:\s")
+_CARETS = lazy(r"^[\s|│]*\^[\s^~]*$")  # a caret line: what it marks is the line above it
+_DECODER = json.JSONDecoder()
 
 
 def words(text: str) -> list[str]:
@@ -49,9 +59,16 @@ class Said:
     def __init__(self) -> None:
         self.words: set[str] = set()
         self.lines: set[str] = set()
+        self.pairs: set[tuple[str, str]] = set()  # words side by side in one text: where a number stands
+        self.counted: set[tuple[str, int]] = set()  # a word with a number after it (1) or before it (-1)
+        self.quoted: set[str] = set()  # lines a problem's evidence or the data carry verbatim, stripped
 
     def update(self, words: Sequence[str]) -> None:
         self.words.update(words)
+        pairs = list(zip(words, words[1:], strict=False))
+        self.pairs.update(pairs)
+        self.counted.update((a, 1) for a, b in pairs if b.isdigit())
+        self.counted.update((b, -1) for a, b in pairs if a.isdigit())
 
     def __bool__(self) -> bool:
         return bool(self.words or self.lines)
@@ -71,8 +88,10 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
         loc = p.location or {}
         said.update(words(" ".join(str(v) for v in loc.values())))
         said.update(words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
+        said.quoted.update(line.strip() for text in _strings(p.extra) for line in text.splitlines())
     if data is not None:
         said.update(words(json.dumps(data, default=str)))
+        said.quoted.update(line.strip() for text in _strings(data) for line in text.splitlines())
     return said
 
 
@@ -82,11 +101,103 @@ def restates(line: str, said: Said) -> bool:
     from it: a diff's `+`, a closing `}` or a caret under a line that stays are part of what they stand in."""
     if line.strip() in said.lines:
         return True
-    found = words(_TIMING.sub(" ", line))  # how long a step took is no fact for the next step
+    found = words(_TIMING.sub(" ", line))
     if len(found) < 2 or not said:  # a line of no words (a diff's `+`, a closing `}`) says no fact either
         return False
     new = sum(1 for w in found if w not in said.words)
-    return new == 0 or (len(found) >= 8 and new * 10 <= len(found))
+    return (new == 0 or (len(found) >= 8 and new * 10 <= len(found))) and _numbers_placed(found, said)
+
+
+def _numbers_placed(found: Sequence[str], said: Said) -> bool:
+    """Whether no number of a line stands beside a word that the facts given put beside another number:
+    words are judged as a set, so `expected 3 got 4` would restate a detail `expected 4 got 3` without
+    this. A number beside words the facts never count (a table's columns) is judged by its words."""
+    for i, word in enumerate(found):
+        if not word.isdigit():
+            continue
+        before, after = found[i - 1] if i else "", found[i + 1] if i + 1 < len(found) else ""
+        if (before, word) in said.pairs or (word, after) in said.pairs:
+            continue
+        if (before, 1) in said.counted or (after, -1) in said.counted:
+            return False
+    return True
+
+
+def _strings(node: Any) -> Iterator[str]:
+    """The strings of a problem's extra members (its evidence: the source line a tool quoted), or of data."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            yield from _strings(item)
+
+
+def documents(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """The JSON documents printed over several lines (`npm ls --json`, `json.dumps(x, indent=2)`), each as
+    the span [start, end) of its lines. Each is judged whole: a line of it left out would leave a text
+    that is no longer the document, and most often no longer JSON."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        body = line.lstrip()
+        if body[:1] not in ("{", "["):
+            index += 1
+            continue
+        try:
+            _, end = _DECODER.raw_decode(text, starts[index] + len(line) - len(body))
+        except (ValueError, RecursionError):
+            index += 1
+            continue
+        last = bisect_right(starts, end - 1) - 1
+        if last > index and not text[end:starts[last + 1] - 1].strip():
+            spans.append((index, last + 1))
+            index = last + 1
+        else:
+            index += 1
+    return spans
+
+
+def source_lines(lines: Sequence[str]) -> set[int]:
+    """The indices of the lines that quote a program's source: a code frame's rows, the line under a
+    traceback's `File "...", line N` or terraform's `on FILE line N`, and a line with a caret line under it.
+    The fix edits such a line: it leaves the text only when a problem carries it verbatim."""
+    found = {i for i, line in enumerate(lines) if _CODE_ROW.match(line)}
+    for i, line in enumerate(lines[:-1]):
+        if _SOURCE_HEADER.match(line):
+            found.add(i + 1)
+            below = i + 2  # terraform quotes a block over several numbered rows
+            while below < len(lines) and _NUMBERED_ROW.match(lines[below]):
+                found.add(below)
+                below += 1
+        elif _CARETS.match(lines[i + 1]) and line.strip():
+            found.add(i)
+    return found
+
+
+def _whole_documents(lines: Sequence[str], said: Said | None) -> dict[int, bool]:
+    """For each line of a multi-line JSON document, whether it goes: a document goes whole when every line
+    of it that says something restates, and at least one does; else it stays whole, byte for byte."""
+    kept: dict[int, bool] = {}
+    for start, end in documents(lines):
+        body = lines[start:end]
+        drop = said is not None and any(restates(line, said) for line in body) and all(
+            restates(line, said) or len(words(line)) < 2 for line in body)
+        kept.update(dict.fromkeys(range(start, end), drop))
+    return kept
+
+
+def _quoted(line: str, said: Said) -> bool:
+    """Whether a source line is carried verbatim: a problem was read from it or quotes it, or data holds it."""
+    body = line.strip()
+    return body in said.lines or body in said.quoted or body.lstrip("│ ").strip() in said.quoted
 
 
 def tidy(line: str) -> str:
@@ -224,7 +335,17 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     # patches); only in a patch are the file headers its `diff --git` line says left out.
     kinds = patch_kinds(lines) if patch else [k if k == HUNK else OTHER for k in patch_kinds(lines, headed=True)]
     marked = False  # the last line was left out as a restatement: a line of marks under it goes with it
+    whole = _whole_documents(lines, said)  # a line of a JSON document: whether the document goes
+    quoting = source_lines(lines) if said is not None else set()
     for index, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
+        if index in whole and kind != HUNK:
+            if whole[index]:
+                restated += 1
+            else:
+                out.append(line)
+                source.append(index)
+            marked = whole[index]
+            continue
         if kind == HUNK:
             out.append(line)
             source.append(index)
@@ -250,7 +371,8 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             noisy += 1
             fired.add(rule.pattern if rule is not None else "drawn rule")
             continue
-        if said is not None and (restates(line, said) or marked and _MARKS.match(line) or _FRAME.match(line)):
+        if said is not None and (restates(line, said) and (index not in quoting or _quoted(line, said))
+                                 or marked and _MARKS.match(line) or _FRAME.match(line)):
             restated += 1
             marked = True
             continue

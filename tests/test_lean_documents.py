@@ -1,0 +1,110 @@
+"""The concise text judges a line by its words, but a printed document is no set of lines: it is kept whole
+or left out whole, never cut into a text that is no longer the document. A source line a fix edits stays
+unless a problem carries it verbatim, and a line whose numbers differ from the detail's is no restatement
+of it. On real runs and captured fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import ROOT
+from test_lean_failures import run
+
+from agentwrap import fixtures, registry
+from agentwrap.outcome import lean
+from agentwrap.problem import Problem
+from agentwrap.render import views
+
+CASES = {(c.adapter, c.name): c for c in fixtures.cases(ROOT / "fixtures")}
+
+
+def concise_text(adapter: str, name: str, stream: str) -> str:
+    view = views.concise(fixtures.replay_record(registry.builtin(adapter), CASES[adapter, name]))
+    return str(((view.get("output") or {}).get(stream) or {}).get("text", ""))
+
+
+def printed(adapter: str, name: str, suffix: str) -> str:
+    return CASES[adapter, name].path(suffix).read_text().replace("\r\n", "\n")
+
+
+# --- a printed document ---------------------------------------------------------------------------
+def test_a_json_document_a_failing_program_printed_stays_whole():
+    """python printed its config as JSON, then raised with a detail naming two of its values: the lines
+    `"retries": 3,` and `"timeout": 30,` went as restatements, leaving a document that was not the one printed."""
+    text = concise_text("python", "json-then-exception", "stdout")
+    assert json.loads(text) == json.loads(printed("python", "json-then-exception", ".out"))
+
+
+def test_npm_ls_json_stays_valid_json():
+    """`npm ls --json` with a missing dependency: its members that the problem says went one by one, and the
+    text left was `{ "version": …, "error": { "code": …, "detail": "" } }`, which npm never printed."""
+    text = concise_text("npm", "ls-json-missing", "stdout")
+    assert json.loads(text) == json.loads(printed("npm", "ls-json-missing", ".out"))
+
+
+def test_a_document_whose_every_line_restates_goes_whole():
+    said = lean.facts_said([], {"name": "billing", "retries": 3}, "")
+    text = 'before it\n{\n  "name": "billing",\n  "retries": 3\n}\nafter it\n'
+    out, _, restated, _ = lean.lean_text(text, [], said, layout=False)
+    assert out == "before it\nafter it\n" and restated == 4, out
+
+
+def test_a_document_is_found_only_where_it_parses():
+    lines = ["int main(void) {", "{", '  "a": [1, 2],', '  "b": {}', "}", "[ 40%]", "[", "  oops", "]"]
+    assert lean.documents(lines) == [(1, 5)]
+
+
+# --- a source line -------------------------------------------------------------------------------
+def test_a_traceback_keeps_the_source_line_its_detail_happens_to_name():
+    """The raise line's words are the detail's but for `raise`: it went as a restatement, and with it the
+    line the fix edits (the location gives only its number)."""
+    text = concise_text("python", "json-then-exception", "stderr")
+    source = next(line for line in printed("python", "json-then-exception", ".err").splitlines()
+                  if line.strip().startswith("raise ValueError("))
+    assert source in text.splitlines(), text
+
+
+def test_a_source_line_goes_when_a_problem_quotes_it_verbatim():
+    row = "   12 |     total = price * count"
+    text = f"a.c:12:13: error: line 12: total price count\n{row}\n      |             ^~~~~\n"
+    fields = {"type": "urn:t", "title": "t", "status": 422, "detail": "line 12: total price count", "code": "X",
+              "category": "validation", "retryable": False, "safe_to_retry": True}
+    bare, quoting = Problem(**fields), Problem(**fields, extra={"evidence": [row.strip()]})
+    kept, _, _, _ = lean.lean_text(text, [], lean.facts_said([bare], None), layout=False)
+    assert row in kept.splitlines() and "^~~~~" in kept, kept
+    dropped, _, _, _ = lean.lean_text(text, [], lean.facts_said([quoting], None), layout=False)
+    assert row not in dropped and "^~~~~" not in dropped, dropped
+
+
+def test_ruff_keeps_the_config_row_its_error_points_at():
+    """ruff's invalid configuration quotes `1 | [tool.ruff]` under a caret: the problem does not carry it."""
+    text = concise_text("ruff", "config-invalid", "stderr").splitlines()
+    assert "1 | [tool.ruff]" in text, text
+
+
+# --- a number -------------------------------------------------------------------------------------
+def test_a_line_with_the_details_words_but_other_numbers_stays(tmp_path: Path):
+    (tmp_path / "check.py").write_text('print("checked width: expected 3 got 4")\n'
+                                       'raise ValueError("checked width: expected 4 got 3")\n')
+    env = run("python3", "check.py", cwd=tmp_path)
+    assert env["error"]["detail"] == "ValueError: checked width: expected 4 got 3"
+    stdout = env["output"]["stdout"]["text"]
+    assert stdout == "checked width: expected 3 got 4\n", stdout
+
+
+def test_a_numbered_line_beside_the_same_numbers_still_restates():
+    said = lean.facts_said([], None, "checked width: expected 4 got 3")
+    assert lean.restates("width checked: expected 4, got 3", said)
+    assert not lean.restates("width checked: expected 3, got 4", said)
+
+
+def test_a_traceback_frame_at_another_line_is_no_restatement():
+    """json's decoder frames: `line 353` is said, `line 337` of the same file is not (its words were)."""
+    text = concise_text("python", "library-frame", "stderr")
+    assert 'json/decoder.py", line 337, in decode' in text, text
+
+
+def test_a_progress_mark_is_no_number_to_place():
+    said = lean.facts_said([], None, "tests/test_m.py::test_area failed; 398 failed")
+    assert lean.restates("tests/test_m.py::test_area FAILED  [ 38%]", said)
