@@ -32,14 +32,23 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     switch.add_argument("--on", action="store_true", help="write the ledger again")
     ns = parser.parse_args(list(args))
     if ns.off or ns.on:
-        marker = ledger.set_enabled(bool(ns.on))
+        marker = _switch(bool(ns.on))
         state = "on" if ns.on else "off"
         return Outcome(envelope.build(request_id=ctx.request_id, summary=f"stats are {state}",
                                       data={"enabled": bool(ns.on), "marker": str(marker)}), 0)
     since = parse_since(ns.since) if ns.since else None
-    data = summarize(ledger.read(since))
+    reading = ledger.Reading()
+    data = summarize(ledger.read(since, reading))
     data.update(ledger=str(ledger.ledger_path()), enabled=not ledger.opted_out(),
                 since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)) if since is not None else None)
+    # what the figures leave out, said only when something is: a total over a damaged or unreadable
+    # ledger, or one new runs cannot add to, must not pass for the whole story
+    if reading.skipped_lines:
+        data["skipped_lines"] = reading.skipped_lines
+    if reading.unreadable:
+        data["unreadable"] = reading.unreadable
+    if data["enabled"] and not ledger.writable():
+        data["writable"] = False
     saved, runs = data["saved_tokens_est"], data["runs"]
     summary = (f"{runs} run{'' if runs == 1 else 's'}: ~{data['envelope_tokens_est']} tokens read for "
                f"~{data['raw_tokens_est']} of raw output ({'saved' if saved >= 0 else 'cost'} ~{abs(saved)})")
@@ -53,6 +62,16 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
         text = render(data, summary)
         return Outcome(env, 0, raw_text=text) if ctx.format == "pretty" else Outcome(env, 0, raw_output=text)
     return Outcome(env, 0)
+
+
+def _switch(enabled: bool) -> Any:
+    try:
+        return ledger.set_enabled(enabled)
+    except OSError as exc:  # the state folder is read-only, or a file stands where it should be
+        state = "on" if enabled else "off"
+        raise UsageError(f"stats --{state}: the state folder cannot be written ({exc.strerror}: {exc.filename})",
+                         suggested_fix="Set AGENTWRAP_STATE_DIR to a writable folder, or use AGENTWRAP_NO_STATS=1 "
+                         "to turn the ledger off for one shell.") from None
 
 
 def parse_since(text: str) -> float:
@@ -111,7 +130,14 @@ def _add(row: dict[str, Any], line: dict[str, Any]) -> None:
 
 
 def render(data: dict[str, Any], summary: str) -> str:
-    lines = [summary, f"ledger: {data['ledger']}" + ("" if data["enabled"] else " (off)"), ""]
+    state = "" if data["enabled"] else " (off)"
+    if data.get("writable") is False:
+        state = " (cannot be written: new runs are not counted)"
+    lines = [summary, f"ledger: {data['ledger']}{state}"]
+    if data.get("skipped_lines"):
+        lines.append(f"skipped: {data['skipped_lines']} damaged line(s)")
+    lines.extend(f"unreadable: {path}" for path in data.get("unreadable", ()))
+    lines.append("")
     for key in ("program", "adapter"):
         rows = data[f"by_{key}"]
         if not rows:

@@ -25,6 +25,9 @@ _WORDS = (
     "no space left", "quota", "read-only file", "resolve host", "name resolution", "not known", "unreachable",
     "no route to host", "timeout", "too many requests", "rate limit", "file exists", "a directory",
     "segmentation", "bus error", "illegal instruction",
+    # a report whose diagnostic starts lines before its location: bandit's `>> Issue: [B602:...]` is four
+    # lines above its `Location: ./a.py:5:4`, out of the location's context
+    ">> issue: [",
 )
 # `file.c:12:`, `a.ts(3,5)`, `a.ts[418, 38]`, `a.rb:57 text`: a digit run after `:`, `(` or `[` that
 # follows a name (a fast charset scan; the byte before is checked apart: never a clock's `10:00:00`).
