@@ -34,6 +34,22 @@ for _name in [n for n in os.environ if n.startswith("PYTEST_XDIST_")]:
     del os.environ[_name]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile the package once, before the workers start (the xdist controller, or the one process).
+
+    `aw()` and many tests start `python -m agentwrap` as a child with PYTHONPATH at this checkout. Where
+    PYTHONDONTWRITEBYTECODE is set (this project's sessions set it) no child ever writes a .pyc, so each
+    one compiled the package from source again: 0.22 s for `--agent -- true` against 0.10 s with .pyc
+    files, for each of the suite's children. A .pyc is still read under that variable, so compiling
+    once here is enough. compileall skips what is current, and a file edited later is compiled in
+    memory as before (its .pyc is stale by its mtime): no child runs old code."""
+    if hasattr(config, "workerinput"):
+        return  # a worker: the controller compiled before starting it
+    import compileall
+
+    compileall.compile_dir(ROOT / "agentwrap", quiet=1)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["AGENTWRAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
