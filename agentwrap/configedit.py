@@ -77,8 +77,19 @@ def load_json(path: Path, data: bytes | None) -> dict[str, Any]:
                              "it changed nothing", suggested_fix=f"Fix {path} or add the entry by hand "
                              "(run with --dry-run to see it).") from None
     if not isinstance(doc, dict):
-        raise ConfigConflict(f"{path} holds a JSON {type(doc).__name__}, not an object; agentwrap changed nothing")
+        raise ConfigConflict(f"{path} holds {json_kind(doc)}, not an object; agentwrap changed nothing")
     return doc
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (`null`, `a string`): the person reads their file, not Python's
+    `NoneType` or `str`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = ((str, "a string"), (int | float, "a number"), (list, "an array"), (dict, "an object"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), f"a {type(value).__name__}")
 
 
 def indent_unit(like: bytes | None) -> int | str:
@@ -107,13 +118,13 @@ def plan_json_entry(path: Path, key_path: tuple[str, ...], item: dict[str, Any],
     for key in key_path[:-1]:
         child = node.setdefault(key, {})
         if not isinstance(child, dict):
-            raise ConfigConflict(f"{path}: `{key}` holds a {type(child).__name__}, not an object; agentwrap "
+            raise ConfigConflict(f"{path}: `{key}` holds {json_kind(child)}, not an object; agentwrap "
                                  "changed nothing")
         node = child
     entries = node.setdefault(key_path[-1], [])
     where = ".".join(key_path)
     if not isinstance(entries, list):
-        raise ConfigConflict(f"{path}: `{where}` holds a {type(entries).__name__}, not a list; agentwrap "
+        raise ConfigConflict(f"{path}: `{where}` holds {json_kind(entries)}, not a list; agentwrap "
                              "changed nothing")
     if item in entries:
         return Plan(path, "unchanged", before, before, ["the hook is already installed"])

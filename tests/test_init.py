@@ -218,3 +218,17 @@ def test_a_folder_that_cannot_be_made_is_a_problem_not_an_internal_error(tmp_pat
     refused = _init(tmp_path, home, "codex", "--dir", "/proc/self", code=125)
     assert refused["error"]["code"] == "CONFIG_CONFLICT" and "cannot write" in refused["error"]["detail"]
     assert not (Path(home["AGENTWRAP_STATE_DIR"]) / "init").exists()
+
+
+@pytest.mark.parametrize(("text", "said"), [("null", "holds null, not an object"),
+                                            ('{"hooks": null}', "`hooks` holds null, not an object"),
+                                            ('{"hooks": {"PreToolUse": null}}', "holds null, not a list"),
+                                            ('{"hooks": "x"}', "`hooks` holds a string, not an object")])
+def test_a_conflict_names_the_value_in_json_words(tmp_path: Path, home: dict[str, str], text: str,
+                                                  said: str) -> None:
+    # A person reads their own file: JSON's `null`, not Python's `NoneType`.
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(text)
+    detail = _init(project, home, "claude-code", code=125)["error"]["detail"]
+    assert said in detail and "NoneType" not in detail and " str," not in detail

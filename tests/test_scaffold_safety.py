@@ -34,8 +34,18 @@ def test_a_scaffold_offers_no_flag_the_tool_may_not_have(tmp_path, form):
 
 
 @pytest.mark.parametrize(("name", "builtin"), [("git", "git"), ("clang", "gcc")])
-def test_a_scaffold_named_like_a_builtin_says_it_shadows_it(tmp_path, name, builtin):
+def test_a_scaffold_named_like_a_builtin_is_refused_naming_it(tmp_path, name, builtin):
     answer = aw("adapter", "new", name, "--toml", env={"AGENTWRAP_ADAPTER_DIR": str(tmp_path)})
+    assert answer.error is not None and answer.error["code"] == "USAGE"
+    assert f"built-in {builtin} adapter" in answer.error["detail"] and "--force" in answer.error["detail"]
+    assert not any(p.is_file() for p in tmp_path.iterdir())  # nothing written: git keeps its built-in
+
+
+@pytest.mark.parametrize("flag", ["--force", "--shadow"])
+@pytest.mark.parametrize(("name", "builtin"), [("git", "git"), ("clang", "gcc")])
+def test_a_forced_scaffold_named_like_a_builtin_says_it_shadows_it(tmp_path, name, builtin, flag):
+    answer = aw("adapter", "new", name, "--toml", flag, env={"AGENTWRAP_ADAPTER_DIR": str(tmp_path)})
+    assert answer.code == 0 and (tmp_path / f"{name}.toml").is_file()
     assert answer.env["data"]["shadows"] == builtin
     assert f"shadows the built-in {builtin} adapter" in answer.env["summary"]
 

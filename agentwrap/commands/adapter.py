@@ -1,4 +1,4 @@
-"""`agentwrap adapter list | test [NAME|PATH] [--fixtures DIR] | new NAME [--toml] [--dir DIR]`"""
+"""`agentwrap adapter list | test [NAME|PATH] [--fixtures DIR] | new NAME [--toml] [--dir DIR] [--force]`"""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
     new.add_argument("name")
     new.add_argument("--toml", action="store_true", help="a data-only TOML adapter (default: Python)")
     new.add_argument("--dir", default=None, help="where to write it (default: the user adapter folder)")
+    new.add_argument("--force", "--shadow", dest="shadow", action="store_true",
+                     help="write it even when NAME is a built-in adapter's (the new file then replaces it)")
     ns = parser.parse_args(list(args))
     if ns.action == "list":
         return _list(ctx)
@@ -34,7 +36,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> envelope.Outcome:
         return _test(ctx, ns.target, ns.fixtures)
     from agentwrap.commands.scaffold import scaffold
 
-    return scaffold(ctx, ns.name, toml=ns.toml, folder=ns.dir)
+    return scaffold(ctx, ns.name, toml=ns.toml, folder=ns.dir, shadow=ns.shadow)
 
 
 def _list(ctx: CommandContext) -> envelope.Outcome:

@@ -1,4 +1,4 @@
-"""`agentwrap adapter new NAME [--toml]`: a commented starting point that loads and passes validation."""
+"""`agentwrap adapter new NAME [--toml] [--force]`: a commented starting point that loads and passes validation."""
 
 from __future__ import annotations
 
@@ -92,9 +92,17 @@ ADAPTER = Adapter()
 '''
 
 
-def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None) -> envelope.Outcome:
+def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None,
+             shadow: bool = False) -> envelope.Outcome:
     if not valid_name(name):
         raise UsageError(f"adapter new: {name!r}: use a lower-case program name (letters, digits, . _ + -)")
+    shadowed = _builtin_named(name)
+    if shadowed is not None and not shadow:
+        # Refused, not warned: the new file would silently replace the built-in's rules, prompts and
+        # read-only knowledge for every run of the program, and a warning is easy to miss.
+        raise UsageError(f"adapter new: {name!r} is the built-in {shadowed} adapter's; a user adapter named so "
+                         f"replaces it for every {name} run. Pass --force (or --shadow) to write it anyway, "
+                         f"or pick another name")
     target_dir = Path(folder) if folder else registry.user_dir()
     path = target_dir / f"{name}.{'toml' if toml else 'py'}"
     if path.exists():
@@ -111,8 +119,7 @@ def scaffold(ctx: CommandContext, name: str, *, toml: bool, folder: str | None) 
                   f"agentwrap adapter test {path}"]
     data = {"path": str(path), "fixtures": str(target_dir / "fixtures" / name), "next": next_steps}
     summary = f"wrote {path}"
-    shadowed = _builtin_named(name)
-    if shadowed is not None:  # said in summary and data: codes.WARNINGS has no code for it yet
+    if shadowed is not None:  # asked for with --force; still said in summary and data
         data["shadows"] = shadowed
         data["note"] = _shadow_note(path, name, shadowed)
         summary += f"; it shadows the built-in {shadowed} adapter for every {name} run"
