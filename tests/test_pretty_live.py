@@ -131,7 +131,7 @@ def test_a_prompt_is_shown_and_refused_not_answered(env):
 
 
 def test_a_shell_line_is_shown_live_too(env):
-    screen = seen(env, "--shell", "echo one; echo two >&2")
+    screen = seen(env, "--shell", "echo one; sleep 0.3; echo two >&2")  # two terminals: order needs a gap
     assert screen.split("\r\n")[1:4] == ["one", "two", "\x1b[1m\x1b[32m✔ echo succeeded\x1b[0m"]
 
 
