@@ -34,6 +34,16 @@ for _name in [n for n in os.environ if n.startswith("PYTEST_XDIST_")]:
     del os.environ[_name]
 
 
+
+GIT_ID = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Real git in `cwd` with a fixed identity (the plan tests' repositories); its stripped stdout."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ID}).stdout.strip()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Byte-compile the package once, before the workers start (the xdist controller, or the one process).
 

@@ -4,22 +4,16 @@ kept only as a digest, so apply must be given it again, and the planned value on
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import aw
+from tests.conftest import git as _git
 
-_ID = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 # The remote is `fake:remote.git`, a URL only this --env resolves (url.<base>.insteadOf): a probe or a push
 # run without the plan's --env cannot reach it.
 _REWRITE = ("GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=url.{base}/.insteadOf", "GIT_CONFIG_VALUE_0=fake:")
-
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **_ID}).stdout.strip()
 
 
 @pytest.fixture
