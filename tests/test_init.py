@@ -232,3 +232,12 @@ def test_a_conflict_names_the_value_in_json_words(tmp_path: Path, home: dict[str
     (project / ".claude" / "settings.json").write_text(text)
     detail = _init(project, home, "claude-code", code=125)["error"]["detail"]
     assert said in detail and "NoneType" not in detail and " str," not in detail
+
+
+@pytest.mark.parametrize("host", ["claude-code", "agents-md"])
+def test_user_scope_with_a_dir_is_refused_not_ignored(tmp_path: Path, home: dict[str, str], host: str) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    refused = _init(tmp_path, home, host, "--user", "--dir", str(project), code=125)
+    assert refused["error"]["code"] == "USAGE" and "--dir" in refused["error"]["detail"]
+    assert list(Path(home["HOME"]).iterdir()) == [] and list(project.iterdir()) == []  # nothing written anywhere
