@@ -18,10 +18,11 @@ usage: agentwrap [OPTIONS] [--] PROGRAM [ARGS...]     run PROGRAM under the wrap
        agentwrap run [OPTIONS] [--] PROGRAM [ARGS...]
        agentwrap capabilities | describe NAME | schema KIND | explain [CODE]
        agentwrap artifact show ID [--offset N] [--limit BYTES] [--lines A:B] [--grep REGEX] [--cursor C]
-       agentwrap adapter list | test [NAME|PATH] | new NAME [--toml]
+       agentwrap adapter list | test [NAME|PATH] | new NAME [--toml] [--force]
        agentwrap capture [--name CASE] [--dir DIR] [OPTIONS] -- PROGRAM [ARGS...]
        agentwrap op status|wait [--timeout DUR]|cancel|result|events [--after SEQ]|list|prune ID
-       agentwrap plan [--ttl DUR] -- PROGRAM ARGS      agentwrap apply PLAN_ID [--expect-hash H]
+       agentwrap plan [--ttl DUR] [--env NAME=VALUE] -- PROGRAM ARGS
+       agentwrap apply PLAN_ID [--expect-hash H] [--env NAME=VALUE]   (a secret --env of the plan, again)
        agentwrap --shell 'LINE' | -- bash -c 'LINE'      a shell command line, read per command
        agentwrap hook HOST                   an agent host's command hook (its JSON on stdin)
        agentwrap normalize [--adapter NAME|auto] [--format json|jsonl|sarif|github|problem] [--root DIR] [FILE|-]

@@ -33,6 +33,8 @@ Sources, read for this table (each host's current documentation):
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,8 +56,21 @@ class Target:
     own_text: str | None = None
 
 
+def command_words(command: str) -> list[str]:
+    """`--command` as words: a file's path is one word even with a space in it (`/opt/my tools/agentwrap`);
+    anything else is shell words (`python3 -m agentwrap`, `'/opt/my tools/agentwrap'`)."""
+    if os.path.isfile(os.path.expanduser(command)):
+        return [command]
+    try:
+        words = shlex.split(command)
+    except ValueError:  # an unclosed quote: taken as the one word it was given as
+        return [command]
+    return words or [command]
+
+
 def hook_command(host: str, command: str = "agentwrap") -> str:
-    return f"{command} hook {host}"
+    """The shell line a host runs (each of these hosts hands its hook command to a shell)."""
+    return shlex.join([*command_words(command), "hook", host])
 
 
 def target(host: str, command: str = "agentwrap") -> Target:
@@ -80,8 +95,9 @@ def target(host: str, command: str = "agentwrap") -> Target:
         return Target(host, ".github/hooks/agentwrap.json", ".copilot/hooks/agentwrap.json",
                       own_text=json.dumps(doc, indent=2) + "\n")
     if host == "opencode":
+        argv = json.dumps([*command_words(command), "hook", host])
         return Target(host, ".opencode/plugins/agentwrap.js", ".config/opencode/plugins/agentwrap.js",
-                      own_text=_OPENCODE_PLUGIN.replace("@COMMAND@", json.dumps([*command.split(), "hook", host])))
+                      own_text=_OPENCODE_PLUGIN.replace("@COMMAND@", argv))
     raise KeyError(host)
 
 

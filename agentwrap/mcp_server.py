@@ -129,6 +129,9 @@ def _check(spec: mcp_tools.ToolSpec, args: dict[str, Any]) -> str | None:
     bad = [name for name in (args.get("env") or {}) if not re.fullmatch(mcp_tools.ENV_NAME, name)]
     if bad:  # run_read_only's schema says which names it refuses, not which are names at all
         return f"{spec.name}: env: {bad[0]!r} is not a variable name (letters, digits and _, not first a digit)"
+    timeout = mcp_tools.timeout_problem(args.get("timeout"))
+    if timeout is not None:
+        return f"{spec.name}: {timeout}"
     pair = ("argv", "shell") if spec.name.startswith("run") else ("text", "path") if spec.name == "normalize" else ()
     if pair and sum(key in args for key in pair) != 1:
         return f"{spec.name}: give exactly one of {pair[0]} and {pair[1]}"

@@ -7,7 +7,9 @@ the envelope, `outputSchema` the result schema of `agentwrap schema result`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from agentwrap import options
@@ -124,7 +126,20 @@ BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
 def _duration(value: Any) -> str:
-    return f"{value}s" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+    """A number of seconds as `--timeout` reads it: plain decimal digits, since `1e-05s` is no duration."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return format(Decimal(repr(value)), "f") + "s"
+    return str(value)
+
+
+def timeout_problem(value: Any) -> str | None:
+    """Why a `timeout` number cannot be a limit, in the caller's own number (`-5`, not the `-5s` we would
+    pass on); a string is `--timeout`'s to judge, which quotes it as given."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if not math.isfinite(value) or value < 0:
+        return f"timeout: {value!r} is not a number of seconds agentwrap can wait (give 0 for no limit, or more)"
+    return None
 
 
 def shell_argv(line: str) -> list[str]:

@@ -232,3 +232,43 @@ def test_a_conflict_names_the_value_in_json_words(tmp_path: Path, home: dict[str
     (project / ".claude" / "settings.json").write_text(text)
     detail = _init(project, home, "claude-code", code=125)["error"]["detail"]
     assert said in detail and "NoneType" not in detail and " str," not in detail
+
+
+@pytest.mark.parametrize("host", ["claude-code", "agents-md"])
+def test_user_scope_with_a_dir_is_refused_not_ignored(tmp_path: Path, home: dict[str, str], host: str) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    refused = _init(tmp_path, home, host, "--user", "--dir", str(project), code=125)
+    assert refused["error"]["code"] == "USAGE" and "--dir" in refused["error"]["detail"]
+    assert list(Path(home["HOME"]).iterdir()) == [] and list(project.iterdir()) == []  # nothing written anywhere
+
+
+@pytest.mark.slow  # two real hook runs (~2 s)
+def test_a_command_path_with_a_space_stays_one_word(tmp_path: Path, home: dict[str, str]) -> None:
+    import re
+    import subprocess
+    import sys
+
+    # a real launcher in a folder with a space, run as the generated hooks run it
+    launcher = tmp_path / "my tools" / "agentwrap"
+    launcher.parent.mkdir()
+    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} -m agentwrap "$@"\n')
+    launcher.chmod(0o755)
+    project = tmp_path / "p"
+    project.mkdir()
+    env = {**os.environ, **home, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    call = json.dumps({"tool": "bash", "sessionID": "s", "callID": "c", "args": {"command": "ls"}})
+    _init(project, home, "opencode", "--command", str(launcher))
+    plugin = (project / ".opencode" / "plugins" / "agentwrap.js").read_text()
+    match = re.search(r"Bun\.spawnSync\((\[.*?\]),", plugin)
+    assert match is not None
+    argv = json.loads(match.group(1))
+    assert argv == [str(launcher), "hook", "opencode"]
+    answer = subprocess.run(argv, input=call, capture_output=True, text=True, env=env, timeout=60)
+    assert answer.returncode == 0 and "agentwrap" in json.loads(answer.stdout)["args"]["command"]
+    _init(project, home, "claude-code", "--command", str(launcher))
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    line = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    hook = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}, "hook_event_name": "PreToolUse"})
+    ran = subprocess.run(["sh", "-c", line], input=hook, capture_output=True, text=True, env=env, timeout=60)
+    assert ran.returncode == 0 and "agentwrap" in ran.stdout, ran.stderr

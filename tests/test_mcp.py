@@ -223,3 +223,21 @@ def test_an_env_name_that_is_not_a_variable_name_is_a_usage_problem(tmp_path: Pa
         env = _structured(got[key], result_schema)
         assert env["error"]["code"] == "USAGE" and "env" in env["error"]["detail"], env
     assert _structured(got["good"], result_schema)["output"]["stdout"]["text"] == "v\n"
+
+
+def test_a_timeout_that_is_no_limit_is_refused_in_the_callers_number(tmp_path: Path,
+                                                                      result_schema: dict[str, Any]) -> None:
+    got: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        for value in (-5, -0.5):
+            got[value] = await client.call_tool("run", {"argv": ["true"], "timeout": value})
+        got["tiny"] = await client.call_tool("run", {"argv": ["sleep", "5"], "timeout": 1e-05})
+
+    _connect(tmp_path, body)
+    for value in (-5, -0.5):
+        env = _structured(got[value], result_schema)
+        assert env["error"]["code"] == "USAGE" and f"timeout: {value}" in env["error"]["detail"], env
+        assert f"{value}s" not in env["error"]["detail"]  # our `--timeout` text is not what the caller gave
+    # a number in exponent form is still a limit (`1e-05s` is no duration `--timeout` reads)
+    assert _structured(got["tiny"], result_schema)["error"]["code"] == "TIMEOUT"

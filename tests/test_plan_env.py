@@ -48,6 +48,8 @@ def test_apply_runs_with_the_plans_env_and_the_secret_given_again(repo: Path, tm
     missing = aw("apply", data["plan_id"])
     assert missing.error is not None and missing.error["code"] == "PLAN_ENV_MISMATCH", missing.env
     assert "not given again: API_TOKEN" in missing.error["detail"]
+    (action,) = missing.error["code_actions"]  # the same apply, the secret left for the caller to fill in
+    assert action["command"] == data["apply"] and action["applicability"] == "has_placeholders"
     wrong = aw("apply", data["plan_id"], "--env", "API_TOKEN=wrong-secret-9", "--env", "MARK=changed")
     assert wrong.error is not None and wrong.error["code"] == "PLAN_ENV_MISMATCH"
     assert "another value than planned for API_TOKEN, MARK" in wrong.error["detail"]
@@ -68,6 +70,8 @@ def test_a_plain_env_is_kept_and_an_unplanned_one_is_refused(repo: Path, tmp_pat
     assert "env_to_pass_again" not in plan.env["data"] and "--env" not in plan.env["data"]["apply"]
     extra = aw("apply", plan.env["data"]["plan_id"], "--env", "API_TOKEN=x")
     assert extra.error is not None and "not in the plan: API_TOKEN" in extra.error["detail"]
+    (action,) = extra.error["code_actions"]  # nothing to fill in: the plan keeps its plain value
+    assert action["command"] == plan.env["data"]["apply"] and action["applicability"] == "maybe_incorrect"
     (tmp_path / "seen").unlink()
     applied = aw("apply", plan.env["data"]["plan_id"])
     assert applied.code == 0, applied.env

@@ -120,3 +120,12 @@ def test_non_agent_default_format_is_json_when_stdout_is_not_a_terminal():
     a = aw("echo", "hi", agent=False)
     assert a.env["status"] == "success"
     assert os.environ.get("NO_COLOR") is None
+
+
+def test_the_usage_line_of_apply_names_each_of_its_options():
+    # Read from apply's own --help, so an option added there and not to the usage line is caught.
+    usage = aw("--help").env["data"]["usage"]
+    (line,) = [line.strip() for line in usage.splitlines() if line.strip().startswith("agentwrap apply PLAN_ID")]
+    own = aw("apply", "--help").env["data"]["usage"]
+    options = {word.strip("[],") for word in own.split() if word.strip("[],").startswith("--")} - {"--help"}
+    assert options and all(option in line for option in options), (line, options)

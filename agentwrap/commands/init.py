@@ -38,6 +38,11 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
                         help="how the hook calls agentwrap (default: `agentwrap`, found on PATH)")
     ns = parser.parse_args(list(args))
     name = _host(ns.host)
+    if ns.user and ns.dir is not None:  # the user-wide file is in the home folder: a --dir would be ignored
+        raise UsageError(f"--user and --dir {ns.dir}: the user-wide file is in the home folder, not in a "
+                         "project folder; give one of them",
+                         suggested_fix=f"Run `agentwrap init {name} --dir {ns.dir}` for that project's file, or "
+                         f"`agentwrap init {name} --user` for the user-wide one.")
     scope_name = "user" if ns.user else "project"
     root = Path(os.path.expanduser("~")) if ns.user else Path(os.path.abspath(ns.dir or "."))
     if not ns.user and not root.is_dir():

@@ -32,6 +32,7 @@ from typing import Any
 from agentwrap.ids import new_id, rfc3339
 from agentwrap.lazyre import lazy
 from agentwrap.operations import store
+from agentwrap.problem import CodeAction
 from agentwrap.redact import is_secret_name
 from agentwrap.safety.plans import git_push, packages
 from agentwrap.safety.plans.base import (
@@ -115,12 +116,20 @@ def env_for_apply(plan: dict[str, Any], given: dict[str, str]) -> dict[str, str]
              ("not in the plan:", unplanned)) if names]
     if said:
         again = " ".join(f"--env {name}=<{name}>" for name in env_to_pass_again(plan))
+        secrets = [part for name in env_to_pass_again(plan) for part in ("--env", f"{name}=<{name}>")]
+        # The same apply with the planned --env only: secret values are placeholders (the plan keeps digests)
+        # and a plain value needs no --env at all. Not preferred blindly: a caller who meant another value
+        # needs a new plan, which the suggested_fix says.
+        retry = CodeAction(title="Apply again with the plan's --env",
+                           command=("agentwrap", "apply", str(plan["plan_id"]), "--expect-hash",
+                                    str(plan["digest"]), *secrets),
+                           applicability="has_placeholders" if secrets else "maybe_incorrect", is_preferred=True)
         raise PlanEnvMismatch(
             f"plan {plan['plan_id']}'s --env does not match, nothing was run: " + "; ".join(said),
             suggested_fix=(f"Pass the planned secret values again: `agentwrap apply {plan['plan_id']} {again}`"
                            if again else "Apply without --env: the plan keeps its own --env values")
             + "; a different --env needs a new plan.",
-            extra={"env_to_pass_again": env_to_pass_again(plan)})
+            code_actions=(retry,), extra={"env_to_pass_again": env_to_pass_again(plan)})
     return {name: given[name] if name in given else held["value"] for name, held in kept.items()}
 
 
