@@ -69,6 +69,15 @@ def test_sigkill_follows_when_sigterm_is_ignored():
     assert _survivors(m) == []
 
 
+def _wait_for(marker: str, count: int) -> None:
+    """Until the program runs: a signal sent while agentwrap still starts is another case (a loaded machine
+    can take longer than any fixed sleep to get there)."""
+    deadline = time.monotonic() + 30
+    while len([p for p in _survivors(marker) if p.info["cmdline"][0] == "sleep"]) < count:
+        assert time.monotonic() < deadline, "the program never started"
+        time.sleep(0.05)
+
+
 def _start(*args: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", *args], stdout=subprocess.PIPE,
@@ -78,7 +87,7 @@ def _start(*args: str) -> subprocess.Popen[bytes]:
 def test_sigterm_to_agentwrap_ends_the_tree_and_still_answers():
     m = _marker()
     proc = _start("bash", "-c", f"sleep {m} & sleep {m}")
-    time.sleep(0.8)
+    _wait_for(m, 2)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=15)
     assert b"Traceback" not in err
@@ -90,8 +99,9 @@ def test_sigterm_to_agentwrap_ends_the_tree_and_still_answers():
 
 
 def test_sigint_to_agentwrap_is_130():
-    proc = _start(PY, "-c", "import time; time.sleep(60)")
-    time.sleep(0.8)
+    m = _marker()
+    proc = _start("sleep", m)
+    _wait_for(m, 1)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=15)
     env = json.loads(out)
