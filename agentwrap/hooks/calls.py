@@ -30,6 +30,7 @@ class Call(NamedTuple):
     text: str  # the statement as written, without its `;`
     words: tuple[Word, ...]  # its arguments, the program first (assignments not among them)
     stdin: bool  # its input is a pipe or a redirection, not the terminal
+    assigns: tuple[tuple[str, Word], ...] = ()  # its `NAME=VALUE` words, which set its program's environment
 
 
 def _part(part: dict[str, Any]) -> tuple[str | None, bool]:
@@ -65,6 +66,14 @@ def _reads_stdin(stmt: dict[str, Any]) -> bool:
                for r in stmt.get("Redirs") or ())
 
 
+def _assigns(cmd: dict[str, Any], source: bytes) -> tuple[tuple[str, Word], ...]:
+    out = []
+    for assign in cmd.get("Assigns") or ():
+        name = str((assign.get("Name") or {}).get("Value", ""))
+        out.append((name, word(assign["Value"], source) if assign.get("Value") else Word("", "", True)))
+    return tuple(out)
+
+
 def every_call(tree: dict[str, Any], source: bytes) -> list[Call]:
     """Every simple command anywhere in the tree, left to right: subshells, blocks, loops and compound
     pipeline stages included (the user's rules and the interactive check see each)."""
@@ -82,7 +91,7 @@ def every_call(tree: dict[str, Any], source: bytes) -> list[Call]:
             piped = piped or _reads_stdin(node)
             if cmd.get("Type") == "CallExpr":
                 words = tuple(word(arg, source) for arg in cmd.get("Args") or ())
-                out.append(Call(_text(node, source), words, piped))
+                out.append(Call(_text(node, source), words, piped, _assigns(cmd, source)))
         if node.get("Type") == "BinaryCmd" and node.get("Op") in ("|", "|&"):
             stack.append((node.get("Y"), True))  # the right side reads the left side's output
             stack.append((node.get("X"), piped))

@@ -37,6 +37,9 @@ _WRAPPERS: dict[str, Wrapper] = {
     "time": Wrapper(frozenset({"-f", "--format", "-o", "--output"})),
     "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(frozenset({"-a"})), "nohup": Wrapper(),
     "setsid": Wrapper(), "unbuffer": Wrapper(), "chronic": Wrapper(),
+    "busybox": Wrapper(), "toybox": Wrapper(),  # `busybox rm x`: the applet is the command
+    "chroot": Wrapper(frozenset({"--userspec", "--groups"}), 1),  # `chroot NEWROOT CMD`
+    "sshpass": Wrapper(frozenset({"-p", "-f", "-d", "-P"})),
     "chrt": Wrapper(positionals=1), "taskset": Wrapper(positionals=1), "flock": Wrapper(positionals=1),
     "xargs": Wrapper(frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
                                 "--max-args", "-P", "--max-procs", "-s", "--max-chars"})),
@@ -62,7 +65,7 @@ def _skip_options(name: str, words: tuple[Word, ...]) -> int:
             return i + 1
         if value.startswith("-") and len(value) > 1:
             i += 2 if value in spec.takes_value else 1
-        elif name == "env" and _ASSIGNMENT.match(value):
+        elif name in ("env", "sudo") and _ASSIGNMENT.match(value):  # `sudo PAGER=less git log`
             i += 1
         elif positionals:
             positionals -= 1

@@ -148,7 +148,8 @@ def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
         why = "already wrapped" if _wrapped(call) else interactive.why(call)
         if why:
             return Rewrite(None, why)
-    facts = _facts([*found, *hidden.calls], hidden.opaque)
+    # a helper (`PAGER=… git log`, `rsync -e 'ssh -p 22'`) is for the rules only: no session a person asked for
+    facts = _facts([*found, *hidden.calls, *hidden.helpers], hidden.opaque)
     prefix, rest = _cd_prefix(tree, line)
     if prefix:
         tree, left = _parse(rest)
