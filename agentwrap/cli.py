@@ -102,6 +102,9 @@ def _dispatch(args: list[str], opts: options.Options, fmt: str, request_id: str,
                                  max_inline_bytes=opts.inline_budget(), detail=opts.detail)
             import importlib
 
+            from agentwrap import stop_signals
+
+            stop_signals.release()  # not a run: Ctrl-C and SIGTERM act as Python's defaults from here
             module = importlib.import_module(_COMMANDS[name])
             outcome: envelope.Outcome = module.main(rest, ctx)
             return outcome
@@ -135,7 +138,10 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> ExitS
 
 def _main(args: list[str], environment: Environment) -> int:
     if args[:1] == ["hook"]:  # the host reads its own format, never an envelope; it always fails open
+        from agentwrap import stop_signals
         from agentwrap.commands.hook import run as run_hook
+
+        stop_signals.release()
 
         return run_hook(args[1:])
     request_id = new_id("req")
@@ -165,10 +171,12 @@ def _main(args: list[str], environment: Environment) -> int:
     except HelpRequested as exc:
         outcome = envelope.Outcome(envelope.build(request_id=request_id, summary="usage",
                                                   data={"usage": exc.text}), 0, raw_text=exc.text)
-    except KeyboardInterrupt:
-        outcome = _problem_outcome(wrapper_problem("INTERRUPTED", "agentwrap was interrupted", exit_code=130),
-                                   request_id, program_argv)
-        outcome.exit_code = 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal held while agentwrap started (stop_signals)
+        signum = getattr(exc, "signum", 2)
+        safe = {"safe_to_retry": True} if getattr(exc, "nothing_ran", False) else {}
+        outcome = _problem_outcome(wrapper_problem("INTERRUPTED", getattr(exc, "detail", "agentwrap was interrupted"),
+                                                   exit_code=128 + signum, **safe), request_id, program_argv)
+        outcome.exit_code = 128 + signum
     except Exception as exc:  # the edge: a bug must still answer as a Problem, never a traceback
         if os.environ.get("AGENTWRAP_DEBUG"):
             import traceback

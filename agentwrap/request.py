@@ -17,6 +17,7 @@ import re
 import sys
 from typing import Any
 
+from agentwrap import stop_signals
 from agentwrap.errors import AgentwrapError, UsageError
 from agentwrap.options import Options, parse_duration
 
@@ -33,8 +34,9 @@ class RequestInvalid(AgentwrapError):
 def _read(source: str) -> bytes:
     try:
         if source == "-":
-            return sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
-        with open(source, "rb") as f:
+            with stop_signals.interruptible():  # a caller that never closes stdin can still stop us
+                return sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+        with stop_signals.interruptible(), open(source, "rb") as f:  # a FIFO nobody writes blocks open()
             return f.read(MAX_REQUEST_BYTES + 1)
     except IsADirectoryError:
         raise UsageError(f"--input {source}: is a directory") from None

@@ -9,8 +9,10 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import psutil
+import pytest
 from conftest import ROOT, aw, check_envelope
 
 PY = sys.executable
@@ -108,3 +110,64 @@ def test_sigint_to_agentwrap_is_130():
     check_envelope(env, proc.returncode)
     assert proc.returncode == 130
     assert env["error"]["code"] == "INTERRUPTED"
+
+
+def _slow_start(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment in which agentwrap takes seconds to start: a user adapter whose module says when it
+    is being loaded (before any run), then sleeps. A signal sent then comes while agentwrap starts."""
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    ready = tmp_path / "loading"
+    (folder / "slow.py").write_text(f"import pathlib, time\npathlib.Path({str(ready)!r}).touch()\ntime.sleep(3)\n"
+                                    "from agentwrap.sdk import BaseAdapter\n"
+                                    "class Slow(BaseAdapter):\n    name = 'slow'\nADAPTER = Slow()\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTWRAP_ADAPTER_DIR": str(folder)}
+    return env, ready
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_signal_while_agentwrap_starts_answers_and_runs_nothing(tmp_path: Path, sig: int) -> None:
+    env, ready = _slow_start(tmp_path)
+    victim = tmp_path / "victim"
+    proc = subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", "touch", str(victim)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 30
+    while not ready.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, "agentwrap never loaded the adapter"
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
+    env_ = json.loads(out)
+    check_envelope(env_, proc.returncode)
+    assert proc.returncode == 128 + sig
+    assert env_["error"]["code"] == "INTERRUPTED"
+    assert "before touch started; nothing ran" in env_["error"]["detail"]
+    assert env_["error"]["safe_to_retry"] is True
+    assert not victim.exists()
+
+
+def test_a_stop_signal_ends_a_wait_for_the_request_on_stdin(tmp_path: Path) -> None:
+    """`--input -` from a caller that never closes stdin: a SIGTERM still gets an answer, at once."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", "--input", "-"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=env)
+    time.sleep(1.5)  # any time: held before the read, or ending the read itself, the answer is the same
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err
+    env_ = json.loads(out)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert env_["error"]["code"] == "INTERRUPTED"
+
+
+def test_a_command_that_is_not_a_run_keeps_the_default_signals() -> None:
+    """`agentwrap normalize -` (like `mcp`) waits on its caller as long as it takes: SIGTERM must end it as
+    before (held signals are released for every subcommand)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "agentwrap", "normalize", "-"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=env)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGTERM

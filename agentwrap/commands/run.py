@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
-from agentwrap import envelope, observe, prevention, registry
+from agentwrap import envelope, observe, prevention, registry, stop_signals
 from agentwrap.adapter import presentation_of
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
@@ -33,7 +33,8 @@ def stdin_source(opts: Options) -> IO[bytes] | None:
     if opts.stdin == "-":
         return sys.stdin.buffer
     try:
-        return open(opts.stdin, "rb")  # noqa: SIM115 - closed by run() after the program ends
+        with stop_signals.interruptible():  # a FIFO nobody writes to blocks open(): a stop signal ends it
+            return open(opts.stdin, "rb")  # noqa: SIM115 - closed by run() after the program ends
     except IsADirectoryError:
         raise UsageError(f"--stdin {opts.stdin}: is a directory") from None
     except OSError as exc:

@@ -18,6 +18,7 @@ import termios
 import time
 from typing import IO, Any, NamedTuple, Protocol
 
+from agentwrap import stop_signals
 from agentwrap.ids import utc_now
 from agentwrap.runner import forward, prompts, spawn, tree
 from agentwrap.runner.relay import ThreadedSink
@@ -123,6 +124,14 @@ class RunResult:
         self.rejected: dict[str, object] | None = None  # an answer the program asked again for at once
         self.requests: list[Request] = []
         self.left: list[str] = []  # files a stopped program left half done (a git index.lock)
+
+
+def _refuse_if_stopped(spec: RunSpec) -> None:
+    """A SIGTERM or Ctrl-C that came while agentwrap started (held: stop_signals): the program never starts."""
+    held = stop_signals.take()
+    if held is not None:
+        raise stop_signals.StopSignal(held, f"agentwrap received {signal.Signals(held).name} before "
+                                      f"{os.path.basename(spec.argv[0])} started; nothing ran", nothing_ran=True)
 
 
 def _feed(source: IO[bytes], fd: int) -> None:
@@ -376,6 +385,7 @@ class _Session:
         self.result.started_at = utc_now()
         try:
             try:
+                _refuse_if_stopped(spec)
                 self.proc = spawn.start(spec.argv, spec.program, cwd=spec.cwd, env=spec.env,
                                         child_fds=child_fds, use_pty=spec.use_pty)
             finally:
