@@ -90,6 +90,9 @@ def _hazard(argv: list[str], adapter: Adapter) -> str | None:
         return readonly_args.hazard(argv)
     if adapter.name == "make" and not set(argv[1:]) & {"-v", "--version", "-h", "--help"}:
         return "make reads the Makefile even with -n or -q, and runs its `$(shell …)` and `+` recipe lines"
+    if adapter.name == "pytest" and not set(argv[1:]) & {"--version", "-V"}:
+        return ("pytest imports the conftest.py files and the test modules (and --help, --fixtures and --markers "
+                "the conftest.py files) before it lists anything, and they are code that can do anything")
     if adapter.name == "pip" and _pip_writes(argv[1:]):  # `pip install --dry-run --report FILE` writes FILE
         return "`--log FILE` or `--report FILE` writes that file"
     return None
