@@ -148,6 +148,7 @@ def _main(args: list[str], environment: Environment) -> int:
     opts = options.Options()
     fmt: str | None = None
     program_argv: list[str] | None = None
+    refused = False
     from agentwrap.render.output import Writer
 
     writer = Writer(environment.stdout, is_tty=environment.is_tty())
@@ -167,6 +168,7 @@ def _main(args: list[str], environment: Environment) -> int:
         writer.configure(fmt, opts)
         outcome = _dispatch(rest, opts, fmt, request_id, writer.event if fmt == "jsonl" else None)
     except AgentwrapError as exc:
+        refused = True
         outcome = _problem_outcome(exc.to_problem(), request_id, program_argv, exc.subcommand)
     except HelpRequested as exc:
         outcome = envelope.Outcome(envelope.build(request_id=request_id, summary="usage",
@@ -189,4 +191,38 @@ def _main(args: list[str], environment: Environment) -> int:
             "json" if opts.agent or not writer.is_tty else "pretty")
         writer.configure(fmt, options.Options(agent=opts.agent, detail=options.resolve_detail(opts)))
     writer.finish(outcome)
+    _account(outcome, request_id, opts, program_argv or _after_dashes(args), refused, writer)
     return outcome.exit_code
+
+
+def _account(outcome: envelope.Outcome, request_id: str, opts: options.Options, program_argv: list[str] | None,
+             refused: bool, writer: Any) -> None:
+    """The stats ledger's line for this call, now that its answer is written and its size known. A run
+    held its line (`ledger.hold`, which imported the ledger: a call that ran nothing pays no import);
+    a call that ran nothing here still cost the caller its answer when it named a program."""
+    try:
+        held = sys.modules.get("agentwrap.ledger")
+        if held is not None and held.settle(request_id, writer.written):
+            return
+        run = "refused" if refused else "launch" if opts.detach else "replay" if opts.idempotency_key else None
+        if not program_argv or run is None:
+            return  # a subcommand, --help, --version: not a run
+        from agentwrap import ledger
+
+        if ledger.opted_out():
+            return
+        env = outcome.envelope
+        ledger.append(ledger.entry(program=program_argv[0], adapter=None, run=run, status=str(env.get("status")),
+                                   code=(env.get("error") or {}).get("code"), exit_code=outcome.exit_code,
+                                   detail=writer.opts.detail, raw_bytes=0, envelope_bytes=writer.written,
+                                   duration_ms=0))
+    except Exception:  # noqa: BLE001 - the answer is written: bookkeeping must not turn it into a traceback
+        if os.environ.get("AGENTWRAP_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+
+
+def _after_dashes(args: list[str]) -> list[str] | None:
+    """PROGRAM ARGS of a call whose options could not be read (`agentwrap --bogus -- make`): its program."""
+    return (args[args.index("--") + 1:] or None) if "--" in args else None

@@ -6,6 +6,10 @@ token estimates and the duration. Nothing here opens a socket. The file is rotat
 (one older generation kept), so the ledger's size, and what `agentwrap stats` holds in memory while
 reading it (one line at a time, one row per program and adapter), stay bounded.
 
+`envelope_bytes` is what was written to the caller, so the line is written after the answer: the run
+path `hold`s it and the edge that wrote the answer `settle`s it with the byte count. `run` says what the
+call was (`RUNS`): a refused call never started its program but still cost the caller its answer.
+
 Opt out with `AGENTWRAP_NO_STATS=1`, or once for good with `agentwrap stats --off` (a marker file,
 checked with one stat() per run).
 """
@@ -30,8 +34,13 @@ ROTATE_BYTES = 2 * 1024 * 1024
 MAX_LINE = 64 * 1024  # a ledger line is a few hundred bytes: a longer one is damage, skipped unread
 _TS = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z")
 BYTES_PER_TOKEN = 4  # the usual estimate for English text and code; `bench/session.py` counts real tokens
-FIELDS = ("ts", "program", "adapter", "status", "code", "exit_code", "detail", "raw_bytes", "envelope_bytes",
-          "raw_tokens_est", "envelope_tokens_est", "duration_ms")
+FIELDS = ("ts", "program", "adapter", "run", "status", "code", "exit_code", "detail", "raw_bytes",
+          "envelope_bytes", "raw_tokens_est", "envelope_tokens_est", "duration_ms")
+# what a line's call was: the program ran here; ran in a detached supervisor (its answer is kept for
+# `agentwrap op`, not written to a caller); the --detach call that started it (the acknowledgement);
+# an idempotency key's replay (nothing ran); refused before the program started (usage, not found, --read-only)
+RUNS = ("attached", "detached", "launch", "replay", "refused")
+_held: list[tuple[str, dict[str, Any]]] = []  # this process's finished runs, waiting for their answer's size
 
 
 def ledger_path() -> Path:
@@ -71,13 +80,34 @@ def tokens(nbytes: int) -> int:
     return -(-nbytes // BYTES_PER_TOKEN)
 
 
-def entry(*, program: str, adapter: str, status: str, code: str | None, exit_code: int, detail: str,
-          raw_bytes: int, envelope_bytes: int, duration_ms: int) -> dict[str, Any]:
+def entry(*, program: str | None, adapter: str | None, status: str, code: str | None, exit_code: int, detail: str,
+          raw_bytes: int, envelope_bytes: int, duration_ms: int, run: str = "attached") -> dict[str, Any]:
     """A ledger line from sizes and names only: the signature admits nothing else."""
-    return {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "program": os.path.basename(program)[:80],
-            "adapter": adapter, "status": status, "code": code, "exit_code": exit_code, "detail": detail,
-            "raw_bytes": raw_bytes, "envelope_bytes": envelope_bytes, "raw_tokens_est": tokens(raw_bytes),
+    return {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "program": os.path.basename(program)[:80] if program else None, "adapter": adapter, "run": run,
+            "status": status, "code": code, "exit_code": exit_code, "detail": detail, "raw_bytes": raw_bytes,
+            "envelope_bytes": envelope_bytes, "raw_tokens_est": tokens(raw_bytes),
             "envelope_tokens_est": tokens(envelope_bytes), "duration_ms": duration_ms}
+
+
+def hold(request_id: str, line: dict[str, Any]) -> None:
+    """A finished run's line, kept until its answer is written (`settle`): the size recorded is the size
+    of what the caller received, whatever format or projection wrote it."""
+    _held.append((request_id, line))
+
+
+def settle(request_id: str, returned_bytes: int, run: str | None = None) -> bool:
+    """Append the held lines now that the answer is written; False when none was held. The run whose
+    request this is gets `returned_bytes`; another run of the same call (capture's `--version` probe)
+    wrote nothing to the caller. `run` restates what they were (the supervisor's runs are `detached`)."""
+    held, _held[:] = list(_held), []
+    paid = False
+    for rid, line in held:
+        mine = rid == request_id and not paid
+        paid = paid or mine
+        size = returned_bytes if mine else 0
+        append({**line, "run": run or line["run"], "envelope_bytes": size, "envelope_tokens_est": tokens(size)})
+    return bool(held)
 
 
 def append(line: dict[str, Any]) -> None:
@@ -93,13 +123,31 @@ def append(line: dict[str, Any]) -> None:
             if end and _last_byte(fd, end) != b"\n":
                 data = b"\n" + data  # a torn last line (a run killed mid-write, a full disk) must not swallow this one
             os.write(fd, data)  # one write of a short line under O_APPEND: concurrent runs do not interleave
-            size = os.fstat(fd).st_size
+            if os.fstat(fd).st_size > ROTATE_BYTES:
+                _rotate(fd, path)
         finally:
             os.close(fd)
-        if size > ROTATE_BYTES:
-            os.replace(path, path + ".1")
     except OSError:
         pass
+
+
+def _rotate(fd: int, path: str) -> None:
+    """Move the full ledger (open as `fd`) to its older generation, once. Every run that ends while it is
+    full gets here: without the lock and the check, a second one would move the new, nearly empty ledger
+    over the generation the first had just kept, and lose it. The lock is on the full file itself and
+    never waited for (its holder is rotating it); a line written to the old file after the move is in
+    the older generation, not lost. Only a run past the limit pays for this, never a plain one."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another run holds it: it is moving this very file
+    try:
+        if os.stat(path).st_ino == os.fstat(fd).st_ino:  # still the ledger: no one moved it before us
+            os.replace(path, path + ".1")
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class Reading:
@@ -125,13 +173,15 @@ def read(since: float | None = None, reading: Reading | None = None) -> Iterator
     reading = reading if reading is not None else Reading()
     after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)) if since is not None else None
     path = ledger_path()
-    for part in (path.with_name(LEDGER + ".1"), path):
-        try:
-            handle = part.open("rb")
-        except FileNotFoundError:
-            continue
-        except OSError:
-            reading.unreadable.append(str(part))
+    # the current file is opened first: a rotation between the two opens then makes both the same file
+    # (read once) instead of hiding the generation it moved
+    current = _open(path, reading)
+    older = _open(path.with_name(LEDGER + ".1"), reading)
+    if older is not None and current is not None and _same_file(older, current):
+        older.close()
+        older = None
+    for part, handle in ((path.with_name(LEDGER + ".1"), older), (path, current)):
+        if handle is None:
             continue
         with handle:
             try:
@@ -145,6 +195,21 @@ def read(since: float | None = None, reading: Reading | None = None) -> Iterator
                         yield line
             except OSError:  # a directory in its place, an I/O error part-way
                 reading.unreadable.append(str(part))
+
+
+def _open(part: Path, reading: Reading) -> Any:
+    try:
+        return part.open("rb")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        reading.unreadable.append(str(part))
+        return None
+
+
+def _same_file(a: Any, b: Any) -> bool:
+    one, two = os.fstat(a.fileno()), os.fstat(b.fileno())
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
 
 
 def _lines(handle: Any) -> Iterator[bytes | None]:

@@ -48,17 +48,16 @@ def _end(obs: Observation, record: RunRecord, opts: Options) -> None:
     keep = not ledger.opted_out()
     if not keep and obs.span is None:
         return
-    envelope_bytes = _envelope_bytes(record, opts)
     program = os.path.basename(str(record.command.get("program") or (record.command.get("argv") or [""])[0]))
     code = record.error.code if record.error is not None else None
     raw = int(record.metrics.get("raw_bytes", 0))
-    if keep:
-        ledger.append(ledger.entry(
+    if keep:  # written by the edge once the answer is (ledger.settle), with the size the caller received
+        ledger.hold(record.request_id, ledger.entry(
             program=program, adapter=str(record.command.get("adapter")), status=record.status, code=code,
-            exit_code=record.exit_code, detail=opts.detail, raw_bytes=raw, envelope_bytes=envelope_bytes,
+            exit_code=record.exit_code, detail=opts.detail, raw_bytes=raw, envelope_bytes=0,
             duration_ms=int(record.metrics.get("duration_ms", 0))))
     if obs.span is not None:
-        obs.span.finish(_span_attributes(record, program, raw, envelope_bytes), code)
+        obs.span.finish(_span_attributes(record, program, raw, _envelope_bytes(record, opts)), code)
 
 
 def _envelope_bytes(record: RunRecord, opts: Options) -> int:

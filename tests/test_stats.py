@@ -35,7 +35,7 @@ def test_no_byte_of_arguments_or_output_reaches_the_ledger(state: dict[str, str]
     first = lines[0]
     assert first["status"] == "error" and first["exit_code"] == 3 and first["code"]
     assert first["raw_bytes"] > 50 * len(marker)  # the sizes are there, the bytes are not
-    assert set(first) == {"ts", "program", "adapter", "status", "code", "exit_code", "detail", "raw_bytes",
+    assert set(first) == {"ts", "program", "adapter", "run", "status", "code", "exit_code", "detail", "raw_bytes",
                           "envelope_bytes", "raw_tokens_est", "envelope_tokens_est", "duration_ms"}
 
 

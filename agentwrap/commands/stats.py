@@ -18,6 +18,9 @@ MAX_ROWS = 50
 _AGO = lazy(r"(\d+(?:\.\d+)?)\s*(m|h|d|w)\Z")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _SUMS = ("raw_bytes", "envelope_bytes", "raw_tokens_est", "envelope_tokens_est", "duration_ms")
+# every call; those that started the program, and of them the failed; those that did not (ledger.RUNS)
+_COUNTS = ("calls", "runs", "errors", "refused", "launches", "replays")
+_RAN = ("attached", "detached")
 
 
 def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
@@ -49,9 +52,7 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
         data["unreadable"] = reading.unreadable
     if data["enabled"] and not ledger.writable():
         data["writable"] = False
-    saved, runs = data["saved_tokens_est"], data["runs"]
-    summary = (f"{runs} run{'' if runs == 1 else 's'}: ~{data['envelope_tokens_est']} tokens read for "
-               f"~{data['raw_tokens_est']} of raw output ({'saved' if saved >= 0 else 'cost'} ~{abs(saved)})")
+    summary = summary_of(data)
     env = envelope.build(request_id=ctx.request_id, summary=summary, data=data)
     fmt = ns.format or ctx.format
     if fmt == "json" and ctx.format == "pretty":  # asked here for JSON on a terminal: print it as is
@@ -92,24 +93,26 @@ def parse_since(text: str) -> float:
 
 
 def summarize(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Totals and per-program, per-adapter rows, in one pass (memory: one row per name)."""
+    """Totals and per-program, per-adapter rows, in one pass (memory: one row per name). The sizes add
+    up over every call, whatever it was: a refused call's answer was read too. The counts split the calls
+    by `run`: `runs` started the program (here or detached), of which `errors` failed; the others did not."""
     total = _row()
     by: dict[str, dict[str, dict[str, Any]]] = {"program": {}, "adapter": {}}
     first = last = None
     for line in lines:
-        first = first or line.get("ts")
-        last = line.get("ts")
+        ts = line["ts"]  # read() yields only lines with a well-formed one
+        first, last = min(first or ts, ts), max(last or ts, ts)  # concurrent runs append out of order
         for key, rows in by.items():
-            name = str(line.get(key) or "?")
+            name = str(line.get(key) or "(none)")  # a refused call chose no adapter
             _add(rows.setdefault(name, _row()), line)
         _add(total, line)
-    out: dict[str, Any] = {"runs": total["runs"], "errors": total["errors"]}
+    out: dict[str, Any] = {k: total[k] for k in _COUNTS}
     out.update({k: total[k] for k in _SUMS})
     out["saved_tokens_est"] = total["raw_tokens_est"] - total["envelope_tokens_est"]
     out["first"], out["last"] = first, last
     for key, rows in by.items():
         table = [{key: name, **row, "saved_tokens_est": row["raw_tokens_est"] - row["envelope_tokens_est"]}
-                 for name, row in sorted(rows.items(), key=lambda kv: (-kv[1]["runs"], kv[0]))]
+                 for name, row in sorted(rows.items(), key=lambda kv: (-kv[1]["calls"], kv[0]))]
         out[f"by_{key}"] = table[:MAX_ROWS]
         if len(table) > MAX_ROWS:
             out[f"by_{key}_omitted"] = len(table) - MAX_ROWS
@@ -117,16 +120,36 @@ def summarize(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _row() -> dict[str, Any]:
-    return {"runs": 0, "errors": 0, **dict.fromkeys(_SUMS, 0)}
+    return {**dict.fromkeys(_COUNTS, 0), **dict.fromkeys(_SUMS, 0)}
 
 
 def _add(row: dict[str, Any], line: dict[str, Any]) -> None:
-    row["runs"] += 1
-    row["errors"] += line.get("status") == "error"
+    row["calls"] += 1
+    run = line.get("run", "attached")  # a line from before `run` was recorded: every such line ran
+    if run in _RAN:
+        row["runs"] += 1
+        row["errors"] += line.get("status") == "error"
+    elif run == "refused":
+        row["refused"] += 1
+    elif run == "launch":
+        row["launches"] += 1
+    elif run == "replay":
+        row["replays"] += 1
     for key in _SUMS:
         value = line.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             row[key] += value
+
+
+def summary_of(data: dict[str, Any]) -> str:
+    runs, saved = data["runs"], data["saved_tokens_est"]
+    calls = [f"{runs} run{'' if runs == 1 else 's'}"]
+    for key, one, many in (("refused", "refused", "refused"), ("launches", "detach launch", "detach launches"),
+                           ("replays", "replay", "replays")):
+        if data[key]:
+            calls.append(f"{data[key]} {one if data[key] == 1 else many}")
+    return (f"{', '.join(calls)}: ~{data['envelope_tokens_est']} tokens read for ~{data['raw_tokens_est']} of "
+            f"raw output ({'saved' if saved >= 0 else 'cost'} ~{abs(saved)})")
 
 
 def render(data: dict[str, Any], summary: str) -> str:
@@ -143,10 +166,15 @@ def render(data: dict[str, Any], summary: str) -> str:
         if not rows:
             continue
         width = max(len(key), *(len(str(r[key])) for r in rows))
-        lines.append(f"{key:<{width}}  {'runs':>6} {'errors':>6} {'raw tok':>9} {'read tok':>9} {'saved':>9}")
+        lines.append(f"{key:<{width}}  {'calls':>6} {'runs':>6} {'errors':>6} {'refused':>7} {'raw tok':>9} "
+                     f"{'read tok':>9} {'saved':>9}")
         for r in rows:
-            lines.append(f"{r[key]:<{width}}  {r['runs']:>6} {r['errors']:>6} {r['raw_tokens_est']:>9} "
-                         f"{r['envelope_tokens_est']:>9} {r['saved_tokens_est']:>9}")
+            lines.append(f"{r[key]:<{width}}  {r['calls']:>6} {r['runs']:>6} {r['errors']:>6} {r['refused']:>7} "
+                         f"{r['raw_tokens_est']:>9} {r['envelope_tokens_est']:>9} {r['saved_tokens_est']:>9}")
+        omitted = data.get(f"by_{key}_omitted")
+        if omitted:
+            lines.append(f"(and {omitted} more {key}s, in the totals)")
         lines.append("")
-    lines.append("tokens are estimated as bytes/4; read tok is the envelope at each run's --detail")
+    lines.append("tokens are estimated as bytes/4; read tok is what each call wrote to its caller, a refused")
+    lines.append("call's answer too (a detached run's answer is read later with `agentwrap op`: not counted)")
     return "\n".join(lines) + "\n"

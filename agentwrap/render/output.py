@@ -25,6 +25,7 @@ class Writer:
         self.started = self.completed = False
         self.last_event: dict[str, Any] = {}
         self.broken = False
+        self.written = 0  # bytes the caller received (the stats ledger's envelope_bytes)
 
     def configure(self, fmt: str, opts: Options) -> None:
         self.format, self.opts = fmt, opts
@@ -37,7 +38,11 @@ class Writer:
             return
         try:
             self.stream.flush()
-            os.write(self.stream.fileno(), data) if _has_fd(self.stream) else self.stream.write(data.decode())
+            if _has_fd(self.stream):
+                self.written += os.write(self.stream.fileno(), data)
+            else:
+                self.stream.write(data.decode())
+                self.written += len(data)
         except BrokenPipeError:
             self.broken = True  # the reader went away; the exit code still tells the result
         except OSError:
