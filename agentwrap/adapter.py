@@ -231,6 +231,11 @@ class BaseAdapter:
         return problems
 
     def interpret(self, run: CapturedRun) -> Interpretation:
+        found = self._read(run)
+        named = self.spec.secrets_in(run) if self.spec and self.spec.secrets else ()  # the spec's [[secrets]]
+        return found.replace(secrets=(*found.secrets, *named)) if named else found
+
+    def _read(self, run: CapturedRun) -> Interpretation:
         prog = program_name(run.argv[0])
         data = self.parse(run)
         problems = self.find_problems(run)

@@ -154,6 +154,10 @@ class Spec:
         self.noise = tuple((lazy(n["pattern"]), n.get("stream", "any"),
                             frozenset(n["subcommands"]) if "subcommands" in n else None)
                            for n in data.get("noise", []))
+        # `[[secrets]]`: group 1 of each pattern's matches is a value the envelope must never show
+        self.secrets = tuple((lazy(n["pattern"], re.M), n.get("stream", "any"),
+                              frozenset(n["subcommands"]) if "subcommands" in n else None)
+                             for n in data.get("secrets", []))
         self.parsed_whole = frozenset(data.get("parsed_whole", []))
         self.layout = bool(data.get("layout", False))
         self.concise_omit = tuple(data.get("concise_omit", []))
@@ -262,7 +266,15 @@ class Spec:
         whole = subcommand in self.parsed_whole or first in self.parsed_whole or "*" in self.parsed_whole
         return Presentation(noise=noise, parsed_whole=whole, layout=self.layout, concise_omit=self.concise_omit,
                             concise_shared=self.concise_shared, concise_written=self.concise_written,
-                            columns=first in self.columns or "*" in self.columns)
+                            columns=first in self.columns or "*" in self.columns,
+                            names_secrets=any(subs is None or first in subs for _, _, subs in self.secrets))
+
+    def secrets_in(self, run: CapturedRun) -> tuple[str, ...]:
+        """The values the `[[secrets]]` patterns find in the run's output (group 1 of each match)."""
+        first = (run.subcommand or "").split(" ")[0]
+        found = [m.group(1) for pattern, stream, subs in self.secrets if subs is None or first in subs
+                 for m in pattern.finditer(run.text("both" if stream == "any" else stream)) if m.group(1)]
+        return tuple(dict.fromkeys(found))
 
     # --- outcome ------------------------------------------------------------------------------
     def declarations(self) -> list[ProblemCode]:

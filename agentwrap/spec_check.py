@@ -19,9 +19,11 @@ class SpecError(ValueError):
 # The keys of each table of a spec (TOML or dict): the one statement of the format.
 TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
-       "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns", "launcher"}
+       "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns", "launcher",
+       "secrets"}
 LAUNCHER = {"programs", "subcommands", "options_with_value"}
 NOISE = {"pattern", "stream", "subcommands"}
+SECRET = {"pattern", "stream", "subcommands"}  # group 1 of the pattern is a secret value
 DESCRIPTOR = {"purpose", "use_when", "do_not_use_when", "returns", "limitations"}
 EFFECT_KEYS = set(EFFECT_FIELDS)
 ACTION = {"title", "kind", "command", "applicability", "is_preferred"}
@@ -155,6 +157,8 @@ def check(data: Any, source: str) -> None:
             _fail(source, where, "stream must be any, stdout or stderr")
         if "subcommands" in noise:
             _strings(source, where, noise["subcommands"], "subcommands")
+    for i, secret in enumerate(_list(source, "secrets", data.get("secrets", [])), 1):
+        _secret(source, f"secrets[{i}]", secret)
     _keys(source, "launcher", data.get("launcher", {}), LAUNCHER)
     for key, value in data.get("launcher", {}).items():
         _strings(source, f"launcher.{key}", value, key)
@@ -186,6 +190,19 @@ def check(data: Any, source: str) -> None:
         _actions(source, where, prompt.get("code_actions", []))
     for i, rule in enumerate(_list(source, "rules", data.get("rules", [])), 1):
         _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, RULE)
+
+
+def _secret(source: str, where: str, secret: Any) -> None:
+    """A `[[secrets]]` entry: a pattern whose group 1 is the value to hide (a pattern without a group would
+    say nothing of which part of the line is the secret)."""
+    _keys(source, where, secret, SECRET, ("pattern",))
+    _regex(source, where, secret["pattern"])
+    if re.compile(secret["pattern"]).groups < 1:
+        _fail(source, where, f"pattern {secret['pattern']!r} has no group: group 1 is the secret's value")
+    if secret.get("stream", "any") not in ("any", "stdout", "stderr"):
+        _fail(source, where, "stream must be any, stdout or stderr")
+    if "subcommands" in secret:
+        _strings(source, where, secret["subcommands"], "subcommands")
 
 
 def _list(source: str, where: str, value: Any) -> list[Any]:

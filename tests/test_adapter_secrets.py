@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,35 @@ def test_pretty_on_a_terminal_shows_no_sensitive_value_live(applied):
     seen = child.before.decode()
     assert SECRET not in seen
     assert "hello" in seen and "[REDACTED]" in seen  # the rest of the output is shown, once, at the end
+
+
+@needs_terraform
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [("output", "-raw", "db_pw"), ("output", "-json", "db_pw"), ("output", "db_pw")])
+def test_terraform_one_sensitive_output_printed_bare_is_hidden(applied, args):
+    """`output -raw NAME` prints the value and nothing that says it is sensitive: the local state says so."""
+    raw = subprocess.run(["terraform", *args], cwd=applied, capture_output=True, text=True).stdout
+    assert SECRET in raw
+    for detail in ("concise", "standard", "detailed"):
+        answer = aw("--cwd", str(applied), "--detail", detail, "--", "terraform", *args)
+        assert answer.env["status"] == "success"
+        assert "[REDACTED]" in json.dumps(answer.env)
+        _assert_clean(answer.stdout, answer.env, SECRET)
+    stored = _artifact_files()
+    assert stored and not [name for name, data in stored.items() if SECRET.encode() in data]
+    events = aw("--cwd", str(applied), "--format", "jsonl", "--", "terraform", *args, check=False)
+    assert SECRET.encode() not in events.stdout and b"OUTPUT_EVENTS_WITHHELD" in events.stdout
+
+
+@needs_terraform
+@pytest.mark.slow
+def test_terraform_one_output_keeps_a_plain_value_and_hides_what_no_state_vouches_for(applied, tmp_path):
+    plain = aw("--cwd", str(applied), "--", "terraform", "output", "-raw", "plain")
+    assert plain.env["data"] == {"name": "plain", "value": "hello"}  # the state says it is not sensitive
+    # TF_DATA_DIR moves the backend's record where agentwrap does not look: whether it is sensitive is unknown
+    env = {**os.environ, "TF_DATA_DIR": str(tmp_path / "data")}
+    unknown = subprocess.run([sys.executable, "-m", "agentwrap", "--cwd", str(applied), "--", "terraform", "output",
+                              "-raw", "plain"], capture_output=True, env=env)
+    answer = json.loads(unknown.stdout)
+    assert answer["status"] == "success" and answer["data"]["value"] == "[REDACTED]"
+    assert b"hello" not in unknown.stdout

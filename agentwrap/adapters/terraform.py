@@ -8,11 +8,14 @@ alternatives are built from the original command line.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import os
 from typing import Any
 
 from agentwrap.adapters import _terraform_parse as tp
+from agentwrap.adapters import _terraform_state
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
@@ -86,6 +89,33 @@ _JSON_WHOLE = frozenset({"output", "validate"})
 _SENSITIVE_JSON = frozenset({"output", "show"})
 
 
+def _one_output(argv: list[str] | tuple[str, ...]) -> str | None:
+    """NAME of `terraform output [-raw|-json] NAME`: the one value it prints bare, sensitive or not."""
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    return words[1] if len(words) > 1 and words[0] == "output" else None
+
+
+def _one_output_secrets(run: CapturedRun) -> tuple[str, ...]:
+    """The value `output NAME` printed, when the state marks NAME sensitive or cannot be read to say (a
+    remote backend): the text says neither. A replay's folder is not this machine's (its fixture holds no
+    secret: capture hid it)."""
+    name = _one_output(run.argv)
+    if name is None or run.cwd is None or run.failed:
+        return ()
+    state = _terraform_state.outputs(run.argv, run.cwd)
+    entry = state.get(name) if state is not None else None
+    if state is not None and not (isinstance(entry, dict) and entry.get("sensitive")):
+        return ()
+    printed = run.stdout_text.strip()
+    values: list[Any] = [entry.get("value")] if isinstance(entry, dict) else []
+    if "-json" in run.argv:
+        with contextlib.suppress(ValueError):
+            values.append(json.loads(printed))
+    # `output NAME` writes a string as HCL does: JSON's escapes, and `${`/`%{` doubled
+    hcl = [f.replace("${", "$${").replace("%{", "%%{") for f in secret_forms(*values)]
+    return tuple(dict.fromkeys(f for f in (*secret_forms(*values), *hcl, printed) if f))
+
+
 def _fmt_command(argv: list[str]) -> tuple[str, ...]:
     """The caller's `fmt` as one that rewrites: its targets, -recursive and -chdir kept; -check and kin gone."""
     return tuple(a for a in argv if not _reports_only(a))
@@ -139,14 +169,15 @@ class TerraformAdapter(BaseAdapter):
             run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
         found = super().interpret(run)
         marked = tp.sensitive(run.stdout_text) if "-json" in run.argv else []
-        return found.replace(secrets=secret_forms(*marked)) if marked else found
+        secrets = (*secret_forms(*marked), *_one_output_secrets(run))
+        return found.replace(secrets=secrets) if secrets else found
 
     def presentation(self, argv: list[str]) -> Presentation:
         """`output -json` and `validate -json` are parsed whole: their text goes to the artifact, never cut
         line by line into something that is no longer JSON; and output's data withholds the values the
         configuration marked sensitive, which terraform's -json prints."""
         shown = super().presentation(argv)
-        if self.subcommand(argv) in _SENSITIVE_JSON and "-json" in argv:
+        if self.subcommand(argv) in _SENSITIVE_JSON and "-json" in argv or _one_output(argv):
             shown = dataclasses.replace(shown, names_secrets=True)  # values marked sensitive, hidden after
         if self.subcommand(argv) in _JSON_WHOLE and "-json" in argv:
             return dataclasses.replace(shown, parsed_whole=True)

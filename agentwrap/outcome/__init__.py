@@ -45,9 +45,11 @@ class Reading(NamedTuple):
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
           pipeline: Pipeline, context: dict[str, Any] | None = None,
           warnings: list[dict[str, str]] | None = None, env_set: dict[str, str] | None = None,
-          reading: Reading | None = None, command_extra: dict[str, Any] | None = None) -> RunRecord:
+          reading: Reading | None = None, command_extra: dict[str, Any] | None = None,
+          secrets: Sequence[str] = ()) -> RunRecord:
     """The record of a run whose output went through `pipeline`. `reading`: the part of it that decides
-    (`pipeline.finish()` must have been called already, to read it)."""
+    (`pipeline.finish()` must have been called already, to read it). `secrets`: values other readers named
+    (a shell line's commands other than the deciding one), hidden as the adapter's own are."""
     results = pipeline.finish()
     cwd = (context or {}).get("cwd")
     run_argv, run_result = argv, result
@@ -57,7 +59,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes, reader, read_argv = interpret_with_reader(adapter, captured)
     # The secrets the adapter named leave every text before anything is bounded or shown, artifacts included
-    hider = Hider(interp.secrets)
+    hider = Hider((*interp.secrets, *secrets))
     if hider:
         pipeline.hide(hider)
         results = pipeline.finish()

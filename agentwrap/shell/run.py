@@ -133,16 +133,18 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)  # the cleaner's screen is the program's window, as for PROGRAM ARGS
-        live = live_view(argv, secrets, window)  # a person watching sees the output as it comes
+        # a command whose adapter names secrets only after the run: nothing is shown live (they are not known)
+        withheld = verdict.names_secrets(plan, opts.adapter, opts.no_adapter)
+        live = None if withheld else live_view(argv, secrets, window)  # a person watching sees the output
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
-                            window=window, tee=tees(live.output if live else None))
+                            window=window, tee=tees(live.output if live else None), live_output=not withheld)
         sink: Any = TraceSink(pipeline, plan, nonce, secrets) if instrumented and plan is not None else pipeline
         spec = session.RunSpec(
             argv=run_argv, program=program, cwd=cwd, env=child_env, use_pty=not opts.no_pty, stdin=stdin,
             timeout=opts.timeout, grace=opts.grace, window=window, mutating=mutating,
             answers=authorised_answers(opts), follow_window=sys.stdout.fileno() if live else None)
-        if events:
-            events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+        if events:  # the line may hold a value its adapter names a secret (`--from-literal=k=VALUE`)
+            events.emit("operation_started", **({} if withheld else {"argv": argv}), cwd=cwd, program=program)
         result = run_session(spec, sink, shims, cwd)
         if live:
             live.finish()
@@ -152,10 +154,10 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         close_input(stdin)
     shown = shown_env(env_set, shim_root)
     context = run_context(opts, cwd, stdin, result, shown)
-    reading, extra_command = _read(plan, sink, pipeline, result, cwd, opts, warnings, taps)
+    reading, extra_command, named = _read(plan, sink, pipeline, result, cwd, opts, warnings, taps)
     adapter = reading.adapter if reading else registry.find(shell, disabled=True)[0]
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
-                   pipeline=pipeline, context=context, warnings=warnings, reading=reading,
+                   pipeline=pipeline, context=context, warnings=warnings, reading=reading, secrets=named,
                    command_extra=extra_command, env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
     return finished(record, argv, adapter, cwd, opts, observation, events, shown_live=live is not None)
 
@@ -201,11 +203,12 @@ def _taps(tap_dir: str, budget: int, secrets: list[str]) -> dict[int, verdict.Ta
 
 def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: session.RunResult, cwd: str,
           opts: Options, warnings: list[dict[str, str]],
-          taps: dict[int, verdict.Tap] | None = None) -> tuple[Any, dict[str, Any]]:
-    """The deciding command's reading and `command.decided_by`; (None, {...}) for a generic reading."""
+          taps: dict[int, verdict.Tap] | None = None) -> tuple[Any, dict[str, Any], tuple[str, ...]]:
+    """The deciding command's reading and `command.decided_by` ((None, {...}) for a generic reading), and the
+    secrets the adapters of the line's commands name in their output."""
     extra: dict[str, Any] = {"shell": {"parsed": plan is not None, "traced": isinstance(sink, TraceSink)}}
     if plan is None:
-        return None, extra
+        return None, extra, ()
     segments: dict[int, Pipeline] = {}
     executions: list[Execution] = []
     if isinstance(sink, TraceSink):
@@ -220,6 +223,8 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
             warnings.append({"code": "SHELL_NOT_TRACED", "message": "no trace came back from the shell; "
                              "the output was read with the generic adapter"})
     streams = pipeline.finish()
+    named = verdict.secrets_named(plan, executions, segments, pipeline, streams, cwd, opts_adapter=opts.adapter,
+                                  no_adapter=opts.no_adapter)
     stopped = result.timed_out or result.prompt is not None or result.interrupted is not None
     asking = result.prompt.process if result.prompt is not None else None
     decision = verdict.choose(plan, executions, result.returncode, segments, pipeline, streams, stopped,
@@ -228,13 +233,13 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
         if (negated := verdict.negated_success(plan, executions, result.returncode)) is not None:
             warnings.append({"code": "SHELL_NEGATED_SUCCESS", "message": f"`{negated.text[:200]}` failed "
                              "because its command succeeded: the `!` in front of it turns success into status 1"})
-        return None, extra
+        return None, extra, named
     if decision.status == 0 and decision.command is not None and decision.command.redirects.get("stdout") == "null":
-        return None, extra  # `git log > /dev/null`: what it printed was thrown away, not "no commits"
+        return None, extra, named  # `git log > /dev/null`: what it printed was thrown away, not "no commits"
     warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
-                           no_adapter=opts.no_adapter, taps=taps), extra
+                           no_adapter=opts.no_adapter, taps=taps), extra, named
 
 
 def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:

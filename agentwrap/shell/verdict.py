@@ -15,7 +15,7 @@ import os
 from typing import Any, NamedTuple
 
 from agentwrap import registry
-from agentwrap.adapter import Adapter, CapturedRun
+from agentwrap.adapter import Adapter, CapturedRun, presentation_of
 from agentwrap.capture import StreamResult
 from agentwrap.outcome import Reading
 from agentwrap.outcome.interpret import interpret
@@ -242,3 +242,31 @@ def described(decision: Decision, line: Line) -> dict[str, Any]:
     if decision.hidden:
         out["hidden_by_pipe"] = True
     return out
+
+
+def names_secrets(line: Line | None, opts_adapter: str | None = None, no_adapter: bool = False) -> bool:
+    """Whether a command of the line prints secrets its adapter names only once it has read its output
+    (`terraform output -json`, a Secret from kubectl): no live output may show the line's text before."""
+    return any(presentation_of(*adapter_for(command, opts_adapter, no_adapter)).names_secrets
+               for command in (line.commands if line else ()) if command.words)
+
+
+def secrets_named(line: Line | None, executions: list[Execution], segments: dict[int, Pipeline],
+                  whole: Pipeline, streams: dict[str, StreamResult], cwd: str, *, opts_adapter: str | None,
+                  no_adapter: bool) -> tuple[str, ...]:
+    """The secrets each such command's adapter names in what its unit printed (the whole line's output when
+    no trace split it), whichever command decides: `kubectl get secret -o yaml | cat` is decided by `cat`,
+    which names nothing, and its output is kubectl's."""
+    found: list[str] = []
+    for unit in line.units if line else ():
+        ran = [e for e in executions if e.unit == unit.index]
+        where = (ran[-1].cwd if ran else "") or cwd
+        for command in unit.stages:
+            if command is None or not command.words:
+                continue
+            adapter, argv = adapter_for(command, opts_adapter, no_adapter)
+            if not presentation_of(adapter, argv).names_secrets:
+                continue
+            captured = _captured(argv, adapter, 0, segments.get(unit.index), whole, streams, command, where, 0)
+            found += interpret(adapter, captured)[0].secrets
+    return tuple(found)
