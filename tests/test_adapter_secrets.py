@@ -140,6 +140,18 @@ def test_kubectl_secret_data_is_hidden_as_printed_and_decoded(form, budget):
 
 
 @needs_kubectl
+def test_kubectl_secret_jsonl_events_hold_no_value_not_even_the_argvs():
+    """--from-literal=k=VALUE is in the argv: `operation_started` must not echo it (the value is known to be
+    a secret only once the adapter has read the output)."""
+    value = "l1teral-S3cret-in-argv"
+    answer = aw("--format", "jsonl", "--", "kubectl", "create", "secret", "generic", "x",
+                f"--from-literal=k={value}", "--dry-run=client", "-o", "yaml", check=False)
+    lines = answer.stdout.decode().splitlines()
+    assert any('"operation_started"' in line for line in lines)
+    assert value not in answer.stdout.decode()
+
+
+@needs_kubectl
 @pytest.mark.slow
 def test_kubectl_jsonpath_of_a_secrets_data_is_the_secret():
     """`-o jsonpath={.data.k}` prints the value alone: the adapter names each word of it, printed and decoded."""

@@ -137,7 +137,8 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
             mutating=run_effects.read_only is False,
             answers=authorised_answers(opts), follow_window=sys.stdout.fileno() if live else None)
         if events:
-            events.emit("operation_started", argv=argv, cwd=cwd, program=program)
+            # a secret the adapter names after the run may be in the argv (kubectl's --from-literal=k=VALUE)
+            events.emit("operation_started", **({} if names_secrets else {"argv": argv}), cwd=cwd, program=program)
         result = run_session(spec, pipeline, shims, cwd)
         if live:
             live.finish()
