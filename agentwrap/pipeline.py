@@ -13,7 +13,7 @@ from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, rewri
 from agentwrap.batch import Batch
 from agentwrap.capture import StreamCapture, StreamResult
 from agentwrap.redact import REDACTED, Hider, Redactor
-from agentwrap.terminal import TerminalCleaner
+from agentwrap.terminal import WINDOW_RESIZED, TerminalCleaner
 
 if TYPE_CHECKING:
     from agentwrap.events import EventStream
@@ -128,6 +128,12 @@ class Pipeline:
         return "\n".join(self.redactors[s].redact(p) for s, p in zip(STREAMS, parts, strict=True) if p.strip())
 
     def event(self, kind: str, payload: dict[str, object]) -> None:
+        if kind == WINDOW_RESIZED:  # the runner's word to the cleaners, not an event of the stream
+            cols, rows = int(payload["cols"]), int(payload["rows"])  # type: ignore[call-overload]
+            self.window = (cols, rows)
+            for cleaner in (*self.cleaners.values(), *(self._since or {}).values()):
+                cleaner.resize(rows=rows, cols=cols)
+            return
         if self.events is not None:
             self.events.emit(kind, **payload)
 

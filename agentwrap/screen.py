@@ -464,6 +464,23 @@ class Screen:
         self.move_to(0, 0)
         self.moved = False
 
+    def resize(self, rows: int, cols: int) -> None:
+        """The window changed size (SIGWINCH), as a terminal without reflow takes it: rows keep their cells,
+        the cursor stays within the new size, the scroll region is the whole window again, and the top rows
+        that no longer fit scroll away (committed: no text is lost to a smaller window)."""
+        self.rows, self.cols = rows, cols
+        self.top, self.bottom = 0, rows - 1
+        if len(self.lines) > rows and self.main is None:
+            self._commit_top(len(self.lines) - rows)
+        elif len(self.lines) > rows:  # the alternate screen's rows are never output: the bottom ones just go
+            del self.lines[rows:], self.flags[rows:]
+        self.row = min(self.row, rows - 1)
+        if self.col >= cols:
+            self.col, self.wrapnext = cols - 1, False
+        elif self.wrapnext and self.col < cols - 1:  # the last column is no longer the last: no wrap pending
+            self.col, self.wrapnext = self.col + 1, False
+        self.saved = (min(self.saved[0], rows - 1), min(self.saved[1], cols - 1))
+
     # -- alternate screen ---------------------------------------------------------------------------
 
     def alternate(self, on: bool) -> None:

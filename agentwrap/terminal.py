@@ -39,6 +39,10 @@ _MARKS = bytes(0 if b in _C0 or b == 0xC2 else 1 for b in range(256))
 _LITERAL_FFFD = "\ufffd".encode()
 
 
+# What the runner tells its sink (Sink.event) when the program's window changed size (SIGWINCH followed):
+# {"cols": C, "rows": R}. The sink's cleaners take the new size, as the program's own terminal did.
+WINDOW_RESIZED = "window_resized"
+
 _PIECE = 64 * 1024  # bytes fed at a time (a quarter of the runner's batch): they and their copies stay in L2
 _MAX_DISTINCT = 8  # distinct colour codes removed by str.replace before the rest goes to one split
 _MAX_SKIPPED = 64  # other escapes stepped over on the way (cursor moves: the parser's work anyway)
@@ -144,6 +148,12 @@ class TerminalCleaner:
         self._tail, self._pending, self._in_string, self._skip_csi = b"", "", False, False
         self._decoder.reset()
         return self._take()
+
+    def resize(self, *, rows: int, cols: int) -> None:
+        """The program's window changed size: what it draws from now on is laid out on the new one."""
+        if rows < 1 or cols < 1:
+            raise ValueError("rows and cols must be positive")
+        self._screen.resize(rows, cols)
 
     def screen_tail(self, max_lines: int = 5) -> str:
         """The last `max_lines` uncommitted screen lines, up to and including the cursor's line."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -110,6 +111,21 @@ def test_a_resize_reaches_the_programs_terminal(env):
     child.sendintr()  # no need to wait out the sleep
     child.expect(pexpect.EOF)
     child.close()
+
+
+def test_a_bar_redrawn_after_a_resize_shows_its_last_frame_at_the_new_width(env):
+    code = ("import os, sys, time\nprint('bar', flush=True)\n"
+            "for p in range(0, 101, 10):\n    cols = os.get_terminal_size(1).columns\n"
+            "    fill = cols - 6\n    sys.stdout.write('\\r' + '#' * (fill * p // 100) + '.' * (fill - fill * p // 100)"
+            " + f'{p:4d}%'); sys.stdout.flush(); time.sleep(0.15)\nprint()\n")
+    child = spawn(env, *py(code), cols=60)
+    child.expect("bar\r\n")
+    time.sleep(0.6)  # frames at 60 columns first
+    child.setwinsize(50, 120)
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = child.before.decode()  # what came after the line `bar`
+    assert screen.startswith("#" * 114 + " 100%\r\n")  # the last frame alone, whole, at 120 columns
 
 
 def test_ctrl_c_ends_the_tree_and_says_so(env, tmp_path):

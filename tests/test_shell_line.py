@@ -7,12 +7,14 @@ swallowed. Every expectation is checked against what bash itself does with the s
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from agentwrap.shell import grammar, model
 from tests.conftest import aw
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -93,6 +95,47 @@ def test_a_long_chain_runs_and_ends_as_bash_ends_it(tmp_path: Path, links: int, 
         assert answer.env["command"]["decided_by"]["command"] == "false"
     else:  # too deep to read by commands: run unchanged, said so
         assert [w["code"] for w in answer.env["warnings"]] == ["SHELL_NOT_PARSED"]
+
+
+_NESTED = {  # lines that nest n deep, each way shfmt's tree can nest
+    "chain": lambda n: " && ".join(["true"] * n), "pipe": lambda n: " | ".join(["true"] * n),
+    "subst": lambda n: "echo " + "$( echo " * n + "x" + " )" * n,
+    "quoted": lambda n: "echo " + '"$( echo ' * n + "x" + ' )"' * n,
+    "subshell": lambda n: "( " * n + "true" + " )" * n, "group": lambda n: "{ " * n + "true;" + " }" * n,
+    "if": lambda n: "if true; then " * n + "true;" + " fi;" * n,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", sorted(_NESTED))
+def test_the_deepest_line_let_through_to_shfmt_is_read_and_one_deeper_is_not(form: str) -> None:
+    # the estimate stands in for shfmt's tree: whatever it lets through must decode and be walked
+    deepest = max(n for n in range(1, 600) if grammar.nesting(_NESTED[form](n)) <= grammar.MAX_DEPTH)
+    line = _NESTED[form](deepest)
+    parsed = grammar.parse(line)
+    assert parsed.tree is not None, parsed.reason
+    assert model.build(line, parsed.tree).units
+    assert "nests too deep" in grammar.parse(_NESTED[form](deepest + 1)).reason
+
+
+def test_a_very_deep_line_is_refused_before_shfmt_sees_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # shfmt's indented tree of 1500 links is 240 MB and took 13 s, then the JSON decoder gave up
+    monkeypatch.setenv("AGENTWRAP_SHFMT", str(tmp_path / "no-shfmt-here"))  # asked, it would say "not found"
+    for line in (" && ".join(["true"] * 1500), "echo " + "$( " * 500 + "true" + " )" * 500,
+                 " | ".join(["true"] * 15000)):
+        parsed = grammar.parse(line)
+        assert parsed.tree is None and "nests too deep" in parsed.reason
+    assert grammar.nesting("echo '" + "|" * 5000 + "'") == 0  # quoted: nothing nests
+    assert grammar.nesting("\n".join(["a | b"] * 3000)) == 2  # each statement starts anew
+
+
+def test_a_line_longer_than_one_argument_is_a_usage_problem(tmp_path: Path) -> None:
+    request = tmp_path / "request.json"  # too long for a command line: it comes as a request
+    request.write_text(json.dumps({"shell": " && ".join(["true"] * 20000), "cwd": str(tmp_path)}))
+    answer = aw("run", "--input", str(request))
+    assert answer.code == 125 and answer.env["error"]["code"] == "USAGE"
+    assert "bash FILE" in answer.env["error"]["detail"]  # not bash's "cannot execute: Argument list too long"
+    assert answer.wall < 10
 
 
 def test_exit_status_seen_by_the_line_is_unchanged(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ class LiveView:
 
     def __init__(self, fd: int, header: str, secrets: list[str], *, cols: int, color: bool) -> None:
         self.fd, self.header, self.color = fd, header, color
+        self.cols = cols
         self.streams = {name: _Stream(cols, secrets) for name in ("stdout", "stderr")}
         self.shown = self.broken = False
 
@@ -55,6 +56,7 @@ class LiveView:
         state = self.streams[stream]
         if state.hidden or self.broken:
             return
+        self._follow_width()
         state.received += len(data)
         if self.color and (b"\x1b" in data or state.raw):
             shown = self._coloured(state, data)
@@ -66,6 +68,18 @@ class LiveView:
             state.hidden, state.partial, state.raw = True, "", bytearray()
             shown = f"[agentwrap: {stream} is binary data; not shown]\n"
         self._show(shown)
+
+    def _follow_width(self) -> None:
+        """The person's terminal was resized (the program's follows it): lines are cut at its new width, so a
+        bar redrawn with `\r` at that width shows its last frame, not pieces of every frame."""
+        try:
+            cols = os.get_terminal_size(self.fd).columns  # an ioctl: a few microseconds a batch
+        except OSError:  # not a terminal (a file in tests): the first width stays
+            return
+        if cols != self.cols and cols >= 1:
+            self.cols = cols
+            for state in self.streams.values():
+                state.cleaner.resize(rows=1, cols=cols)
 
     def finish(self) -> None:
         text = []

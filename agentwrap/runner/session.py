@@ -23,6 +23,7 @@ from agentwrap.ids import utc_now
 from agentwrap.runner import forward, prompts, spawn, tree
 from agentwrap.runner.relay import ThreadedSink
 from agentwrap.runner.shims import Request, ShimDir
+from agentwrap.terminal import WINDOW_RESIZED
 
 READ_SIZE = 1 << 16
 BATCH_SIZE = 1 << 18
@@ -435,7 +436,8 @@ class _Session:
 
     def _follow_window(self) -> None:
         """The person's terminal was resized: both of the program's terminals take its size (each
-        TIOCSWINSZ on a master sends the program SIGWINCH). The cleaner's screen keeps the first size."""
+        TIOCSWINSZ on a master sends the program SIGWINCH), and so does the sink's cleaning of it, so that what
+        the program redraws at the new width reads as it shows."""
         self.resized = False
         follow = self.spec.follow_window
         window = spawn.window_of(follow) if follow is not None else None
@@ -444,6 +446,8 @@ class _Session:
         for master in (self.chans.stdout_fd, self.chans.stderr_fd):
             with contextlib.suppress(OSError):  # a terminal every holder of which has gone: nothing to tell
                 spawn.set_window(master, *window)
+        # after what came before the new size is cleaned (the relay flushes), before what comes after it
+        self.sink.event(WINDOW_RESIZED, {"cols": window[0], "rows": window[1]})
 
     def _loop(self, start: float) -> None:
         deadline = start + self.spec.timeout if self.spec.timeout else None

@@ -12,12 +12,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sysconfig
 from typing import Any, NamedTuple
 
 PARSE_TIMEOUT = 10.0  # seconds: a line is parsed in a few milliseconds; a stuck parser is a failure
 MAX_LINE = 256 * 1024  # a command line longer than this is not parsed (it runs unchanged)
+# How deep shfmt's tree of a line may go, in JSON levels, before it is not parsed (the line runs unchanged).
+# shfmt indents its JSON, so its answer grows with the square of the depth (240 MB for 1500 `&&` links, 13 s),
+# and Python's decoder gives up near 1000 levels: 500 is ~250 links, answered in a few tenths of a second.
+MAX_DEPTH = 500
+# What nests the tree, outside single quotes and escapes: a link of a chain or pipe (two levels), a
+# subshell, group or compound command (three), a substitution (nine); `;`, `&` and newlines start anew.
+_NESTING = re.compile(r"'[^']*'?|\\.|&&|\|\||\|&?|[$<>]\(|`|[({]|[)}]|;|&|\n"
+                      r"|\b(?:if|while|until|for|case|select)\b|\b(?:fi|done|esac)\b")
+_LINK, _GROUP, _SUBST = 2, 3, 9
 
 
 class Parsed(NamedTuple):
@@ -41,10 +51,43 @@ def find_shfmt() -> str | None:
     return None
 
 
+def nesting(line: str, stop: int = MAX_DEPTH) -> int:
+    """About how many JSON levels deep shfmt's tree of `line` goes, read from its words without parsing
+    it (quotes but single ones are not followed), or the first estimate past `stop`."""
+    frames = [0]  # per open bracket, substitution or compound command: the levels above its contents
+    links = [0]  # per frame: the links of its current statement's chain so far
+    backticks = [False]  # per frame: opened by a backtick, which the next one closes
+    deepest = 0
+    for m in _NESTING.finditer(line):
+        token = m.group()
+        if token[0] in "'\\":
+            continue
+        if token in ("&&", "||", "|", "|&"):
+            links[-1] += 1
+        elif token in (";", "&", "\n"):
+            links[-1] = 0
+        elif token in (")", "}", "fi", "done", "esac") or (token == "`" and backticks[-1]):
+            if len(frames) > 1:  # a closer that matches nothing (a `case` pattern's) is passed over
+                del frames[-1], links[-1], backticks[-1]
+            continue
+        else:
+            opened = _SUBST if token in ("$(", "<(", ">(", "`") else _GROUP
+            frames.append(frames[-1] + _LINK * links[-1] + opened)
+            links.append(0)
+            backticks.append(token == "`")
+        deepest = max(deepest, frames[-1] + _LINK * links[-1])
+        if deepest > stop:
+            break
+    return deepest
+
+
 def parse(line: str, dialect: str = "bash") -> Parsed:
     """The syntax tree of `line` in `dialect` (`bash` or `posix`), or the reason there is none."""
     if len(line.encode("utf-8", "surrogateescape")) > MAX_LINE:
         return Parsed(None, f"the line is longer than {MAX_LINE // 1024} KiB")
+    if nesting(line) > MAX_DEPTH:  # checked first: shfmt's answer to it would be slow and too deep to read
+        return Parsed(None, "the line nests too deep to read command by command (a chain of hundreds of `&&`, "
+                      "`||` or `|`, or substitutions inside substitutions)")
     binary = find_shfmt()
     if binary is None:
         return Parsed(None, "shfmt was not found (install the shfmt-py package, or set AGENTWRAP_SHFMT)")

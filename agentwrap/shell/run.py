@@ -45,6 +45,10 @@ def _is_bash(path: str) -> bool:
     return os.path.basename(os.path.realpath(path)) == "bash"
 
 
+# Linux passes no single argument longer than 128 KiB (MAX_ARG_STRLEN, the NUL counted): bash -c LINE
+# would fail with E2BIG. The room left is for the trace's trailer, which follows the line in that argument.
+ONE_ARGUMENT = 128 * 1024 - 1024
+
 _TOO_DEEP = [{"code": "SHELL_NOT_PARSED", "message": "the line nests too deep to read command by command; "
               "it ran unchanged and was read with the generic adapter"}]
 
@@ -90,6 +94,9 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
             emit: Callable[[dict[str, Any]], None] | None = None) -> envelope.Outcome:
     if not line.strip():
         raise UsageError("--shell needs a command line (an empty one runs nothing)")
+    if sys.platform.startswith("linux") and len(line.encode("utf-8", "surrogateescape")) > ONE_ARGUMENT:
+        raise UsageError(f"--shell LINE is longer than {ONE_ARGUMENT // 1024} KiB, more than Linux passes to "
+                         "bash -c in one argument: write it to a file and run `agentwrap -- bash FILE`")
     cwd = working_dir(opts)
     warnings: list[dict[str, str]] = []
     path_env = os.environ.get("PATH", os.defpath)
