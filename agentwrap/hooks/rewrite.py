@@ -126,7 +126,9 @@ def _parse(line: str) -> tuple[dict[str, Any] | None, Rewrite | None]:
     """The line's tree, or the answer that leaves it alone."""
     parsed = grammar.parse(line)
     if parsed.tree is None:  # a line bash would reject too is the host's to report; anything else is ours
-        return None, Rewrite(None, parsed.reason, unread=not parsed.reason.startswith("not a complete"))
+        # too deep is a known limit, as below, not a parser failure worth a note
+        read = parsed.reason.startswith("not a complete") or parsed.reason == grammar.TOO_DEEP
+        return None, Rewrite(None, parsed.reason, unread=not read)
     if calls.depth(parsed.tree) > MAX_DEPTH:
         return None, Rewrite(None, f"the line nests deeper than {MAX_DEPTH} levels")
     return parsed.tree, None

@@ -28,6 +28,8 @@ MAX_DEPTH = 500
 _NESTING = re.compile(r"'[^']*'?|\\.|&&|\|\||\|&?|[$<>]\(|`|[({]|[)}]|;|&|\n"
                       r"|\b(?:if|while|until|for|case|select)\b|\b(?:fi|done|esac)\b")
 _LINK, _GROUP, _SUBST = 2, 3, 9
+TOO_DEEP = ("the line nests too deep to read command by command (a chain of hundreds of `&&`, `||` or `|`, or "
+            "substitutions inside substitutions)")
 
 
 class Parsed(NamedTuple):
@@ -86,8 +88,7 @@ def parse(line: str, dialect: str = "bash") -> Parsed:
     if len(line.encode("utf-8", "surrogateescape")) > MAX_LINE:
         return Parsed(None, f"the line is longer than {MAX_LINE // 1024} KiB")
     if nesting(line) > MAX_DEPTH:  # checked first: shfmt's answer to it would be slow and too deep to read
-        return Parsed(None, "the line nests too deep to read command by command (a chain of hundreds of `&&`, "
-                      "`||` or `|`, or substitutions inside substitutions)")
+        return Parsed(None, TOO_DEEP)
     binary = find_shfmt()
     if binary is None:
         return Parsed(None, "shfmt was not found (install the shfmt-py package, or set AGENTWRAP_SHFMT)")
