@@ -12,11 +12,10 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import IO, TYPE_CHECKING, Any
 
-from agentwrap.records import Value
+from agentwrap.records import Frozen, field
 
 if TYPE_CHECKING:
     from pathlib import Path  # pathlib costs ~3 ms to import (urllib.parse, ipaddress); a run needs none
@@ -44,8 +43,7 @@ class ExitStatus(IntEnum):
         return None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class Environment(Value):
+class Environment(Frozen):
     """The process around one `agentwrap` call.
 
     `stdout_isatty`/`stdin_isatty` default to asking the streams. `config_dir` is agentwrap's config

@@ -10,13 +10,12 @@ import math
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 from agentwrap import spec_cache
 from agentwrap.lazyre import lazy
 from agentwrap.problem import adapter_problem
-from agentwrap.records import CapturedRun, CodeAction, Effects, Presentation, Problem, ProblemCode, Value
+from agentwrap.records import CapturedRun, CodeAction, Effects, Frozen, Presentation, Problem, ProblemCode
 from agentwrap.retry import retry_after_in
 from agentwrap.spec_check import SpecError as SpecError  # re-exported: raised here too
 from agentwrap.spec_check import check, shell_script_at
@@ -27,8 +26,7 @@ _WAIT = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|h
 _WAIT_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)  # Value: eq, hash and repr written once
-class Rule(Value):
+class Rule(Frozen):  # a frozen kw-only dataclass to the dataclasses module, without its start-up cost
     """One `[[rules]]` table, compiled: a pattern and the problem it makes."""
 
     code: str
@@ -57,8 +55,7 @@ class Rule(Value):
                            else None, docs_url=self.docs_url)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class PromptRule(Value):
+class PromptRule(Frozen):
     """One `[[prompts]]` table, compiled: the tool's own way past a prompt it shows."""
 
     pattern: re.Pattern[str]

@@ -66,3 +66,35 @@ def test_a_problem_in_a_set_and_a_changed_copy() -> None:
     assert {one, same} == {one}
     assert one.replace(severity="warning") != one
     assert one.replace(severity="warning").replace(severity="error") == one
+
+
+def test_the_dataclasses_module_reads_and_copies_a_record_as_the_dataclass_it_declares() -> None:
+    """The records are `records.Frozen` classes, not decorated: `dataclasses` sees the same fields."""
+    problem = records.Problem(type="t", title="T", status=400, detail="d", code="C", category="usage",
+                              retryable=False, safe_to_retry=True)
+    changed = dataclasses.replace(problem, severity="warning")
+    assert changed == problem.replace(severity="warning") and changed.severity == "warning"
+    assert dataclasses.asdict(problem) == problem._asdict()
+    assert [f.name for f in dataclasses.fields(problem)][:3] == ["type", "title", "status"]
+    assert records.EFFECT_FIELDS == ("read_only", "destructive", "idempotent", "open_world")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        dataclasses.replace(problem, colour="red")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del problem.title
+
+
+def test_a_record_is_built_as_its_dataclass_was() -> None:
+    note = Note("CODE", "message")  # `kw_only=False`: in order, as before
+    assert (note.code, note.message, note.more) == ("CODE", "message", ())
+    assert Note(code="C", message="m") == Note("C", "m")
+    with pytest.raises(TypeError, match="multiple values for argument 'code'"):
+        Note("C", "m", code="D")
+    with pytest.raises(TypeError, match="takes 4 positional arguments but 5 were given"):
+        Note("C", "m", (), "extra")
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        records.Effects(True)  # kw-only, as the dataclass was
+    with pytest.raises(TypeError, match="missing 1 required argument: 'title'"):
+        records.CodeAction()
+    one, two = Environment(), Environment()
+    assert one.variables == {} and one.variables is not two.variables  # a default_factory, per record
+    assert "variables" not in Environment.__dict__

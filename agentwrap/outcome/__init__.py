@@ -10,7 +10,6 @@ all turn the same bytes into the same record. Every projection of the envelope i
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -77,11 +76,11 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     interp = interp._replace(problems=tuple(bound.relative_files(p, cwd) for p in interp.problems))
     shown = presentation_of(reader, read_argv)  # a launcher's run is shown as the tool it launched,
     if reader is not adapter:  # less the launcher's own noise too (npm's `> pkg@1.0.0 test` header)
-        shown = dataclasses.replace(shown, noise=(*shown.noise, *presentation_of(adapter, run_argv).noise))
+        shown = shown.replace(noise=(*shown.noise, *presentation_of(adapter, run_argv).noise))
     if shown.columns and not (context or {}).get("pty", True):
         # Off a terminal ls neither lays names out in columns nor quotes a name with blanks in it
         # ('a  b'): a run of blanks may then be part of a name.
-        shown = dataclasses.replace(shown, columns=False)
+        shown = shown.replace(columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
     summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
     if reading is not None and reading.piped and interp.summary and summary == interp.summary[:300]:
@@ -107,8 +106,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                                      parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
                                      layout=shown.layout, columns=shown.columns)
         if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
-            streams["stdout"] = dataclasses.replace(streams["stdout"], lean=as_text.lean, restated_lines=0,
-                                                    noise_lines=as_text.noise_lines)
+            streams["stdout"] = streams["stdout"].replace(lean=as_text.lean, restated_lines=0,
+                                                          noise_lines=as_text.noise_lines)
             lean_data = None
     if shown.text_says and lean_data is not None and streams["stdout"].lean and not streams["stdout"].lean_cut:
         lean_data = bound.lean_data(lean_data, shown.text_says)  # the patch shows its files and counts

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentwrap import SCHEMA_VERSION
 from agentwrap.problem import Problem
-from agentwrap.records import Value
+from agentwrap.records import Frozen, field
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Note(Value):
+class Note(Frozen, kw_only=False):
     """A warning of the envelope (`warnings[]`): something the caller should know, not a failure."""
 
     code: str
@@ -28,8 +26,7 @@ class Note(Value):
         return {"code": self.code, "message": self.message, **dict(self.more)}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Stream(Value):
+class Stream(Frozen, kw_only=False):
     """One output stream. `text` is the bounded inline text of the complete record; `lean` is what a
     model reads (`--detail concise`): `text` less the lines that carry no fact (noise rules) and the
     lines that data or problems already say. `lean_cut` tells whether `lean` lost facts to the budget."""
@@ -51,8 +48,7 @@ class Stream(Value):
                 "omitted_lines": self.omitted_lines, "artifact": self.artifact}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class RunRecord(Value):
+class RunRecord(Frozen, kw_only=False):
     """Everything a wrapped run's envelope can say, at its most detailed."""
 
     request_id: str

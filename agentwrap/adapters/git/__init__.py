@@ -4,7 +4,6 @@ non-interactive forms spliced into the user's arguments, conflict problems, and 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import re
 from collections.abc import Callable
@@ -213,13 +212,13 @@ class GitAdapter(BaseAdapter):
             # The text is the answer: the graph's topology, each commit's patch or stat under its own header.
             # It goes whole, no line of it dropped for what the data says (`patch`), and the data's commits,
             # which it says again, stay in the record.
-            return dataclasses.replace(shown, parsed_whole=False, patch=True, text_says=_LOG_SAYS)
+            return shown.replace(parsed_whole=False, patch=True, text_says=_LOG_SAYS)
         if word in ("diff", "show") and flags & _STAT_FLAGS and not patch:
-            return dataclasses.replace(shown, parsed_whole=True)
+            return shown.replace(parsed_whole=True)
         if word in ("diff", "show"):
             # the patch shows its files and counts, and `show` prints the commit it parsed
-            return dataclasses.replace(shown, text_says=("commit", "files", "files_changed", "insertions",
-                                                         "deletions"), patch=True)
+            return shown.replace(text_says=("commit", "files", "files_changed", "insertions", "deletions"),
+                                 patch=True)
         return shown
 
     def parse(self, run: CapturedRun) -> Any:
