@@ -6,13 +6,14 @@ of it. On real runs and captured fixtures."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 from conftest import ROOT
 from test_lean_failures import run
 
 from agentwrap import fixtures, registry
-from agentwrap.outcome import lean
+from agentwrap.outcome import documents, lean
 from agentwrap.problem import Problem
 from agentwrap.render import views
 
@@ -53,6 +54,64 @@ def test_a_document_whose_every_line_restates_goes_whole():
 def test_a_document_is_found_only_where_it_parses():
     lines = ["int main(void) {", "{", '  "a": [1, 2],', '  "b": {}', "}", "[ 40%]", "[", "  oops", "]"]
     assert lean.documents(lines) == [(1, 5)]
+
+
+def test_a_yaml_document_a_failing_program_printed_stays_whole():
+    """python printed its config as YAML, then raised naming two of its values: `retries: 3` and
+    `timeout: 30` went as restatements, and the text left still read as a config, one it never printed."""
+    assert concise_text("python", "yaml-then-exception", "stdout") == printed("python", "yaml-then-exception", ".out")
+
+
+def test_a_toml_document_a_failing_program_printed_stays_whole():
+    text = concise_text("python", "toml-then-exception", "stdout")
+    assert tomllib.loads(text) == tomllib.loads(printed("python", "toml-then-exception", ".out"))
+
+
+def test_a_file_cat_reads_stays_verbatim_beside_a_missing_one(tmp_path: Path):
+    """`cat pyproject.toml missing.toml`: the detail names the missing file, and the TOML line that names it too
+    went as a restatement, out of the file the agent edits by its exact lines."""
+    toml = '[tool.docs]\nfile = "missing.toml"\nwidth = 100\n'
+    (tmp_path / "pyproject.toml").write_text(toml)
+    env = run("cat", "pyproject.toml", "missing.toml", cwd=tmp_path)
+    assert env["error"]["detail"] == "no such file or directory: missing.toml"
+    assert env["output"]["stdout"]["text"] == toml
+
+
+def test_a_yaml_document_whose_every_line_restates_goes_whole():
+    said = lean.facts_said([], {"name": "billing", "retries": 3}, "")
+    text = "before it\nservice:\n  name: billing\n  retries: 3\nafter it\n"
+    out, _, restated, _ = lean.lean_text(text, [], said, layout=False)
+    assert out == "before it\nafter it\n" and restated == 3, out
+
+
+def test_a_long_json_document_is_read_past_the_first_window():
+    """JSON is decoded in a window that grows (a log's many `[ 40%]` lines each failed over the whole text):
+    a document longer than the window, with strings cut at its edges, is still found whole."""
+    body = json.dumps({f"k{i}": ["x" * 50, {"a": 'has \\" a quote'}] for i in range(300)}, indent=2).splitlines()
+    lines = ["[ 40%] x", *body, "[", '  "a",', '  "b', "]"]
+    assert documents.json_documents(lines) == [(1, len(body) + 1)]
+
+
+def test_yaml_is_found_by_keys_that_nest():
+    pod = ["apiVersion: v1", "items:", "- apiVersion: v1", "  metadata:", "    name: web", "  spec:",
+           "    containers:", "    - image: nginx", "      args: |", "        --port: 80", "kind: List"]
+    assert documents.yaml_documents(["NAME READY", *pod, "done."]) == [(1, 12)]
+    assert documents.yaml_documents(["---", "a:", "  b: 1"]) == [(0, 3)]
+    # a flat listing (`pip show`, git's `Author:`), a log's `error: x`, a list of items alone: no document
+    assert documents.yaml_documents(["Name: agentwrap", "Version: 0.1.0", "Requires:", "Required-by:"]) == []
+    assert documents.yaml_documents(["error: no such file", "  hint: see --help"]) == []
+    assert documents.yaml_documents(["- one", "- two"]) == []
+    # a block that goes on in lines of another shape is not all YAML (apt policy's `Version table:`)
+    assert documents.yaml_documents(["jq:", "  Installed: (none)", "  Version table:", "     1.6 500"]) == []
+    assert documents.yaml_documents(["total 8:", "-rw-r--r-- 1 a b 0 x", "-rw-r--r-- 1 a b 0 y"]) == []
+
+
+def test_toml_is_found_where_tomllib_reads_it():
+    toml = ["[project]", 'name = "agentwrap"', "dependencies = [", '    "pexpect>=4.8",  # [why]', "]", "",
+            "[tool.ruff]", "line-length = 120"]
+    assert documents.toml_documents(["$ cat pyproject.toml", *toml, "$ next"]) == [(1, 9)]
+    assert documents.toml_documents(["[INFO] building", "x = 1"]) == []  # one line of TOML
+    assert documents.toml_documents(["[a]", "x = oops", "y = 2"]) == []  # no TOML: `oops` is no value
 
 
 # --- a source line -------------------------------------------------------------------------------
