@@ -122,3 +122,14 @@ def test_two_diagnostics_at_one_place_stay_two_and_one_read_twice_stays_one(
             problems = Normalizer(forced=None, max_problems=100, extra_formats=extra).run(stream).problems
         messages = [p.detail.split(": ", 1)[-1] for p in problems]
         assert sorted(messages) == sorted(line.split(": ", 1)[1] for line in lines), messages
+
+
+def test_pylint_keeps_its_message_id_and_counts_columns_from_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pylint prints `src/bad.py:4:8: E0602: ...`: the rule is `E0602` (it was `0602`, the letter lost),
+    and the column, counted from 0 there, is 9 in the location."""
+    monkeypatch.setenv("AGENTWRAP_ADAPTERS", "builtin")
+    with (REAL / "pylint-4.1.5.log").open("rb") as stream:
+        problems = Normalizer(forced=None, max_problems=100).run(stream).problems
+    printed = re.findall(r"^[\w./-]+:(\d+):(\d+): ([CRWEF]\d{4}): ", (REAL / "pylint-4.1.5.log").read_text(), re.M)
+    got = [(p.location["line"], p.location["column"], (p.extra or {}).get("rule")) for p in problems if p.location]
+    assert sorted(got) == sorted((int(line), int(col) + 1, rule) for line, col, rule in printed)
