@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,27 @@ def test_ls_parses_the_tree_and_reports_missing(tmp_path):
     b = aw("--cwd", str(proj), "npm", "ls")
     assert b.error["code"] == "NPM_LS_PROBLEMS"
     assert b.env["data"]["dependencies"][0].get("missing") is True
+
+
+@pytest.mark.slow
+def test_ls_json_data_holds_what_npm_printed_of_each_dependency(tmp_path):
+    """`npm ls --json --all` is parsed whole: the concise envelope gives its text or its data, so the data
+    keeps what npm said of each dependency (version, where it resolved from, a missing one's range)."""
+    dep = _package(tmp_path / "localdep")
+    proj = _package(tmp_path / "app", dependencies={"localdep": f"file:{dep}"})
+    assert aw("--cwd", str(proj), "npm", "install", "--no-audit", "--offline").code == 0
+    _package(proj, dependencies={"localdep": f"file:{dep}", "left-pad": "^1.3.0"})
+    a = aw("--cwd", str(proj), "npm", "ls", "--json", "--all", detail="concise")
+    assert a.error["code"] == "NPM_LS_PROBLEMS"
+    raw = subprocess.run(["npm", "ls", "--json", "--all"], cwd=proj, capture_output=True, timeout=60).stdout
+    printed = {name: {k: v for k, v in dep.items() if k != "problems" and v is not False}
+               for name, dep in json.loads(raw)["dependencies"].items()}
+    assert printed["left-pad"] == {"required": "^1.3.0", "missing": True}
+    text = (a.env.get("output") or {}).get("stdout", {}).get("text")
+    if text:  # the document, whole, and no data beside it
+        assert "data" not in a.env and json.loads(text)["dependencies"].keys() == printed.keys()
+    else:
+        assert {d.pop("name"): d for d in a.env["data"]["dependencies"]} == printed
 
 
 def test_script_failure_reports_the_node_error_inside(tmp_path):

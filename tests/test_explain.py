@@ -65,6 +65,45 @@ def test_unknown_code_names_close_matches() -> None:
     assert problem["code_actions"][0]["command"] == ["agentwrap", "explain", "TIMEOUT"]
 
 
+def _close(raw: str) -> tuple[list[str], str]:
+    with pytest.raises(UsageError) as info:
+        explain.main([raw], CTX)
+    problem = info.value.to_problem().to_dict()
+    return problem.get("close_matches", []), problem["detail"]
+
+
+@pytest.mark.parametrize(("raw", "meant"), [
+    ("RUFF_VIOLATON", "RUFF_VIOLATION"), ("ruff_violaton", "RUFF_VIOLATION"), ("RUFF_VOILATION", "RUFF_VIOLATION"),
+    ("timout", "TIMEOUT"), ("KUBECTL_NOTFOUND", "KUBECTL_NOT_FOUND"), ("git-push-rejectd", "GIT_PUSH_REJECTED"),
+    ("urn:agentwrap:problem:git:push-rejectd", "GIT_PUSH_REJECTED")])
+def test_a_typo_is_answered_with_the_code_it_misspells_alone(raw: str, meant: str) -> None:
+    """One letter off: the code meant, not two others that only look alike (ESLINT_RULE_VIOLATION, RUFF_IO_ERROR
+    were offered beside RUFF_VIOLATION)."""
+    assert _close(raw)[0] == [meant]
+
+
+def test_a_lowercase_code_is_the_code() -> None:
+    assert explain.main(["ruff_violation"], CTX).envelope["data"]["code"] == "RUFF_VIOLATION"
+
+
+def test_a_prefix_lists_the_codes_it_starts() -> None:
+    """`GIT_` answered GIT_USAGE alone, one of git's 37 codes."""
+    from agentwrap import catalog
+
+    git = sorted({e.declared.code for e in catalog.entries()} | set(codes.BY_CODE))
+    git = [c for c in git if c.startswith("GIT_")]
+    for prefix in ("GIT_", "git", "GIT"):
+        matches, detail = _close(prefix)
+        assert matches == git, prefix
+        assert f"{len(git)} codes start with GIT_: {git[0]}" in detail
+    assert _close("GIT_PUSH")[0] == [c for c in git if c.startswith("GIT_PUSH_")]
+
+
+def test_a_word_of_codes_names_the_codes_that_hold_it() -> None:
+    matches, _ = _close("VIOLATION")
+    assert matches and all("VIOLATION" in m.split("_") for m in matches)
+
+
 def test_unknown_code_without_matches() -> None:
     with pytest.raises(UsageError, match="agentwrap explain"):
         explain.main(["ZZZZZZZZ"], CTX)

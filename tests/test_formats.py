@@ -66,3 +66,23 @@ def test_describe_names_a_tool_read_by_its_format():
 
     data = aw("describe", "go").env["data"]
     assert data["name"] == "go" and "go" in data["matches"] and "GO_DIAGNOSTIC" in data["problem_codes"]
+
+
+PYLINT_SOURCE = "import os, sys\n\n\ndef f(x):\n    if x == None:\n        return undefined_name\n"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("shutil").which("pylint") is None, reason="pylint is not installed (the test extra)")
+def test_a_real_pylint_run_gives_1_based_columns_and_says_each_line_once(tmp_path):
+    """pylint counts columns from 0 (`m.py:5:7:` for the `x` of `if x == None:`, the eighth column) and
+    names a message `C0121`; its lines are the problems' own, so the concise text leaves them out: judged by
+    their words they stayed, since the printed 0-based column was not the location's number."""
+    from conftest import aw
+
+    (tmp_path / "m.py").write_text(PYLINT_SOURCE)
+    answer = aw("--cwd", str(tmp_path), "pylint", "--persistent=n", "m.py", detail="concise")
+    rows = PYLINT_SOURCE.splitlines()
+    found = {p["detail"].split(":")[0]: p["location"] for p in [answer.error, *answer.env["problems"]]}
+    assert found["C0121"] == {"file": "m.py", "line": 5, "column": rows[4].index("x") + 1}
+    assert found["E0602"] == {"file": "m.py", "line": 6, "column": rows[5].index("undefined_name") + 1}
+    assert "m.py:" not in answer.env["output"]["stdout"]["text"], answer.env["output"]

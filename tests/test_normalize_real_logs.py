@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentwrap.logs import formats
 from agentwrap.logs.engine import Normalizer
 
 REAL = Path(__file__).parent / "data" / "normalize" / "real"
@@ -81,11 +82,7 @@ def missed(name: str) -> list[tuple[str, int]]:
 
 
 LOGS = sorted([*LAYOUTS, *STYLISH, *SHELLCHECK_TTY])
-KNOWN_MISSES = {
-    # the ruff adapter reads flake8's lines and keeps one problem per (rule, file, line, column): the two
-    # F401 at 1:1 (`import os, sys`) become one (agentwrap/adapters/ruff.py, find_problems)
-    "flake8-7.5.0.log": [("src/bad.py", 1)],
-}
+KNOWN_MISSES: dict[str, list[tuple[str, int]]] = {}  # none: each printed diagnostic comes out
 
 
 def test_every_real_log_is_listed_and_shows_diagnostics() -> None:
@@ -108,3 +105,31 @@ def test_bandit_screen_report_keeps_its_rule_severity_and_column(monkeypatch: py
     assert shell.location == {"file": "src/bad.py", "line": 5, "column": 5}  # col_offset 4 is column 5
     assert shell.severity == "error" and (shell.extra or {}).get("rule") == "B602"
     assert json.dumps(shell.detail).startswith('"subprocess call with shell=True')
+
+
+def test_two_diagnostics_at_one_place_stay_two_and_one_read_twice_stays_one(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """flake8's `import os, sys`: two F401 at 1:1 that differ only in their message were one problem (the
+    ruff adapter's key had the rule, not the message). The same lines read again by a problem matcher
+    a workflow adds must not come out twice."""
+    monkeypatch.setenv("AGENTWRAP_ADAPTERS", "builtin")
+    flake8 = {"owner": "flake8", "pattern": [{"regexp": r"^(.+?):(\d+):(\d+): ([A-Z]\d{3} .+)$", "file": 1,
+                                                "line": 2, "column": 3, "message": 4}]}
+    (tmp_path / "flake8.json").write_text(json.dumps({"problemMatcher": [flake8]}))
+    lines = (REAL / "flake8-7.5.0.log").read_text().splitlines()
+    for extra in ([], formats.load_matcher_file(tmp_path / "flake8.json")):
+        with (REAL / "flake8-7.5.0.log").open("rb") as stream:
+            problems = Normalizer(forced=None, max_problems=100, extra_formats=extra).run(stream).problems
+        messages = [p.detail.split(": ", 1)[-1] for p in problems]
+        assert sorted(messages) == sorted(line.split(": ", 1)[1] for line in lines), messages
+
+
+def test_pylint_keeps_its_message_id_and_counts_columns_from_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pylint prints `src/bad.py:4:8: E0602: ...`: the rule is `E0602` (it was `0602`, the letter lost),
+    and the column, counted from 0 there, is 9 in the location."""
+    monkeypatch.setenv("AGENTWRAP_ADAPTERS", "builtin")
+    with (REAL / "pylint-4.1.5.log").open("rb") as stream:
+        problems = Normalizer(forced=None, max_problems=100).run(stream).problems
+    printed = re.findall(r"^[\w./-]+:(\d+):(\d+): ([CRWEF]\d{4}): ", (REAL / "pylint-4.1.5.log").read_text(), re.M)
+    got = [(p.location["line"], p.location["column"], (p.extra or {}).get("rule")) for p in problems if p.location]
+    assert sorted(got) == sorted((int(line), int(col) + 1, rule) for line, col, rule in printed)

@@ -66,15 +66,12 @@ def _json(text: str) -> Any:
 
 # --- parsers ----------------------------------------------------------------------------------------------------
 def parse_ls(run: CapturedRun) -> Any:
-    """The dependency tree's top level: root package, direct dependencies and their flags."""
+    """The dependency tree: root package, dependencies and their flags (`--json`: every level it printed,
+    each entry with what npm said of it, so the data holds every fact of the text; as a tree: the top level)."""
     parsed = _json(run.stdout_text)
     if isinstance(parsed, dict):
-        deps = parsed.get("dependencies") or {}
         return {"name": parsed.get("name"), "version": parsed.get("version"),
-                "dependencies": [{"name": k, "version": (v or {}).get("version"),
-                                  **({"missing": True} if (v or {}).get("missing") else {}),
-                                  **({"invalid": True} if (v or {}).get("invalid") else {})}
-                                 for k, v in deps.items()], "problems": parsed.get("problems", [])}
+                "dependencies": _ls_entries(parsed.get("dependencies")), "problems": parsed.get("problems", [])}
     lines = [ln for ln in run.stdout_text.splitlines() if ln.strip()]
     if not lines:
         return None
@@ -100,6 +97,26 @@ def parse_ls(run: CapturedRun) -> Any:
                 entry["missing"] = True
             out["dependencies"].append(entry)
     return out
+
+
+#: What `npm ls --json` says of a dependency beside its version. Its `problems` are left out: npm lists each
+#: again in the root's `problems`, which the data keeps.
+_LS_FACTS = ("resolved", "required", "missing", "invalid", "extraneous", "deduped", "overridden", "peer")
+
+
+def _ls_entries(deps: Any) -> list[dict[str, Any]]:
+    """`npm ls --json`'s dependencies as entries, nested ones under theirs; a false flag is no fact."""
+    if not isinstance(deps, dict):
+        return []
+    entries = []
+    for name, dep in deps.items():
+        dep = dep if isinstance(dep, dict) else {}
+        entry: dict[str, Any] = {"name": name, "version": dep.get("version")}
+        entry.update((key, dep[key]) for key in _LS_FACTS if dep.get(key) not in (None, False, ""))
+        if dep.get("dependencies"):
+            entry["dependencies"] = _ls_entries(dep["dependencies"])
+        entries.append(entry)
+    return entries
 
 
 def parse_outdated(run: CapturedRun) -> Any:

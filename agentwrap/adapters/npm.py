@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from typing import Any
@@ -18,6 +19,7 @@ from agentwrap.sdk import (
     CodeAction,
     Effects,
     Interpretation,
+    Presentation,
     Problem,
     Spec,
 )
@@ -30,6 +32,8 @@ _PARSERS = {"ls": p.parse_ls, "outdated": p.parse_outdated, "view": p.parse_view
             **dict.fromkeys(("install", "ci", "uninstall", "update", "dedupe", "prune", "audit fix"),
                             p.parse_install)}
 _PY_CODES = ["NPM_PEER_CONFLICT", "NPM_MISSING_SCRIPT", "NPM_SCRIPT_FAILED", "NPM_ERROR"]
+_LS_JSON = frozenset({"--json", "--json=true"})
+_LS_LONG = frozenset({"--long", "-l", "--long=true", "--parseable", "-p", "--parseable=true"})
 
 
 _PUBLIC_KEY = "//registry.npmjs.org/"
@@ -118,6 +122,14 @@ class NpmAdapter(BaseAdapter):
         fix = fix.replace(_PUBLIC_KEY, key) if fix else fix
         return fix, [a._replace(command=tuple(w.replace(_PUBLIC_KEY, key) for w in a.command)) if a.command else a
                      for a in actions]
+
+    def presentation(self, argv: list[str]) -> Presentation:
+        """`npm ls --json` is parsed whole: its data holds every fact of the document, so the envelope gives
+        the text or the data, whichever costs less, never both (`--long` prints more than the data keeps)."""
+        shown = super().presentation(argv)
+        if self.subcommand(argv) == "ls" and _LS_JSON.intersection(argv) and not _LS_LONG.intersection(argv):
+            return dataclasses.replace(shown, parsed_whole=True)
+        return shown
 
     def effects(self, argv: list[str]) -> Effects:
         if _is_npx(argv):

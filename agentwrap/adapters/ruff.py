@@ -143,7 +143,8 @@ class RuffAdapter(BaseAdapter):
         out = []
         for p in super().find_problems(run):  # `ruff format` names a syntax error twice (frame and error: line)
             loc = p.location or {}
-            rule = (p.extra or {}).get("rule") if p.code == "RUFF_VIOLATION" else None
+            # a violation is its rule and its message: `import os, sys` is two F401 at one place (flake8's too)
+            rule = ((p.extra or {}).get("rule"), " ".join(p.detail.split())) if p.code == "RUFF_VIOLATION" else None
             key = (p.code, loc.get("file"), loc.get("line"), loc.get("column"), rule)
             if p.location is None or key not in seen:
                 seen.add(key)

@@ -117,18 +117,65 @@ def _answer(ctx: CommandContext, summary: str, data: dict[str, Any]) -> Outcome:
 
 
 def _unknown(raw: str, code: str, adapter_codes: list[str]) -> UsageError:
-    known = [*codes.BY_CODE, *codes.WARNINGS, *adapter_codes]
-    matches = difflib.get_close_matches(code, known, n=3, cutoff=0.6)
-    hint = f"did you mean {', '.join(matches)}?" if matches else "no code is close to it."
+    known = list(dict.fromkeys([*codes.BY_CODE, *codes.WARNINGS, *adapter_codes]))  # one code, many tools
+    wanted = code.replace(":", "_")  # `git:push-rejectd`, a type's tail, reads as GIT_PUSH_REJECTD
+    started = _starting(wanted, known)
+    matches = started or closest(wanted, known)
+    if started:
+        shown = ", ".join(started[:_SHOWN]) + (f" and {len(started) - _SHOWN} more" if len(started) > _SHOWN else "")
+        hint = f"{len(started)} code{'s' * (len(started) != 1)} start with {wanted.rstrip('_')}_: {shown}."
+    else:
+        hint = f"did you mean {', '.join(matches)}?" if matches else "no code is close to it."
     actions = tuple(
         CodeAction(title=f"Explain {m}", kind="command", command=("agentwrap", "explain", m),
                    applicability="maybe_incorrect", is_preferred=(n == 0))
-        for n, m in enumerate(matches)
+        for n, m in enumerate(matches[:3])
     ) + (CodeAction(title="List every code", kind="command", command=("agentwrap", "explain"),
                     applicability="machine_applicable"),)
     return UsageError(
         f"unknown code {raw!r}: {hint} Run `agentwrap explain` to list every code.",
         suggested_fix=f"Run `agentwrap explain {matches[0]}`." if matches else "Run `agentwrap explain`.",
         code_actions=actions,
-        extra={"close_matches": matches},
+        extra={"close_matches": matches[:_LISTED]},
     )
+
+
+_SHOWN = 6  # codes a prefix's answer names in its detail; `close_matches` lists up to _LISTED
+_LISTED = 50
+
+
+def _starting(prefix: str, known: Sequence[str]) -> list[str]:
+    """The codes a prefix begins (`GIT_`, `RUFF`, `GIT_PUSH`: a tool's or a family's codes), whole words only:
+    `GIT` is the start of GIT_USAGE, not of GITLAB_X."""
+    stem = prefix.rstrip("_")
+    if len(stem) < 2:
+        return []
+    return sorted(k for k in known if k.startswith(stem + "_"))
+
+
+def closest(code: str, known: Sequence[str], n: int = 3) -> list[str]:
+    """The codes nearest a misspelt one: those a few edits away (a letter left out, doubled, swapped), the
+    nearest first and none much farther than it; else those holding all its words (`VIOLATION`,
+    `NOT_FOUND`), shortest first; else what difflib finds alike."""
+    scored = sorted((_edits(code, k), k) for k in known)
+    if scored and scored[0][0] <= max(1, len(code) // 4):
+        best = scored[0][0]
+        return [k for d, k in scored if d <= best + 1 and d <= max(1, len(code) // 3)][:n]
+    words = {w for w in code.split("_") if w}
+    having = sorted((k for k in known if words and words <= set(k.split("_"))), key=lambda k: (len(k), k))
+    return having[:n] or difflib.get_close_matches(code, known, n=n, cutoff=0.6)
+
+
+def _edits(a: str, b: str) -> int:
+    """Edits from `a` to `b`: letters put in, left out, changed, or two side by side swapped."""
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        above, row = row, [i]
+        for j, y in enumerate(b, 1):
+            cost = min(above[j] + 1, row[j - 1] + 1, above[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                cost = min(cost, before[j - 2] + 1)
+            row.append(cost)
+        before = above
+    return row[-1]

@@ -271,13 +271,14 @@ class Normalizer:
         owned = {(loc.get("file"), loc.get("line")) for p, _ in found if (loc := p.location)}
         scanner = Scanner(self._matchers)
         asked_lines: set[int] = set()
-        for diag in [*scanner.scan(text.split("\n"), starts=starts), *scanner.flush()]:
+        lines = text.split("\n")
+        for diag in [*scanner.scan(lines, starts=starts), *scanner.flush()]:
             tool, severity, asked = self._tool_of[diag.matcher]
             if asked and diag.line_index >= 0:
                 if diag.line_index in asked_lines:
                     continue  # as the runner does: a line is the first matching matcher's (the list's order)
                 asked_lines.add(diag.line_index)
-            p = formats.problem(diag, tool, severity)
+            p = formats.problem(diag, tool, severity, formats.read_from(self._matchers[diag.matcher], diag, lines))
             if p is None:
                 continue
             loc = p.location or {}

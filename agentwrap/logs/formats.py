@@ -18,7 +18,7 @@ import ntpath
 import posixpath
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,8 +141,10 @@ def diagnostic_code(tool: str) -> ProblemCode:
                        status=422)
 
 
-def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | None:
-    """The Problem of one matched diagnostic; None when it names neither a file nor a message."""
+def problem(diag: Diagnostic, tool: str, default_severity: str, line: str = "") -> Problem | None:
+    """The Problem of one matched diagnostic; None when it names neither a file nor a message. `line`: the
+    one line it was read from, which the concise text then need not repeat (pylint's `m.py:5:15: E0602 …`
+    says column 15 where the location, counted from 1, says 16: judged by its words it read as a new fact)."""
     v = diag.values
     message = (v.get("message") or "").strip()
     if not message and not v.get("file"):
@@ -162,7 +164,7 @@ def problem(diag: Diagnostic, tool: str, default_severity: str) -> Problem | Non
     where = location["file"] if location else tool
     return adapter_problem(
         tool, diagnostic_code(tool), message or f"{where}", title=f"{tool}: {severity}", location=location,
-        severity=severity, extra=extra)  # no fix: "fix it at FILE:LINE" would only say the location again
+        severity=severity, extra=extra, matched=line)  # no fix: "fix it at FILE:LINE" would only say the location
 
 
 def problems(formats: Iterable[Format], text: str) -> list[Problem]:
@@ -170,8 +172,18 @@ def problems(formats: Iterable[Format], text: str) -> list[Problem]:
     out = []
     for fmt in formats:
         scanner = Scanner(fmt.matchers)
-        for diag in [*scanner.scan(text.splitlines()), *scanner.flush()]:
-            p = problem(diag, fmt.name, fmt.matchers[diag.matcher].severity)
+        lines = text.splitlines()
+        for diag in [*scanner.scan(lines), *scanner.flush()]:
+            p = problem(diag, fmt.name, fmt.matchers[diag.matcher].severity, read_from(fmt.matchers[diag.matcher],
+                                                                                       diag, lines))
             if p is not None:
                 out.append(p)
     return out
+
+
+def read_from(matcher: Matcher, diag: Diagnostic, lines: Sequence[str]) -> str:
+    """The line a one-line matcher read `diag` from; "" for a matcher of several lines or one that waited
+    for a caret line (the line that completed it is not the one it quotes)."""
+    if len(matcher.patterns) != 1 or matcher.caret_lines or not 0 <= diag.line_index < len(lines):
+        return ""
+    return lines[diag.line_index]

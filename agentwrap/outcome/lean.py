@@ -5,11 +5,11 @@ Pure text work: `agentwrap.outcome.bound` decides when it applies and within whi
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
+from agentwrap.outcome.documents import documents
 from agentwrap.outcome.patch import DROP, HUNK, OTHER
 from agentwrap.outcome.patch import RULE as PATCH_RULE
 from agentwrap.outcome.patch import kinds as patch_kinds
@@ -45,7 +45,6 @@ _CODE_ROW = lazy(r"^[\s│]*>?\s*\d+\s*[|│]\s*\S")
 _SOURCE_HEADER = lazy(r'^\s*File "[^"]+", line \d+|^[\s│]*on \S+ line \d+')
 _NUMBERED_ROW = lazy(r"^[\s│]*\d+:\s")
 _CARETS = lazy(r"^[\s|│]*\^[\s^~]*$")  # a caret line: what it marks is the line above it
-_DECODER = json.JSONDecoder()
 
 
 def words(text: str) -> list[str]:
@@ -135,36 +134,6 @@ def _strings(node: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def documents(lines: Sequence[str]) -> list[tuple[int, int]]:
-    """The JSON documents printed over several lines (`npm ls --json`, `json.dumps(x, indent=2)`), each as
-    the span [start, end) of its lines. Each is judged whole: a line of it left out would leave a text
-    that is no longer the document, and most often no longer JSON."""
-    text = "\n".join(lines)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    spans: list[tuple[int, int]] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        body = line.lstrip()
-        if body[:1] not in ("{", "["):
-            index += 1
-            continue
-        try:
-            _, end = _DECODER.raw_decode(text, starts[index] + len(line) - len(body))
-        except (ValueError, RecursionError):
-            index += 1
-            continue
-        last = bisect_right(starts, end - 1) - 1
-        if last > index and not text[end:starts[last + 1] - 1].strip():
-            spans.append((index, last + 1))
-            index = last + 1
-        else:
-            index += 1
-    return spans
-
-
 def source_lines(lines: Sequence[str]) -> set[int]:
     """The indices of the lines that quote a program's source: a code frame's rows, the line under a
     traceback's `File "...", line N` or terraform's `on FILE line N`, and a line with a caret line under it.
@@ -183,8 +152,9 @@ def source_lines(lines: Sequence[str]) -> set[int]:
 
 
 def _whole_documents(lines: Sequence[str], said: Said | None) -> dict[int, bool]:
-    """For each line of a multi-line JSON document, whether it goes: a document goes whole when every line
-    of it that says something restates, and at least one does; else it stays whole, byte for byte."""
+    """For each line of a document printed over several lines (JSON, YAML, TOML), whether it goes: a
+    document goes whole when every line of it that says something restates, and at least one does; else it
+    stays whole, byte for byte."""
     kept: dict[int, bool] = {}
     for start, end in documents(lines):
         body = lines[start:end]
