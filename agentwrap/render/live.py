@@ -142,7 +142,8 @@ class LiveView:
         if not state.colours:
             return redacted
         plain = plain or redacted
-        return [state.colours.get(line, line) if line == clean else line for line, clean in zip(redacted, plain)]
+        pairs = zip(redacted, plain, strict=True)
+        return [state.colours.get(line, line) if line == clean else line for line, clean in pairs]
 
     def _present(self, state: _Stream, lines: list[str], done: int) -> None:
         """Print `lines` (the committed ones first, `done` of them) where `state.shown` was printed."""
