@@ -558,6 +558,27 @@ class Screen:
         self.lines, self.flags, self._cont = [""], [0], False
         self.row = self.col = 0
 
+    def pending(self) -> list[str] | None:
+        """The lines `finish` would emit now (rows a line wrapped across joined into it), the last one the
+        line still open; None on the alternate screen, whose rows never reach the output. Nothing changes:
+        the live view reads it after each batch to show, and redraw, the rows still on screen."""
+        if self.main is not None:
+            return None
+        end = len(self.lines)
+        while end > self.row + 1 and not self.lines[end - 1] and self.flags[end - 1] & DIRTY:
+            end -= 1
+        out, line = [], ""
+        for k in range(end):
+            flags = self.flags[k] if k < end - 1 else self.flags[k] & ~WRAP
+            text = self._final(self.lines[k], flags)
+            if text is None:  # a spinner's frame: committed as nothing
+                continue
+            line += text
+            if not flags & WRAP:
+                out.append(line)
+                line = ""
+        return out or [""]
+
     def tail(self, max_lines: int) -> str:
         """The last `max_lines` rows up to and including the cursor's."""
         lines, end = self.lines, len(self.lines)

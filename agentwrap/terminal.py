@@ -155,6 +155,11 @@ class TerminalCleaner:
             raise ValueError("rows and cols must be positive")
         self._screen.resize(rows, cols)
 
+    def pending_lines(self) -> list[str] | None:
+        """The lines on screen not yet committed, as `finish` would emit them (the last one still open);
+        None while the alternate screen is up."""
+        return self._screen.pending()
+
     def screen_tail(self, max_lines: int = 5) -> str:
         """The last `max_lines` uncommitted screen lines, up to and including the cursor's line."""
         return self._screen.tail(max_lines)

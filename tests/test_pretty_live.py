@@ -1,6 +1,8 @@
 """A person at a terminal sees the program's output while it runs (agentwrap under a real pty, pexpect):
 line by line in arrival order, cleaned and redacted, colours kept only where safe, the summary once at
-the end, a resize passed on, Ctrl-C and prompts as before; json and jsonl on a terminal unchanged."""
+the end, a resize passed on, Ctrl-C and prompts as before; json and jsonl on a terminal unchanged. What a
+program redraws is read through pyte, an emulator nobody here wrote: a block rewritten with cursor-up ends
+as its last frame, a secret in it stays hidden when the width cuts it, an open line shows while it waits."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from conftest import ROOT
+from emulator import pyte_rows
 
 from agentwrap.render.live import HOLD_CHARS, LiveView
 
@@ -186,3 +189,57 @@ def test_binary_data_is_not_shown(tmp_path):
     text = path.read_text()
     assert "[agentwrap: stdout is binary data; not shown]" in text and "a real line" in text
     assert len(text) < 200
+
+
+REDRAW = ('printf "a 1\\nb 1\\n"; sleep .2; printf "\\033[2Aa 2\\nb 2\\n"; sleep .2; '
+          'printf "\\033[2Aa 3\\nb 3\\ndone\\n"')
+
+
+def screen(child: pexpect.spawn, rows: int = 50, cols: int = 100) -> tuple[bytes, list[str]]:
+    """The bytes the terminal received from here on, and the rows a terminal shows for them."""
+    child.expect(pexpect.EOF)
+    child.close()
+    data = bytes(child.before)
+    return data, pyte_rows(data, rows, cols)
+
+
+def test_a_block_redrawn_with_cursor_up_shows_its_last_frame(env):
+    child = spawn(env, "--", "bash", "-c", REDRAW)
+    child.expect("a 1")  # the first frame was shown while the program ran
+    data, rows = screen(child)
+    shown = [row for row in rows if row[:2] in ("a ", "b ", "do")]
+    assert shown == ["a 3", "b 3", "done"], rows
+    assert b"\x1b[2A" in data  # painted over in place, not printed again
+
+
+def test_a_secret_in_a_redraw_cut_by_the_width_stays_hidden(env):
+    token = "s3cr3t-" + "9f8e7d6c5b4a" * 3  # longer than a row: the screen cuts it
+    # (the token's line takes two rows of 30 columns, so the program goes up three to redraw it)
+    code = ('printf "token %s\\nstep 1\\n" "$API_TOKEN"; sleep .2; printf "\\033[3Atoken %s\\nstep 2\\n" '
+            '"$API_TOKEN"; sleep .2')
+    child = spawn(env, "--env", f"API_TOKEN={token}", "--", "bash", "-c", code, cols=30)
+    data, rows = screen(child, cols=30)
+    text = "".join(rows)  # rows joined: a secret cut at the edge would read whole again
+    assert token.encode() not in data and token not in text
+    assert token[:12] not in text and token[-12:] not in text
+    assert "token [REDACTED]" in rows and "step 2" in rows and "step 1" not in rows
+
+
+@pytest.mark.slow
+def test_an_open_line_is_shown_while_the_program_waits_and_not_repeated(env, tmp_path):
+    late = tmp_path / "late"
+    child = spawn(env, "--", "bash", "-c", f'printf "working... "; sleep 2; touch {late}; echo ok; echo done')
+    child.expect_exact("\x1b[0m\r\n")  # the command line
+    child.expect_exact("working... ")
+    assert not late.exists()  # shown while the program still waited
+    data, rows = screen(child)  # what came after it
+    assert data.startswith(b"ok\r\ndone\r\n")  # only the rest of the line
+    assert rows[:2] == ["ok", "done"]
+
+
+def test_a_question_is_shown_once_and_refused(env):
+    child = spawn(env, "--", "bash", "-c", 'printf "a line\\n"; read -p "Continue? " answer; echo "got $answer"')
+    child.expect_exact("a line\r\nContinue? ")
+    data, rows = screen(child)
+    before, refused, _ = data.partition(b"INPUT_REQUIRED")
+    assert refused and b"Continue?" not in before and b"got" not in before  # shown once, never answered
