@@ -226,6 +226,9 @@ class CapturedRun(_Record):
     complete: bool = True
     subcommand: str | None = None
     cwd: str | None = None  # where the program ran (None for a replayed fixture or a saved log)
+    # when the program started, wall-clock seconds since the epoch (the runner's clock; None for a replayed
+    # fixture or a saved log): "now" for a fact the program dated absolutely (an HTTP-date Retry-After)
+    started_epoch: float | None = None
 
     @property
     def failed(self) -> bool:
