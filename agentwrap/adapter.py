@@ -170,7 +170,12 @@ class BaseAdapter:
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
         if not self.spec:
             return None, []
-        return self.spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
+        return self.spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind, self.argv_values(argv))
+
+    def argv_values(self, argv: list[str]) -> dict[str, str]:
+        """The values the spec's `argv_values` names, read off the command line (ssh's `{host}` and `{port}`
+        from `-p 2222 user@host`), for its templates; one left out leaves the actions naming it out."""
+        return {}
 
     def presentation(self, argv: list[str]) -> Presentation:
         return self.spec.presentation(self.subcommand(argv)) if self.spec else Presentation()
@@ -221,7 +226,7 @@ class BaseAdapter:
         """Every diagnostic this adapter recognises in the run's text (live runs and saved logs alike)."""
         problems = list(self.diagnostics(run))
         if self.spec:
-            problems.extend(self.spec.match_rules(run))
+            problems.extend(self.spec.match_rules(run, from_argv=self.argv_values(list(run.argv))))
         from agentwrap.logs.format_index import PROGRAMS
 
         if self.name in PROGRAMS:  # the tool's declarative format (agentwrap/formats/NAME.toml)

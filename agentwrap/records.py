@@ -221,11 +221,14 @@ class CodeAction(_Record):
     applicability: str = "unspecified"
     is_preferred: bool = False
     edit: dict[str, Any] | None = None
+    cwd: str | None = None  # the folder `command` runs in, absolute: set when the program ran in another one
 
     def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"title": self.title, "kind": self.kind}
         if self.command is not None:
             out["command"] = list(self.command)
+        if self.cwd is not None:
+            out["cwd"] = self.cwd
         if self.edit is not None:
             out["edit"] = self.edit
         out["applicability"] = self.applicability
@@ -378,6 +381,9 @@ class CapturedRun(_Record):
     complete: bool = True
     subcommand: str | None = None
     cwd: str | None = None  # where the program ran (None for a replayed fixture or a saved log)
+    # when the program started, wall-clock seconds since the epoch (the runner's clock; None for a replayed
+    # fixture or a saved log): "now" for a fact the program dated absolutely (an HTTP-date Retry-After)
+    started_epoch: float | None = None
 
     @property
     def failed(self) -> bool:

@@ -240,10 +240,11 @@ class Spec:
             return self.default_effects
         return self.effects.get(subcommand) or self.effects.get(subcommand.split()[0], self.default_effects)
 
-    def prompt_help(self, argv: list[str], subcommand: str | None, prompt: str,
-                    kind: str) -> tuple[str | None, list[CodeAction]]:
+    def prompt_help(self, argv: list[str], subcommand: str | None, prompt: str, kind: str,
+                    from_argv: dict[str, str] | None = None) -> tuple[str | None, list[CodeAction]]:
         """The tool's own way past a prompt: an entry whose pattern matches the prompt wins; else an
-        entry for this input kind (an editor request has no prompt text to match)."""
+        entry for this input kind (an editor request has no prompt text to match). `from_argv`: the
+        `argv_values` the adapter read off the command line."""
         first = (subcommand or "").split(" ")[0]
         prog = os.path.basename(argv[0]) if argv else ""
         usable = [r for r in self.prompts if (r.subcommands is None or first in r.subcommands)
@@ -253,7 +254,7 @@ class Spec:
             chosen = next((r for r in usable if r.input_kind == "editor"), None)
         if chosen is None:
             return None, []
-        values = {"prog": argv[0], "subcommand": subcommand or ""}
+        values = {**(from_argv or {}), "prog": argv[0], "subcommand": subcommand or ""}
         return chosen.suggested_fix, _actions(chosen.code_actions, argv, values)
 
     def presentation(self, subcommand: str | None) -> Presentation:
@@ -284,7 +285,8 @@ class Spec:
     def problem_codes(self) -> list[str]:
         return sorted({r.code for r in self.rules})
 
-    def match_rules(self, run: CapturedRun, *, one_per_line: bool = False) -> list[Problem]:
+    def match_rules(self, run: CapturedRun, *, one_per_line: bool = False,
+                    from_argv: dict[str, str] | None = None) -> list[Problem]:
         """A problem per match of every rule that applies to this run. `one_per_line`: a line an earlier
         (more specific) rule explained is not matched again by a later catch-all (kubectl's and docker's
         `Error from server (NotFound): ...` is one problem, not also a generic server rejection)."""
@@ -307,16 +309,19 @@ class Spec:
                     if line in claimed:
                         continue
                     claimed.add(line)
-                found.append(self.problem(rule, match, run))
+                found.append(self.problem(rule, match, run, from_argv))
                 if len(found) >= 200:
                     return found
         return found
 
-    def problem(self, rule: Rule, match: re.Match[str], run: CapturedRun) -> Problem:
+    def problem(self, rule: Rule, match: re.Match[str], run: CapturedRun,
+                from_argv: dict[str, str] | None = None) -> Problem:
         """The Problem a rule makes of one match (public: Python adapters build problems from their own
-        matches with it, so every adapter's problems share one shape)."""
+        matches with it, so every adapter's problems share one shape). `from_argv`: the `argv_values` the
+        adapter read off the command line; a group of the same name wins (what the tool said it used)."""
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
-        values = {"prog": run.argv[0], "subcommand": run.subcommand or "", "match": match.group(0).strip(), **groups}
+        values = {**(from_argv or {}), "prog": run.argv[0], "subcommand": run.subcommand or "",
+                  "match": match.group(0).strip(), **groups}
         # An optional group that did not match says nothing in a text (`x={x}` reads `x=`); a command
         # naming it is dropped instead (`_actions`), as no honest command can be made without it.
         text_values = {**dict.fromkeys(match.re.groupindex, ""), **values}

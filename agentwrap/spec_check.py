@@ -20,7 +20,7 @@ class SpecError(ValueError):
 TOP = {"name", "matches", "descriptor", "env", "effects", "prompts", "rules", "success_exit_codes",
        "global_options_with_value", "nested_subcommands", "has_subcommands", "schema_version", "noise",
        "parsed_whole", "layout", "concise_omit", "concise_shared", "concise_written", "columns", "launcher",
-       "secrets"}
+       "secrets", "argv_values"}
 LAUNCHER = {"programs", "subcommands", "options_with_value"}
 NOISE = {"pattern", "stream", "subcommands"}
 SECRET = {"pattern", "stream", "subcommands"}  # group 1 of the pattern is a secret value
@@ -143,7 +143,7 @@ def check(data: Any, source: str) -> None:
     if not isinstance(data["name"], str) or not _NAME.match(data["name"]):
         _fail(source, "name", f"must be a lower-case word (letters, digits, . _ + -), got {data['name']!r}")
     for key in ("matches", "global_options_with_value", "nested_subcommands", "parsed_whole",
-                "concise_omit", "concise_shared", "concise_written", "columns"):
+                "concise_omit", "concise_shared", "concise_written", "columns", "argv_values"):
         if key in data:
             _strings(source, key, data[key], key)
     for key in ("has_subcommands", "layout"):
@@ -172,6 +172,8 @@ def check(data: Any, source: str) -> None:
     exits = data.get("success_exit_codes", [0])
     if not (isinstance(exits, list) and all(isinstance(c, int) for c in exits)):
         _fail(source, "success_exit_codes", "must be a list of integers")
+    # names the adapter's Python reads off the command line (BaseAdapter.argv_values: ssh's {host})
+    from_argv = frozenset(data.get("argv_values", []))
     effects = data.get("effects", {})
     _keys(source, "effects", effects, set(effects))
     for sub, table in effects.items():
@@ -187,9 +189,10 @@ def check(data: Any, source: str) -> None:
                 _strings(source, where, prompt[key], key)
         if prompt.get("input_kind", "text") not in _KINDS:
             _fail(source, where, f"input_kind must be one of {', '.join(_KINDS)}")
-        _actions(source, where, prompt.get("code_actions", []))
+        _actions(source, where, prompt.get("code_actions", []), PROMPT_VALUES | from_argv)
     for i, rule in enumerate(_list(source, "rules", data.get("rules", [])), 1):
-        _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, RULE)
+        _rule(source, f"rules[{i}] ({rule.get('code', '?') if isinstance(rule, dict) else '?'})", rule, RULE,
+              from_argv)
 
 
 def _secret(source: str, where: str, secret: Any) -> None:
@@ -211,7 +214,7 @@ def _list(source: str, where: str, value: Any) -> list[Any]:
     return list(value)
 
 
-def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
+def _rule(source: str, where: str, rule: Any, allowed: set[str], from_argv: frozenset[str] = frozenset()) -> None:
     _keys(source, where, rule, allowed, ("code", "pattern", "title", "category", "status", "retryable",
                                          "safe_to_retry"))
     if not isinstance(rule["code"], str) or not _CODE.match(rule["code"]):
@@ -234,7 +237,7 @@ def _rule(source: str, where: str, rule: Any, allowed: set[str]) -> None:
     if rule.get("severity", "error") not in ("error", "warning", "note"):
         _fail(source, where, "severity must be error, warning or note")
     _retry_after(source, where, rule, pattern)
-    known = RULE_VALUES | set(pattern.groupindex)
+    known = RULE_VALUES | from_argv | set(pattern.groupindex)
     for key in ("detail", "suggested_fix"):
         _named(source, where, key, rule.get(key), known)
     for key in ("subcommands",):

@@ -236,3 +236,28 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+_FROM_ARGV = {"name": "tool", "argv_values": ["target"],
+              "rules": [{"code": "TOOL_DOWN", "pattern": r"^error: (?P<why>down)", "title": "Down",
+                         "category": "network", "status": 503, "retryable": True, "safe_to_retry": True,
+                         "code_actions": [{"title": "probe {target}", "command": ["probe", "{target}"]}]}]}
+
+
+class _TargetAdapter(BaseAdapter):
+    """A Python adapter filling the spec's `argv_values` from its command line (the last word)."""
+
+    def argv_values(self, argv: list[str]) -> dict[str, str]:
+        return {"target": argv[-1]} if len(argv) > 1 else {}
+
+
+def test_argv_values_are_declared_names_a_python_adapter_fills():
+    bad = {**_FROM_ARGV, "argv_values": []}
+    with pytest.raises(SpecError, match="target"):
+        Spec.from_dict(bad, "t.toml")  # undeclared: a literal `{target}` would reach the agent
+    spec = Spec.from_dict(_FROM_ARGV, "t")
+    filled = _TargetAdapter(spec).find_problems(_run("error: down\n", argv=("tool", "db1")))
+    assert filled[0].code_actions[0].command == ("probe", "db1")
+    assert filled[0].code_actions[0].title == "probe db1"
+    unfilled = BaseAdapter(spec).find_problems(_run("error: down\n", argv=("tool", "db1")))
+    assert unfilled[0].code_actions == ()  # nothing read it: no honest command to offer

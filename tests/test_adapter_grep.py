@@ -85,3 +85,19 @@ def test_the_token_estimate_finds_a_recursive_searchs_paths_dearer_than_its_data
     data = parse_lines(text)
     del data["matching_lines"]  # the summary says it
     assert not bound.cheaper_as_text(text, data), "o200k: 99 tokens as text, 88 as data"
+
+
+def test_a_search_past_the_inline_budget_is_a_window_of_whole_lines_with_an_honest_count(tmp_path):
+    """`grep -n` with 118 KiB of matches: the summary counts every match (not only the window's), the
+    window holds whole lines, and the lines it leaves out are in the artifact and in omitted_lines."""
+    rows = [f"row {i} {'needle' if i % 2 else 'hay'} " + "x" * (30 + i % 17) for i in range(1, 4001)]
+    (tmp_path / "big.txt").write_text("\n".join(rows) + "\n")
+    matches = [f"{i}:{row}" for i, row in enumerate(rows, 1) if "needle" in row]
+    a = aw("--cwd", str(tmp_path), "grep", "-n", "needle", "big.txt", detail="concise")
+    assert a.env["summary"] == "2000 matching lines"
+    stdout = a.env["output"]["stdout"]
+    shown = [line for line in stdout["text"].splitlines() if not line.startswith("… ")]
+    assert [line for line in shown if line not in matches] == [], "no line is cut"
+    assert len(shown) + stdout["omitted_lines"] == len(matches)
+    kept = aw("artifact", "show", stdout["artifact"], "--lines", "1000:1001").env["data"]["text"]
+    assert kept.splitlines() == matches[999:1001]

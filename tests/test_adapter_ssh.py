@@ -155,3 +155,44 @@ def test_refused_connection_is_retryable_network():
     assert r.code == 255
     assert r.error["code"] == "SSH_CONNECTION_REFUSED"
     assert r.error["category"] == "network" and r.error["retryable"] is True
+
+
+def test_the_host_key_prompt_offers_ssh_keyscan_for_the_host_and_port_the_command_named(sshd):
+    """No `<PORT>`/`<HOST>` to fill in: the action names the destination of the ssh command, and running
+    it prints the server's own key (the one an agent then checks and adds to known_hosts)."""
+    argv = sshd.ssh("scan_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1", "true")  # none yet
+    r = aw("--timeout", "20", *argv)
+    assert r.error["input_kind"] == "confirmation"
+    scan = next(a for a in r.error["code_actions"] if a["command"][0] == "ssh-keyscan")
+    assert scan["command"] == ["ssh-keyscan", "-p", str(sshd.port), "127.0.0.1"]
+    assert scan["applicability"] == "maybe_incorrect" and "127.0.0.1" in scan["title"]
+    printed = subprocess.run(scan["command"], capture_output=True, text=True, timeout=20).stdout
+    assert (sshd.dir / "hostkey.pub").read_text().split()[1] in printed
+
+
+def test_the_password_prompt_offers_ssh_copy_id_to_the_user_and_host_the_command_named(sshd):
+    argv = sshd.ssh("known_hosts", "-o", "PubkeyAuthentication=no", "-l", "root", "ssh://127.0.0.1", "true")
+    r = aw("--timeout", "20", *argv)
+    assert r.error["input_kind"] == "password"
+    copy = next(a for a in r.error["code_actions"] if a["command"][0] == "ssh-copy-id")
+    assert copy["command"] == ["ssh-copy-id", "-p", str(sshd.port), "root@127.0.0.1"]
+    assert "<" not in " ".join(copy["command"]) and copy["applicability"] == "maybe_incorrect"
+
+
+@pytest.mark.parametrize(("argv", "values"), [
+    (["ssh", "-p", "2222", "u@h", "ls", "-p"], {"host": "h", "port": "2222", "destination": "u@h"}),
+    (["ssh", "h"], {"host": "h", "port": "22", "destination": "h"}),
+    (["ssh", "-vp2222", "-l", "bob", "h"], {"host": "h", "port": "2222", "destination": "bob@h"}),
+    (["ssh", "ssh://a@[::1]:2200"], {"host": "::1", "port": "2200", "destination": "a@::1"}),
+    (["ssh", "-o", "Port=99", "-oUser=z", "-i", "key@x", "host", "cmd"],
+     {"host": "host", "port": "99", "destination": "z@host"}),
+    (["scp", "-P", "2022", "-l", "100", "x.txt", "me@srv:/tmp/"], {"host": "srv", "port": "2022",
+                                                                   "destination": "me@srv"}),
+    (["scp", "scp://u@h:23/p", "."], {"host": "h", "port": "23", "destination": "u@h"}),
+    (["scp", "./a:b", "/c:d"], {}),  # local paths with a colon, as scp reads them
+    (["ssh", "-V"], {}),
+])
+def test_the_destination_is_read_off_the_command_line(argv, values):
+    from agentwrap.adapters.ssh import destination
+
+    assert destination(argv) == values

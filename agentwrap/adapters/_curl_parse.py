@@ -3,7 +3,7 @@ response heads curl printed (`-i`, `-I`, `-D -`, `-v`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 
@@ -152,21 +152,31 @@ def response(stdout: str, stderr: str) -> dict[str, Any] | None:
     return final
 
 
-def retry_after(headers: dict[str, str]) -> float | None:
-    """Seconds the response's Retry-After asks to wait: `Retry-After: 37`, or an HTTP-date counted from the
-    response's own Date header (the adapter reads a finished run, so "now" is when the server answered);
-    None when it is absent, unreadable, or a date with no Date to count from."""
+def retry_after(headers: dict[str, str], started_epoch: float | None = None) -> float | None:
+    """Seconds the response's Retry-After asks to wait: `Retry-After: 37`, or an HTTP-date (RFC 9110
+    10.2.3) counted from the response's own Date header (the adapter reads a finished run, so "now" is when
+    the server answered, by the server's clock). With no Date (RFC 9110 6.6.1 lets a server leave it out)
+    the date counts from `started_epoch`, when the run started: before the answer, so the wait is a little
+    longer than asked, never shorter. None when it is absent, unreadable, or a date with nothing to count
+    from."""
     value = (headers.get("retry-after") or "").strip()
     if value.isdigit():
         return float(value)
     until, sent = _http_date(value), _http_date(headers.get("date") or "")
-    if until is None or sent is None:
+    if until is None:
         return None
-    return max(0.0, (until - sent).total_seconds())
+    if sent is not None:
+        return max(0.0, (until - sent).total_seconds())
+    if started_epoch is not None:
+        return max(0.0, round(until.timestamp() - started_epoch, 3))
+    return None
 
 
 def _http_date(text: str) -> datetime | None:
+    """An HTTP-date, in UTC: the obsolete forms (RFC 850, asctime) carry no zone and are GMT too, and a
+    naive one would neither subtract from an aware one nor count from the epoch."""
     try:
-        return parsedate_to_datetime(text) if text.strip() else None
+        when = parsedate_to_datetime(text) if text.strip() else None
     except (TypeError, ValueError):
         return None
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when

@@ -99,7 +99,7 @@ def _not_repeatable(problem: Problem, method: str) -> Problem:
 def _header_wait(run: CapturedRun) -> float | None:
     """The wait the final response's Retry-After asks for (seconds or an HTTP-date), else one in prose."""
     head = cp.response(run.stdout_text, run.stderr_text)
-    wait = cp.retry_after(head["headers"]) if head else None
+    wait = cp.retry_after(head["headers"], run.started_epoch) if head else None
     return wait if wait is not None else retry_after_in(run.stdout_text + "\n" + run.stderr_text)
 
 

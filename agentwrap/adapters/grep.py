@@ -67,14 +67,36 @@ def _data(run: CapturedRun) -> Any:
     return parse_lines(text)
 
 
+_NUMBERED_MATCH = lazy(r"^\d+:")  # `59:text` of a search that names no file; `59-text` is context
+
+
+def _counted(run: CapturedRun) -> tuple[int, int | None] | None:
+    """(matching lines, files or None for one unnamed file) of a numbered search too long for `data`: the
+    text is windowed then (head and tail inline, the rest in the artifact), and the count is what says how
+    much the window leaves out. None when the text is not all here (`complete`) or not a numbered form."""
+    text = run.stdout_text
+    if not text.strip() or not run.complete:
+        return None
+    lines = [line for line in text.splitlines() if line != _SEPARATOR]
+    if all(_UNNAMED.match(line) for line in lines):
+        return sum(_NUMBERED_MATCH.match(line) is not None for line in lines), None
+    parsed = parse_lines(text)
+    return (parsed["matching_lines"], len({f["path"] for f in parsed["files"]})) if parsed else None
+
+
 class GrepAdapter(BaseAdapter):
     parsers = {"*": _data}  # noqa: RUF012
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
-        if not data:
+        if data:
+            found: tuple[int, int | None] | None = (data["matching_lines"], len({f["path"] for f in data["files"]}))
+        else:
+            found = _counted(run) if not run.failed else None
+        if found is None:
             return None
-        matches, files = data["matching_lines"], len({f["path"] for f in data["files"]})
-        return f"{matches} matching line{'s' * (matches != 1)} in {files} file{'s' * (files != 1)}"
+        matches, files = found
+        said = f"{matches} matching line{'s' * (matches != 1)}"
+        return said if files is None else f"{said} in {files} file{'s' * (files != 1)}"
 
 
 ADAPTER: Adapter = GrepAdapter(Spec.from_toml(SPEC_FILE))

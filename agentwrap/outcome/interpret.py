@@ -38,7 +38,7 @@ def captured_run(argv: list[str], program: str, adapter: Adapter, result: RunRes
     return CapturedRun(argv=tuple(argv), program=program, exit_code=result.returncode, signal=result.signal,
                        stdout=streams["stdout"], stderr=streams["stderr"], duration_ms=result.duration_ms,
                        stdout_text=out_text, stderr_text=err_text, complete=out_complete and err_complete,
-                       subcommand=adapter.subcommand(argv), cwd=cwd)
+                       subcommand=adapter.subcommand(argv), cwd=cwd, started_epoch=result.started_epoch)
 
 
 def interpret(adapter: Adapter, captured: CapturedRun, depth: int = 0) -> tuple[Interpretation, list[Note]]:

@@ -4,11 +4,17 @@ A code action that reruns the program through agentwrap (`--answer`, `--stdin`, 
 built from the program's argv alone. Run as given, it would lose what the caller chose: `--agent` (the
 answer would come back as a whole envelope, with no timeout), the working folder of `--cwd`, the
 caller's `--env`, `--no-pty`, `--read-only`. This stage puts those options back into every such command.
+
+A plain command action (`ruff check --fix a.py`) names paths in the folder the program ran in: run in the
+caller's folder after `--cwd sub`, it would fix (or delete) the wrong file. Such an action carries that
+folder as `cwd`, absolute, so that it runs as given wherever the caller is (`subprocess.run(command,
+cwd=cwd)`); its command stays the tool's own.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 from agentwrap.outcome.record import RunRecord
@@ -72,8 +78,15 @@ def _action(action: CodeAction, options: tuple[str, ...]) -> CodeAction:
     return action._replace(command=command, applicability="has_placeholders" if unfilled else action.applicability)
 
 
-def _problem(problem: Problem, options: tuple[str, ...]) -> Problem:
-    actions = tuple(_action(a, options) for a in problem.code_actions)
+def _in_folder(action: CodeAction, folder: str | None) -> CodeAction:
+    """A plain command action that runs where the program ran: `folder`, when that is not the caller's."""
+    if folder is None or not action.command or action.command[0] == "agentwrap" or action.cwd is not None:
+        return action
+    return action._replace(cwd=folder)
+
+
+def _problem(problem: Problem, options: tuple[str, ...], folder: str | None = None) -> Problem:
+    actions = tuple(_in_folder(_action(a, options), folder) for a in problem.code_actions)
     changed = any(new is not old for new, old in zip(actions, problem.code_actions, strict=True))
     return problem._replace(code_actions=actions) if changed else problem
 
@@ -84,10 +97,15 @@ def _effect(effect: dict[str, Any], options: tuple[str, ...]) -> dict[str, Any]:
 
 
 def in_callers_terms(record: RunRecord, opts: Any) -> RunRecord:
-    """The record with every suggested agentwrap command carrying the caller's own options."""
+    """The record with every suggested agentwrap command carrying the caller's own options, and every plain
+    command the folder it runs in when the caller's `--cwd` named another."""
     options = carried(opts)
+    folder = os.path.abspath(opts.cwd) if opts.cwd else None
+    if folder == os.getcwd():
+        folder = None
     if not options:
         return record
-    error = _problem(record.error, options) if record.error is not None else None
-    return dataclasses.replace(record, error=error, problems=tuple(_problem(p, options) for p in record.problems),
+    error = _problem(record.error, options, folder) if record.error is not None else None
+    return dataclasses.replace(record, error=error,
+                               problems=tuple(_problem(p, options, folder) for p in record.problems),
                                effects=tuple(_effect(e, options) for e in record.effects))

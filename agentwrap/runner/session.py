@@ -19,7 +19,7 @@ import time
 from typing import IO, Any, NamedTuple, Protocol
 
 from agentwrap import stop_signals
-from agentwrap.ids import utc_now
+from agentwrap.ids import rfc3339
 from agentwrap.runner import forward, prompts, spawn, tree
 from agentwrap.runner.relay import ThreadedSink
 from agentwrap.runner.shims import Request, ShimDir
@@ -119,6 +119,7 @@ class RunResult:
         self.interrupted: int | None = None
         self.prompt: PromptInfo | None = None
         self.started_at = ""
+        self.started_epoch: float | None = None  # started_at as wall-clock seconds (an adapter's "now")
         self.duration_ms = self.cpu_ms = self.max_rss_bytes = self.tree_ended = 0
         self.raw_bytes = {"stdout": 0, "stderr": 0}
         self.answered: list[dict[str, object]] = []
@@ -383,7 +384,8 @@ class _Session:
         old_handlers = {s: signal.signal(s, self._on_signal) for s in (*_STOP_SIGNALS, signal.SIGCHLD, *followed)}
         usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
-        self.result.started_at = utc_now()
+        self.result.started_epoch = time.time()
+        self.result.started_at = rfc3339(self.result.started_epoch)
         try:
             try:
                 _refuse_if_stopped(spec)

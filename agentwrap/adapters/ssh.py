@@ -1,0 +1,100 @@
+"""OpenSSH's ssh and scp: the rules and prompts are data (ssh.spec.toml); this reads the host the command
+line names, so that a code action for another tool (`ssh-keyscan`, `ssh-copy-id`) names it too.
+
+Python rather than TOML alone because the destination is a shape, not a word: `[user@]host`,
+`ssh://[user@]host[:port]`, scp's `[user@]host:path` and `scp://[user@]host[:port]/path`, with the user and
+port also given by options (`-l USER`, `-p PORT`, scp's `-P PORT`, `-o User=`, `-o Port=`). What
+~/.ssh/config makes of a Host alias is not read: `{host}` is the name as the caller wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentwrap.sdk import Adapter, BaseAdapter, Spec
+
+SPEC_FILE = os.path.join(os.path.dirname(__file__), "ssh.spec.toml")
+
+# Options that take a value, from each program's usage line (OpenSSH 9): the word after one is no operand.
+_SSH_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+_SCP_WITH_VALUE = frozenset("cDFiJlOoPSX")
+_DEFAULT_PORT = "22"
+
+
+def _options_and_operands(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The last value of each option that takes one (`-p 2222`, `-p2222`, `-oPort=2222` as `o:port`), and
+    the operands. Flags cluster (`-vp 2222`): a letter taking a value ends the cluster."""
+    with_value = _SCP_WITH_VALUE if os.path.basename(argv[0]) == "scp" else _SSH_WITH_VALUE
+    found: dict[str, str] = {}
+    operands: list[str] = []
+    words = iter(argv[1:])
+    for word in words:
+        if operands and os.path.basename(argv[0]) != "scp":
+            break  # ssh: the words after the destination are the remote command
+        if word == "--":
+            operands.extend(words)
+            break
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+            continue
+        for at, letter in enumerate(word[1:], 1):
+            if letter in with_value:
+                value = word[at + 1:] or next(words, "")
+                if letter == "o":
+                    key, _, setting = value.replace(" ", "=", 1).partition("=")
+                    found[f"o:{key.lower()}"] = setting.strip()
+                else:
+                    found[letter] = value
+                break
+    return found, operands
+
+
+def _split_destination(word: str, scp: bool) -> tuple[str, str, str] | None:
+    """(user, host, port) of a destination word, empty where it names none; None for a local path."""
+    scheme = "scp://" if scp else "ssh://"
+    port = ""
+    if word.startswith(scheme):
+        rest = word[len(scheme):].split("/", 1)[0]
+        user, _, hostport = rest.rpartition("@")
+        host, port = hostport, ""
+        if hostport.startswith("["):  # [::1]:2222
+            host, _, after = hostport[1:].partition("]")
+            port = after.removeprefix(":")
+        elif hostport.count(":") == 1:
+            host, _, port = hostport.partition(":")
+        return user, host, port
+    if scp:
+        head, colon, _ = word.partition(":")
+        if not colon or "/" in head or not head:  # ./a:b and /x:y are local paths, as scp reads them
+            return None
+        word = head.strip("[]") if head.startswith("[") else head
+    user, _, host = word.rpartition("@")
+    return (user, host, port) if host else None
+
+
+def destination(argv: list[str]) -> dict[str, str]:
+    """`host`, `port` (22 unless the command line says) and `destination` (`user@host`, or the host) of the
+    first remote the command line names; {} when it names none (`ssh -V`, a local-only scp)."""
+    if not argv:
+        return {}
+    scp = os.path.basename(argv[0]) == "scp"
+    options, operands = _options_and_operands(argv)
+    for word in operands:
+        found = _split_destination(word, scp)
+        if found is None:
+            continue
+        user, host, port = found
+        user = user or ("" if scp else options.get("l", "")) or options.get("o:user", "")
+        port = port or options.get("P" if scp else "p", "") or options.get("o:port", "") or _DEFAULT_PORT
+        return {"host": host, "port": port, "destination": f"{user}@{host}" if user else host}
+    return {}
+
+
+class SshAdapter(BaseAdapter):
+    spec = Spec.from_toml(SPEC_FILE)
+
+    def argv_values(self, argv: list[str]) -> dict[str, str]:
+        return destination(argv)
+
+
+ADAPTER: Adapter = SshAdapter()
