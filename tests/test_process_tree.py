@@ -125,16 +125,44 @@ def _slow_start(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return env, ready
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_a_stop_signal_while_agentwrap_starts_answers_and_runs_nothing(tmp_path: Path, sig: int) -> None:
-    env, ready = _slow_start(tmp_path)
-    victim = tmp_path / "victim"
-    proc = subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", "touch", str(victim)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+def _start_slowly(env: dict[str, str], victim: Path, ignored: tuple[int, ...]) -> subprocess.Popen[bytes]:
+    """`agentwrap touch VICTIM` with the stop signals at their defaults but `ignored` (a shell's background
+    job, CI's runner, starts its children with SIGINT ignored: the test must not depend on where it runs)."""
+    def dispositions() -> None:
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN if s in ignored else signal.SIG_DFL)
+    return subprocess.Popen([sys.executable, "-m", "agentwrap", "--agent", "touch", str(victim)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+                            preexec_fn=dispositions)
+
+
+def _wait_until_loading(proc: subprocess.Popen[bytes], ready: Path) -> None:
     deadline = time.monotonic() + 30
     while not ready.exists():
         assert time.monotonic() < deadline and proc.poll() is None, "agentwrap never loaded the adapter"
         time.sleep(0.02)
+
+
+def test_a_stop_signal_the_caller_ignores_stays_ignored_while_agentwrap_starts(tmp_path: Path) -> None:
+    """`nohup agentwrap …` or a background job: the caller said this signal must not stop it."""
+    env, ready = _slow_start(tmp_path)
+    victim = tmp_path / "victim"
+    proc = _start_slowly(env, victim, ignored=(signal.SIGINT, signal.SIGHUP))
+    _wait_until_loading(proc, ready)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["status"] == "success"
+    assert victim.exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_signal_while_agentwrap_starts_answers_and_runs_nothing(tmp_path: Path, sig: int) -> None:
+    env, ready = _slow_start(tmp_path)
+    victim = tmp_path / "victim"
+    proc = _start_slowly(env, victim, ignored=())
+    _wait_until_loading(proc, ready)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
