@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -213,6 +212,8 @@ def _still_open(line: str, open_: int) -> int:
 def _reads_as_toml(lines: Sequence[str]) -> bool:
     if len(lines) > TOML_LINES:
         return False  # its lines are judged one by one, as before TOML was read
+    import tomllib  # here, not at the top: its import compiles regexes, ~10 ms of every run's start-up
+
     try:
         tomllib.loads("\n".join(lines))
     except (tomllib.TOMLDecodeError, RecursionError):
