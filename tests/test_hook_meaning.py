@@ -87,3 +87,39 @@ def test_time_make_runs_make_and_reports_its_time(folder: Path, shim: Path) -> N
                                            (r"echo \~", "echo '~'"), ("git status", "git status")])
 def test_words_bash_passes_unchanged_keep_the_argv_form(line: str, argv: str, folder: Path) -> None:
     assert rewritten(line, folder) == f"agentwrap --agent -- {argv}"
+
+
+def hooked(line: str, cwd: Path) -> str:
+    """The line the host runs once the hook has answered: its rewrite, or the line itself."""
+    data = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(cwd), "tool_input": {"command": line}}
+    answer = hook("claude-code", data, env={"AGENTWRAP_HOOK_READS": "wrap"})[1]
+    updated = ((answer or {}).get("hookSpecificOutput") or {}).get("updatedInput") or {}
+    return str(updated.get("command", line))
+
+
+# (line, what the host shell shows afterwards): each changes or reads the host shell's own state, which a
+# builtin run inside agentwrap's shell would change or read for another shell (none of them is on PATH)
+SHELL_STATE = [("read x", 'echo "$x"'), ("read -r x y", 'echo "$y"'), ("mapfile -t lines", 'echo "${#lines[@]}"'),
+               ("readarray lines", 'echo "${#lines[@]}"'), ("printf -v x %s set", 'echo "$x"'),
+               ("let n=2+3", 'echo "$n"'), ("command cd /", "pwd"), ("builtin cd /", "pwd"),
+               ("command -v git", ":"), ("type -t git", ":"), ("shift", 'echo "$1"'),
+               ("getopts a: o -a1", 'echo "$o $OPTARG"')]
+
+
+@pytest.mark.parametrize(("line", "after"), SHELL_STATE)
+def test_a_builtin_of_the_host_shell_runs_in_the_host_shell(line: str, after: str, folder: Path, shim: Path) -> None:
+    host = f"set -- one two; {hooked(line, folder)}; {after}"
+    shown = subprocess.run(["bash", "-c", host], cwd=folder, input="first line\nsecond\n", capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "PATH": f"{shim}:{os.environ['PATH']}"})
+    expected = subprocess.run(["bash", "-c", f"set -- one two; {line}; {after}"], cwd=folder,
+                              input="first line\nsecond\n", capture_output=True, text=True, timeout=60)
+    assert (shown.stdout, shown.returncode) == (expected.stdout, expected.returncode)
+
+
+def test_command_before_a_program_runs_the_program(folder: Path, shim: Path) -> None:
+    """`command` is no program on PATH: the rewrite lets bash run it (the argv form would find no `command`)."""
+    command = rewritten("command git --version", folder)
+    assert " --shell " in command
+    envelope = json.loads(run(command, folder, shim).stdout)
+    assert envelope["status"] == "success"
+    assert envelope["output"]["stdout"]["text"].startswith("git version")

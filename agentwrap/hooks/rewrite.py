@@ -26,7 +26,13 @@ from agentwrap.shell import grammar, model
 _STATEFUL = frozenset({"cd", "pushd", "popd", "export", "unset", "alias", "unalias", "source", ".", "set",
                        "shopt", "declare", "typeset", "local", "readonly", "exec", "exit", "ulimit", "umask",
                        "trap", "eval", "hash", "enable", "builtin", "history", "fg", "bg", "jobs", "disown",
-                       "wait"})
+                       "wait", "read", "mapfile", "readarray", "let", "getopts", "shift", "dirs", "complete",
+                       "compopt", "bind", "return", "break", "continue", "suspend", "logout"})
+# Builtins that print the host shell's own state (its functions, aliases, hash table, call stack): run in
+# agentwrap's shell they would answer for another shell. None is a program on PATH either.
+_READS_SHELL = frozenset({"type", "help", "compgen", "caller", "times"})
+# Builtins that run the command after them: no program on PATH, so the argv form could not start them.
+_BUILTIN_RUNNERS = frozenset({"command", "builtin"})
 _UNSAFE_FEATURES = {"heredoc": "a heredoc", "cmdsubst": "a command substitution", "procsubst":
                     "a process substitution", "background": "a background job", "coproc": "a coprocess",
                     "function": "a function definition", "trace-conflict": "shell tracing (set -x)",
@@ -74,8 +80,20 @@ def _why_not_command(command: model.Command, first: bool) -> str | None:
         return "already wrapped"
     if not command.program_literal and first:
         return "the program's name is only known when the line runs"
-    if name in _STATEFUL:
+    words = command.words
+    while name in _BUILTIN_RUNNERS and len(words) > 1:  # `command cd x` is `cd x`; `command -v git` a lookup
+        if words[1].startswith("-") and name == "command" and any(c in words[1] for c in "vV"):
+            return "`command -v` asks the host shell what a name is"
+        words = words[1:]
+        while words and words[0].startswith("-"):  # `command -p`, `--`: no option of either takes a value
+            words = words[1:]
+        if not words:
+            return None
+        name = _program(words[0])
+    if name in _STATEFUL or name == "printf" and "-v" in words[1:2]:
         return f"`{name}` changes the host shell's own state"
+    if name in _READS_SHELL:
+        return f"`{name}` reads the host shell's own state"
     return None
 
 
@@ -165,7 +183,7 @@ def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
         if why:
             return Rewrite(None, why)
     argv = calls.argv(tree, rest.encode("utf-8", "surrogateescape"))
-    if argv is not None:  # one command whose words bash passes on as they are: the argv form is exact
+    if argv is not None and argv[0] not in _BUILTIN_RUNNERS:  # one command bash passes on as written: exact
         if cwd is not None and not prefix and plain_read.left_raw(argv, cwd):
             return facts._replace(why=plain_read.WHY)
         wrapped = shlex.join([program, AGENT, "--", *argv])
