@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from agentwrap.lazyre import lazy
 from agentwrap.state import state_dir, state_path
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ LEDGER = "stats.jsonl"
 OFF_MARKER = "stats.off"
 ROTATE_BYTES = 2 * 1024 * 1024
 MAX_LINE = 64 * 1024  # a ledger line is a few hundred bytes: a longer one is damage, skipped unread
-_TS = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z")
+_TS = lazy(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z")
 BYTES_PER_TOKEN = 4  # the usual estimate for English text and code; `bench/session.py` counts real tokens
 FIELDS = ("ts", "program", "adapter", "run", "status", "code", "exit_code", "detail", "raw_bytes",
           "envelope_bytes", "raw_tokens_est", "envelope_tokens_est", "duration_ms")

@@ -17,6 +17,7 @@ from typing import Any
 
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore
 from agentwrap.capture import MEDIA_TYPE, StreamResult
+from agentwrap.lazyre import lazy
 from agentwrap.outcome.lean import Said, lean_text
 from agentwrap.outcome.record import Stream
 from agentwrap.problem import Problem, rebased, with_files
@@ -135,7 +136,7 @@ def rebased_files(problem: Problem, ran_in: str | None, cwd: str | None) -> Prob
 # space, up to three digits, a run of blanks, one to three marks (JSON's `","` and `":[` are one token each).
 # Bytes are no stand-in: padding is many bytes and few tokens. Against o200k over the fixtures' data and text,
 # up to three marks a piece picks the cheaper form 119 times in 120 (two marks: 113).
-_PIECE = re.compile(r"\\[nt\"\\/]| ?[A-Za-z]+| ?\d{1,3}|\s+(?!\S)|\s|[^\sA-Za-z\d]{1,3}")
+_PIECE = lazy(r"\\[nt\"\\/]| ?[A-Za-z]+| ?\d{1,3}|\s+(?!\S)|\s|[^\sA-Za-z\d]{1,3}")
 
 
 def token_estimate(text: str) -> int:
