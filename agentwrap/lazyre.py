@@ -8,15 +8,15 @@ budget (`bench/run.py startup`), so patterns that may go unused are compiled laz
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, cast, overload
 
 
 class _Lazy:
     __slots__ = ("_args", "_compiled")
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str | bytes, flags: int) -> None:
         self._args = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
+        self._compiled: re.Pattern[Any] | None = None
 
     def __getattr__(self, name: str) -> Any:
         compiled = self._compiled
@@ -25,6 +25,12 @@ class _Lazy:
         return getattr(compiled, name)
 
 
-def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+@overload
+def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]: ...
+@overload
+def lazy(pattern: bytes, flags: int | re.RegexFlag = 0) -> re.Pattern[bytes]: ...
+
+
+def lazy(pattern: str | bytes, flags: int | re.RegexFlag = 0) -> re.Pattern[Any]:
     """A stand-in for `re.compile(pattern, flags)` that compiles when first used."""
-    return cast("re.Pattern[str]", _Lazy(pattern, int(flags)))
+    return cast("re.Pattern[Any]", _Lazy(pattern, int(flags)))

@@ -34,8 +34,8 @@ Rule = tuple[str, re.Pattern[str], int, float, tuple[re.Pattern[str], ...], tupl
 
 
 _MIN_KEY = 2  # jwt's "ey", twilio's "sk": a run must start with them, so short keys stay cheap
-_LEAD = re.compile(r"(?:\\b|\^|\(\?i\)|\(\?i:|\(\?:|\()*")  # what may precede a pattern's first literal
-_LITERAL = re.compile(r"(?:[A-Za-z0-9_~-]|\\[.-])+")
+_LEAD = lazy(r"(?:\\b|\^|\(\?i\)|\(\?i:|\(\?:|\()*")  # what may precede a pattern's first literal
+_LITERAL = lazy(r"(?:[A-Za-z0-9_~-]|\\[.-])+")
 
 
 def _plain(pattern: str) -> str:
@@ -92,7 +92,7 @@ def _rules_for(text: str, at: int, end: int, by_head: dict[str, list[tuple[str, 
     return found
 
 
-_BLANK = re.compile(r"[\s\"'`<>()\[\]{},;|]")  # what ends a token around a run
+_BLANK = lazy(r"[\s\"'`<>()\[\]{},;|]")  # what ends a token around a run
 _TOKEN_REACH = 4096  # how far a token may reach past its run (`ops_eyJ…` has 250+ characters, some '/')
 
 
@@ -123,7 +123,7 @@ _B64_RUN = 28
 _B64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 _B64_TABLE = bytes(97 if i in _B64_CHARS else 32 for i in range(256))
 _B64_NEEDLE = b"a" * _B64_RUN
-_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # bytes that text (lines, JSON, YAML) never holds
+_CONTROL = lazy(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # bytes that text (lines, JSON, YAML) never holds
 
 
 def _base64_spans(raw: bytes) -> list[tuple[int, int]]:
@@ -147,10 +147,10 @@ def _base64_spans(raw: bytes) -> list[tuple[int, int]]:
     return found
 
 
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
 _URL_STOP = r"\s\"'`<>()\[\]{},;|&?=#"  # what ends a token inside a URL: a raw '=' or '&' is its query
-_URL_TOKEN_END = re.compile(f"[{_URL_STOP}]")
-_URL_TOKEN_START = re.compile(f"(?s:.*)[{_URL_STOP}]")  # greedy, so it scans back from the escape
+_URL_TOKEN_END = lazy(f"[{_URL_STOP}]")
+_URL_TOKEN_START = lazy(f"(?s:.*)[{_URL_STOP}]")  # greedy, so it scans back from the escape
 
 
 def _percent_spans(text: str) -> list[tuple[int, int]]:

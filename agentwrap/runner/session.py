@@ -20,6 +20,7 @@ from typing import IO, Any, NamedTuple, Protocol
 
 from agentwrap import stop_signals
 from agentwrap.ids import rfc3339
+from agentwrap.lazyre import lazy
 from agentwrap.runner import forward, prompts, spawn, tree
 from agentwrap.runner.relay import ThreadedSink
 from agentwrap.runner.shims import Request, ShimDir
@@ -69,7 +70,7 @@ class RunSpec(NamedTuple):
     follow_window: int | None = None
 
 
-_ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[78=>])")
+_ESCAPES = lazy(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-B]|[78=>])")
 
 
 def _animation(data: bytes) -> bool:
