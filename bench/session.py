@@ -715,6 +715,39 @@ def listings(records: list[Record]) -> list[str]:
     return out
 
 
+def floor_of_goal_a(records: list[Record]) -> list[str]:
+    """What goal (a) leaves the commands that are not file reads, once the reads cost their own text.
+
+    A file read is never filtered (an agent edits a file by its exact lines), so its floor is its raw tokens;
+    whatever form the answer takes, the 0.6x budget minus those tokens is all the other commands may cost.
+    Printed beside what each form reaches on those same commands, so the arithmetic can be checked.
+    """
+    small = [r for r in records if r.bytes["raw"] <= INLINE_BUDGET]
+    reads = [r for r in small if r.line.startswith(FILE_READS)]
+    rest = [r for r in small if not r.line.startswith(FILE_READS)]
+    raw_small, raw_reads = sum(r.tokens["raw"] for r in small), sum(r.tokens["raw"] for r in reads)
+    raw_rest = raw_small - raw_reads
+    if not rest or not raw_rest:
+        return []
+    budget = 0.6 * raw_small
+    quiet = [r for r in rest if r.tokens["raw"] == 0]
+
+    def on_rest(form: str) -> str:
+        cost = sum(r.aw() if form == "aw" else r.tokens[form] for r in rest)
+        lost = sum(len(r.lost.get(form if form != "aw" else ("direct" if r.direct else "bash"), [])) for r in rest)
+        return f"{ratio(cost, raw_rest)} ({cost}, {lost} facts lost)"
+
+    best = sum(min(r.tokens["raw"], r.tokens["hook"]) for r in small)
+    return [
+        f"goal (a)'s arithmetic: 0.6 x {raw_small} = {budget:.0f} tokens for the {len(small)} inline-sized commands;"
+        f" their {len(reads)} file reads alone cost {raw_reads} raw (their floor: the text whole), leaving"
+        f" {budget - raw_reads:.0f} for the other {len(rest)} ({raw_rest} raw, {len(quiet)} of them silent):"
+        f" {ratio(round(budget - raw_reads), raw_rest)} of their raw tokens. On those {len(rest)} commands: aw"
+        f" {on_rest('aw')}, aw hook {on_rest('hook')}, rtk {on_rest('rtk')}. The cheaper of raw and aw hook"
+        f" for every one of the {len(small)}: {ratio(best, raw_small)} ({best})."
+    ]
+
+
 def report(records: list[Record], markdown: bool) -> None:
     print(render(HEADER, table_rows(records), markdown))
     print()
@@ -723,7 +756,8 @@ def report(records: list[Record], markdown: bool) -> None:
     print("\n".join(["", "aw: `agentwrap --agent -- ARGV`, or (*) `agentwrap --agent -- bash -c LINE` for a line"
                      " with shell syntax; aw hook: the line as `agentwrap hook claude-code` answers for it; rtk: the"
                      " line as `rtk rewrite` gives it (=: not rewritten, run as is);"
-                     " tokens: o200k (bpe-openai)", *(bullet + x for x in listings(records))]))
+                     " tokens: o200k (bpe-openai)", *(bullet + x for x in floor_of_goal_a(records)),
+                     *(bullet + x for x in listings(records))]))
 
 
 # --- main --------------------------------------------------------------------------------------------------
@@ -735,6 +769,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--agentwrap-args", default="", help='extra agentwrap options, e.g. "--detail standard"')
     parser.add_argument("--sdist", type=Path, help=f"a local {PROJECT}-{VERSION}.tar.gz instead of downloading it")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (its path is printed)")
+    parser.add_argument("--from-json", metavar="FILE", type=Path,
+                        help="print the report of an earlier run's --json records instead of replaying")
     return parser.parse_args(argv)
 
 
@@ -762,8 +798,27 @@ def write_json(path: Path, records: list[Record], args: argparse.Namespace) -> N
     path.write_text(json.dumps(doc, indent=1) + "\n")
 
 
+def read_json(path: Path) -> tuple[str, list[Record]]:
+    """The records an earlier run wrote with --json, and the agentwrap options it ran with."""
+    doc = json.loads(path.read_text())
+    records = []
+    for c in doc["commands"]:
+        c["facts"] = [Fact(**f) for f in c["facts"]]
+        c["unprinted"] = [Fact(**f) for f in c["unprinted"]]
+        c["lost"] = {k: [Fact(**f) for f in v] for k, v in c["lost"].items()}
+        records.append(Record(**c))
+    return doc["agentwrap_args"], records
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.from_json:
+        args.agentwrap_args, records = read_json(args.from_json)
+        print(f"{PROJECT} {VERSION}, {len(records)} commands (from {args.from_json});"
+              f" agentwrap --agent {args.agentwrap_args}".rstrip())
+        print()
+        report(records, args.markdown)
+        return 0
     lines = SESSION[: args.only] if args.only else SESSION
     tmp = Path(tempfile.mkdtemp(prefix="aw-session-"))
     try:

@@ -12,7 +12,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import aw
+from conftest import ROOT, aw
+
+from agentwrap import fixtures, registry
+from agentwrap.render import views
 
 PIP = [sys.executable, "-m", "pip"]
 OFFLINE = ["--isolated", "--no-index"]
@@ -166,3 +169,13 @@ def test_effects_and_prompt_catalog():
     fix, actions = pip.prompt_help(["pip", "uninstall", "x"], "Proceed (Y/n)? ", "confirmation")
     assert actions[0].command == ("pip", "uninstall", "x", "-y")
     assert pip.environment(["pip", "install"]) == {"PIP_NO_INPUT": "1"}
+
+
+def test_show_of_two_packages_says_them_as_data_alone():
+    """`pip show beta alpha` (captured): the concise envelope holds both packages as data, and no inline text,
+    not even the `---` pip prints between them (it separates what the data already lists apart)."""
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if (c.adapter, c.name) == ("pip", "show"))
+    assert "\n---" in case.path(".out").read_text()
+    view = views.concise(fixtures.replay_record(registry.builtin("pip"), case))
+    assert [p["name"] for p in view["data"]["packages"]] == ["beta", "alpha"]
+    assert "output" not in view, view.get("output")
