@@ -499,6 +499,27 @@ def find(argv0: str, *, forced: str | None = None, disabled: bool = False) -> tu
     return GENERIC, warnings
 
 
+def reader(argv: list[str], adapter: Adapter, *, forced: str | None = None, disabled: bool = False,
+           ended: bool = False, status: int | None = None) -> tuple[Adapter, list[str]]:
+    """Who reads a run of `argv` and the argv it reads, `adapter` being `find(argv[0])`'s. A wrapper that
+    leaves the output and status its command's (`timeout 30 git status`, `command git status`, `env X=1
+    make`: agentwrap.wrappers) is seen through when that command's program has an adapter and the wrapper
+    has none of its own: git's adapter reads `git status`. Not when the run `ended` with a `status` the
+    wrapper may have set itself (timeout's 124 says the time ran out, not how git ended; sudo's 1 that
+    it wanted a password); before the run (prevention, effects, secrets) the command's adapter answers."""
+    from agentwrap import wrappers
+
+    through = None if disabled else wrappers.through(argv)
+    if through is None or ended and through.owns(status):
+        return adapter, argv
+    if forced is not None:  # `--adapter git -- timeout 30 git status` reads git's words
+        return adapter, through.argv
+    if adapter is not GENERIC:  # an adapter written for the wrapper itself reads it
+        return adapter, argv
+    inner, _ = find(through.argv[0])  # one that fails to load is reported by a run that names it
+    return (adapter, argv) if inner is GENERIC else (inner, through.argv)
+
+
 def _serving(program: str) -> Adapter | None:
     """The adapter serving a launched program (`npx tsc`'s tsc), or None when only the generic one would."""
     adapter, _ = find(program)  # a user adapter that fails to load is reported by the run's own `find`

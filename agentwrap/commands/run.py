@@ -14,7 +14,7 @@ from agentwrap.adapter import presentation_of
 from agentwrap.artifacts import ArtifactStore
 from agentwrap.errors import UsageError
 from agentwrap.options import Options, working_dir
-from agentwrap.outcome import build
+from agentwrap.outcome import Reading, build
 from agentwrap.pipeline import Pipeline
 from agentwrap.redact import is_secret_name, secret_values
 from agentwrap.runner import run_folder, session
@@ -117,7 +117,9 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     shim_root = run_folder.make()
     try:
         shims = ShimDir(shim_root, opts.answers)
-        run_env, run_effects = registry.launch(adapter, argv)  # npx eslint's: npx's and eslint's
+        # `timeout 30 git push` is git's run: its prevention, effects and secrets (registry.reader)
+        reader, read_argv = registry.reader(argv, adapter, forced=opts.adapter, disabled=opts.no_adapter)
+        run_env, run_effects = registry.launch(reader, read_argv)  # npx eslint's: npx's and eslint's
         env_set, child_env = child_environment(shims, run_env, opts)
         from agentwrap.runner.spawn import resolve_program
 
@@ -125,7 +127,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         observation = observe.begin(program, child_env)  # the stats ledger and an OpenTelemetry span
         secrets = run_secrets(child_env, opts)
         window = persons_window(opts)
-        names_secrets = presentation_of(adapter, argv).names_secrets
+        names_secrets = presentation_of(reader, read_argv).names_secrets
         # a run whose adapter names secrets only after it ends is not shown live (they are not known yet)
         live = None if names_secrets else live_view(argv, secrets, window)
         pipeline = Pipeline(max_inline_bytes=opts.inline_budget(), store=store, secrets=secrets, events=events,
@@ -149,8 +151,23 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     context = run_context(opts, cwd, stdin, result, shown)
     record = build(request_id=request_id, argv=argv, program=program, adapter=adapter, result=result,
                    pipeline=pipeline, context=context, warnings=adapter_warnings,
+                   reading=_wrapped(argv, adapter, opts, result, pipeline, cwd),
                    env_set={**shown, "AGENTWRAP_SHIMS": shim_root})
     return finished(record, argv, adapter, cwd, opts, observation, events, shown_live=live is not None)
+
+
+def _wrapped(argv: list[str], adapter: Adapter, opts: Options, result: session.RunResult, pipeline: Pipeline,
+             cwd: str) -> Reading | None:
+    """The reading of the command a wrapper ran (`timeout 30 git status`: git's adapter reads `git status`),
+    or None when the run is read as a whole (no wrapper, or it ended with the wrapper's own status)."""
+    reader, read_argv = registry.reader(argv, adapter, forced=opts.adapter, disabled=opts.no_adapter, ended=True,
+                                        status=result.returncode)
+    if read_argv is argv:
+        return None
+    from agentwrap.outcome.interpret import captured_run
+
+    captured = captured_run(read_argv, read_argv[0], reader, result, pipeline.finish(), pipeline, cwd)
+    return Reading(read_argv, reader, captured, result)
 
 
 def child_environment(shims: ShimDir, adapter_env: dict[str, str],

@@ -3,48 +3,20 @@
 A rule written for `rm` must see `rm` in `'rm' -rf x`, `\\rm x`, `FOO=1 rm x`, `/bin/rm x`, `sudo rm x`
 or `timeout 9 rm x`: the host would have matched its text, and the rewritten line hides it. So a command
 is matched in several forms: as written, with its quotes removed, and with the program named by its
-basename after the wrappers that only run another command (`env`, `sudo`, `nice`, `timeout`, ...). A
-wrapper's options are many and differ between versions, so after a wrapper every later word is also
-tried as the start of the command: a rule may then name a word that is not the program (the line is
-left to the host, which costs a rewrite, never a permission).
+basename after the wrappers that only run another command (`env`, `sudo`, `nice`, `timeout`, ...: the
+table in agentwrap.wrappers, which the adapter choice reads too). A wrapper's options are many and
+differ between versions, so after a wrapper every later word is also tried as the start of the command:
+a rule may then name a word that is not the program (the line is left to the host, which costs a
+rewrite, never a permission).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from typing import NamedTuple
 
+from agentwrap import wrappers as table
 from agentwrap.hooks.calls import Call, Word
-
-
-class Wrapper(NamedTuple):
-    takes_value: frozenset[str] = frozenset()  # options whose value is the next word
-    positionals: int = 0  # words before the command that are the wrapper's own (timeout's duration)
-
-
-_WRAPPERS: dict[str, Wrapper] = {
-    "env": Wrapper(frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})),
-    "sudo": Wrapper(frozenset({"-u", "--user", "-g", "--group", "-p", "--prompt", "-C", "--close-from", "-D",
-                               "--chdir", "-h", "--host", "-r", "--role", "-t", "--type", "-T",
-                               "--command-timeout", "-U", "--other-user", "-R", "--chroot"})),
-    "doas": Wrapper(frozenset({"-u", "-C"})),
-    "nice": Wrapper(frozenset({"-n", "--adjustment"})),
-    "timeout": Wrapper(frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "stdbuf": Wrapper(frozenset({"-i", "--input", "-o", "--output", "-e", "--error"})),
-    "ionice": Wrapper(frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u",
-                                 "--uid"})),
-    "time": Wrapper(frozenset({"-f", "--format", "-o", "--output"})),
-    "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(frozenset({"-a"})), "nohup": Wrapper(),
-    "setsid": Wrapper(), "unbuffer": Wrapper(), "chronic": Wrapper(),
-    "busybox": Wrapper(), "toybox": Wrapper(),  # `busybox rm x`: the applet is the command
-    "chroot": Wrapper(frozenset({"--userspec", "--groups"}), 1),  # `chroot NEWROOT CMD`
-    "sshpass": Wrapper(frozenset({"-p", "-f", "-d", "-P"})),
-    "chrt": Wrapper(positionals=1), "taskset": Wrapper(positionals=1), "flock": Wrapper(positionals=1),
-    "xargs": Wrapper(frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
-                                "--max-args", "-P", "--max-procs", "-s", "--max-chars"})),
-}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Unwrapped(NamedTuple):
@@ -52,35 +24,11 @@ class Unwrapped(NamedTuple):
     wrappers: tuple[tuple[Word, ...], ...]  # each wrapper with its own words, outermost first
 
 
-def _skip_options(name: str, words: tuple[Word, ...]) -> int:
-    """How many of `words` (those after wrapper `name`) are the wrapper's own."""
-    spec = _WRAPPERS[name]
-    positionals = spec.positionals
-    i = 0
-    while i < len(words):
-        value = words[i].value
-        if value is None:
-            return i
-        if value == "--":
-            return i + 1
-        if value.startswith("-") and len(value) > 1:
-            i += 2 if value in spec.takes_value else 1
-        elif name in ("env", "sudo") and _ASSIGNMENT.match(value):  # `sudo PAGER=less git log`
-            i += 1
-        elif positionals:
-            positionals -= 1
-            i += 1
-        else:
-            return i
-    return i
-
-
 def unwrap(words: tuple[Word, ...]) -> Unwrapped:
     """The command `words` runs once every leading wrapper is taken off."""
     wrappers: list[tuple[Word, ...]] = []
-    while words and words[0].value is not None and os.path.basename(words[0].value) in _WRAPPERS:
-        name = os.path.basename(words[0].value)
-        own = 1 + _skip_options(name, words[1:])
+    while words and (name := table.wrapper(words[0].value)) is not None:
+        own = 1 + table.own_words(name, [w.value for w in words[1:]])
         wrappers.append(words[:own])
         words = words[own:]
     return Unwrapped(words, tuple(wrappers))

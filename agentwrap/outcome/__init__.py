@@ -29,8 +29,9 @@ from agentwrap.runner.session import RunResult
 
 
 class Reading(NamedTuple):
-    """What decides a run when it is not the whole of it: one command of a shell line (its argv, its
-    adapter, its own output and status). The record's output is still the whole run's."""
+    """What decides a run when it is not the whole of it: one command of a shell line, or the command a
+    wrapper ran (`timeout 30 git status`'s `git status`): its argv, its adapter, its own output and status.
+    The record's output is still the whole run's."""
 
     argv: list[str]
     adapter: Adapter

@@ -79,9 +79,10 @@ def _prevention(plan: model.Line | None) -> tuple[dict[str, str], bool]:
     for command in plan.commands if plan else ():
         if not command.words:
             continue
-        adapter, _ = registry.find(command.words[0])
-        env.update(adapter.environment(command.words))
-        mutating = mutating or adapter.effects(command.words).read_only is False
+        # `timeout 30 git push`: git's prevention (no credential prompt), and git's effects
+        adapter, argv = registry.reader(command.words, registry.find(command.words[0])[0])
+        env.update(adapter.environment(argv))
+        mutating = mutating or adapter.effects(argv).read_only is False
     return env, mutating
 
 

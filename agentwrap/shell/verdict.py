@@ -39,13 +39,15 @@ class Decision(NamedTuple):
     hidden: bool  # the stage failed but the line's status does not say so (a pipe hid it)
 
 
-def adapter_for(command: Command | None, opts_adapter: str | None = None,
-                no_adapter: bool = False) -> tuple[Adapter, list[str]]:
-    argv = command.words if command is not None and command.words else ["bash"]
+def adapter_for(command: Command | None, opts_adapter: str | None = None, no_adapter: bool = False, *,
+                ended: bool = False, status: int | None = None) -> tuple[Adapter, list[str]]:
+    """The adapter that reads `command` and the argv it reads: `timeout 30 git status` is read by git's
+    adapter as `git status` (registry.reader), unless it `ended` with a `status` timeout set itself (124)."""
     if command is None or not command.words:
-        return registry.find("bash", disabled=True)[0], argv
+        return registry.find("bash", disabled=True)[0], ["bash"]
+    argv = command.words
     adapter, _ = registry.find(argv[0], forced=opts_adapter, disabled=no_adapter)
-    return adapter, argv
+    return registry.reader(argv, adapter, forced=opts_adapter, disabled=no_adapter, ended=ended, status=status)
 
 
 def _reader_stopped(status: int, stage: int, stages: int, stderr: str) -> bool:
@@ -178,7 +180,7 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
         if status == 0 or _reader_stopped(status, i, len(unit.stages), stderr):
             continue
         command = unit.stages[i]
-        adapter, argv = adapter_for(command)
+        adapter, argv = adapter_for(command, ended=True, status=status)
         captured = _captured(argv, adapter, status, segment, whole, streams, command, run.cwd or os.getcwd(),
                              duration_ms, tap_of(run, unit, i, taps or {}))
         if _fails(adapter, captured):
@@ -194,7 +196,7 @@ def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
             no_adapter: bool, taps: dict[int, Tap] | None = None) -> Reading:
     """What the deciding command's adapter reads: its own output (all of it where a `| tail` after it
     kept a copy), status and folder."""
-    adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter)
+    adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter, ended=True, status=decision.status)
     where = decision.execution.cwd or cwd
     segment = segments.get(decision.execution.unit) if decision.execution.seq else None
     tapped = tap_of(decision.execution, decision.unit, decision.stage, taps or {})
