@@ -101,7 +101,8 @@ INTERACTIVE = ["sudo vim /etc/hosts", "env vim x", "sudo -u root env EDITOR=x na
                "python3 -i", "python3 -i script.py", "python3", "node", "docker run -it ubuntu bash",
                "docker exec -i -t box sh", "kubectl exec -it pod -- sh", "mysql -u root", "psql -U app db",
                "sqlite3 app.db", "redis-cli -h cache", "sudo -i", "sudo -s", "sudo -e /etc/hosts", "bash -l",
-               "make && (sudo vim x)", "timeout 60 python3"]
+               "make && (sudo vim x)", "timeout 60 python3", "strace -fo /tmp/t vim x", "env -iu TERM vim x",
+               "runuser -u nobody -- vim x", "bwrap --bind / / --dev /dev vim x", "setarch -R vim x"]
 NOT_INTERACTIVE = ["git commit -m 'fix'", "git commit -am fix", "git commit --no-edit --amend", "git add x.py",
                    "git rebase main", "python3 script.py", "python3 -c 'print(1)'", "python3 -m pytest -q",
                    "python3 --version", "echo 'print(1)' | python3", "python3 < script.py", "mysql -e 'select 1'",

@@ -120,3 +120,27 @@ def test_a_sudo_that_runs_the_command_is_the_commands_run_one_that_refuses_is_su
         answer = aw("--cwd", str(repo), *args, env=refused)
         assert answer.env["command"]["adapter"] == "generic" and answer.env["summary"].startswith("sudo")
         assert "password" in answer.error["detail"]
+
+
+@pytest.mark.parametrize(("argv", "runs"), [
+    # changes only who or where the command runs: its output and status are its own
+    ("setarch -R git status", "git status"),
+    ("numactl -N 0 -m 0 git status", "git status"),
+    ("runuser -u bob -- git status", "git status"),
+    ("unshare -n git status", "git status"),
+    # a trace or banner on the command's streams, a unit's journal, a shell line: read as the wrapper's run
+    ("strace -fo /tmp/t git status", None),
+    ("ltrace git status", None),
+    ("valgrind --leak-check=full git status", None),
+    ("systemd-run --user git status", None),
+    ("runuser bob -c 'git status'", None),
+    ("flock /tmp/l -c 'git status'", None),
+])
+def test_the_adapter_reads_through_a_wrapper_only_when_the_run_stays_the_commands(argv: str,
+                                                                                  runs: str | None) -> None:
+    """One table serves the hook's permission rules and the adapter choice; the choice sees through only
+    the wrappers that leave the command's output and status as the command left them."""
+    from agentwrap import wrappers
+
+    through = wrappers.through(shlex.split(argv))
+    assert (shlex.join(through.argv) if through else None) == runs

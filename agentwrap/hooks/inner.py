@@ -3,10 +3,13 @@
 `bash -c 'ls; rm x'`, `find . -exec rm {} \\;` and `git -c alias.x='!rm y' x` each run `rm`, but the
 line's parsed calls are `bash`, `find` and `git`: a rule written for `rm` would match none of them, and
 the rewrite would hide the line from the host. So each call is opened here, through its wrappers
-(`sudo`, `timeout`, `xargs`, `busybox`, `chroot`: agentwrap.hooks.programs), by one rule per kind:
+(`sudo`, `timeout`, `xargs`, `busybox`, `chroot`, `strace`: agentwrap.hooks.programs), by one rule per
+kind:
 
-- an option whose value is a shell line (`_LINE_OPTIONS`: a shell's `-c`, `flock -c`, `script -c`,
-  `su -c`, `env -S`) is parsed with the same grammar and its calls are read in turn;
+- an option whose value is a shell line (`_LINE_OPTIONS`: a shell's `-c`, `script -c`, `su -c`, `env -S`;
+  a wrapper's own, `Wrapper.lines`: `flock F -c`, `runuser -c`, `sg GROUP -c`) is parsed with the same
+  grammar and its calls are read in turn; so is the one word `sg GROUP CMD` hands to `sh -c`, and the
+  arguments `capsh ... -- ARGS` hands to bash (`capsh --drop=cap_x -- -c CMD`);
 - words that are a command: `find`'s `-exec`/`-execdir`/`-ok`/`-okdir` up to `;` or `+`; the words
   `ssh HOST` and `parallel` join into a line for a shell (`ssh host rm x`, `parallel rm ::: x`);
 - `git -c alias.NAME=!CMD` (or `GIT_CONFIG_KEY_0=alias.NAME`) holds a shell line;
@@ -29,6 +32,7 @@ import os
 import re
 from typing import NamedTuple
 
+from agentwrap import wrappers
 from agentwrap.hooks import calls, code, environment, programs
 from agentwrap.hooks.calls import Call, Word
 from agentwrap.shell import grammar
@@ -43,12 +47,11 @@ _GIT_RUNS = frozenset({"pager", "editor", "sshcommand", "fsmonitor", "hookspath"
                        "helper", "textconv", "command", "cmd", "process", "clean", "smudge", "gitproxy",
                        "uploadpack", "receivepack", "tool", "path", "gpgprogram", "difftool", "mergetool",
                        "sequenceeditor", "browser", "extcmd"})
-# Programs with an option whose value is a shell line they run (shells are read apart: `bash -ec CMD`).
+# Programs with an option whose value is a shell line they run (shells are read apart: `bash -ec CMD`;
+# wrappers such as `flock` and `runuser` name theirs in agentwrap.hooks.programs).
 _LINE_OPTIONS: dict[str, frozenset[str]] = {
-    "flock": frozenset({"-c", "--command"}),  # `flock FILE CMD...` is a wrapper (agentwrap.hooks.programs)
     "script": frozenset({"-c", "--command"}),
     "su": frozenset({"-c", "--command", "--session-command"}),
-    "runuser": frozenset({"-c", "--command", "--session-command"}),
 }
 # Programs with an option whose value is a helper command they run themselves.
 _HELPER_OPTIONS: dict[str, frozenset[str]] = {
@@ -102,6 +105,8 @@ def commands(found: list[Call]) -> Inner:
 def _opened(call: Call) -> _Opened:
     unwrapped = programs.unwrap(call.words)
     runs, helpers, opaque = _from_environment(call, unwrapped)
+    given, hidden = _from_wrappers(unwrapped)
+    runs, opaque = runs + given, opaque or hidden
     words = unwrapped.words
     if not words or words[0].value is None:
         return _Opened(runs, helpers, opaque)
@@ -123,6 +128,8 @@ def _opened(call: Call) -> _Opened:
         inner = _find(words[1:]), False
     elif name == "git":
         inner = _git(words[1:])
+    elif name == "capsh":
+        inner = _capsh(words[1:], call.stdin)
     return _Opened(runs + inner[0], helpers, opaque or inner[1] or code.opaque(words))
 
 
@@ -146,6 +153,40 @@ def _from_environment(call: Call, unwrapped: programs.Unwrapped) -> tuple[list[C
         runs += given
         opaque = opaque or hidden
     return runs, helpers, opaque
+
+
+def _from_wrappers(unwrapped: programs.Unwrapped) -> tuple[list[Call], bool]:
+    """The shell lines wrappers run themselves: `flock F -c CMD`, `runuser USER -c CMD`, `sg GROUP CMD`."""
+    runs: list[Call] = []
+    opaque = False
+    after = [w[0] for w in unwrapped.wrappers[1:]] + list(unwrapped.words[:1])  # the word after each wrapper
+    for i, wrapper in enumerate(unwrapped.wrappers):
+        spec = wrappers.lookup(os.path.basename(wrapper[0].value or ""))
+        if spec is None:
+            continue
+        lines = _option_values(wrapper[1:], spec.lines)
+        if spec.line_word and not lines and i < len(after):  # `sg GROUP CMD` runs `sh -c CMD`
+            lines = [after[i]]
+        found, hidden = _lines(lines)
+        runs, opaque = runs + found, opaque or hidden
+    return runs, opaque
+
+
+def _capsh(args: tuple[Word, ...], piped: bool) -> tuple[list[Call], bool]:
+    """`capsh [OPTIONS] -- ARGS` (or `-+`): bash runs with ARGS (`-- -c CMD`); after `==` (or `=+`) capsh
+    runs again with the rest; a `--shell=PROGRAM` that is no shell, or a word known only when the line
+    runs: opaque."""
+    for i, word in enumerate(args):
+        value = word.value
+        if value is None:
+            return [], True
+        if value.startswith("--shell=") and os.path.basename(value[8:]) not in _SHELLS:
+            return [], True
+        if value in ("--", "-+"):
+            return _shell(args[i + 1:], piped)
+        if value in ("==", "=+"):
+            return _capsh(args[i + 1:], piped)
+    return [], False
 
 
 def _line(word: Word) -> tuple[list[Call], bool]:
@@ -194,17 +235,22 @@ def _lines(words: list[Word]) -> tuple[list[Call], bool]:
 
 
 def _option_values(args: tuple[Word, ...], options: frozenset[str]) -> list[Word]:
-    """The values of `options` anywhere among `args`: `-c V`, `--command V`, `--command=V`, `-cV`."""
+    """The values of `options` anywhere among `args`: `-c V`, `--command V`, `--command=V`, `-cV`, and
+    `-lc V` (a cluster of short options that ends with one)."""
     out: list[Word] = []
     for i, word in enumerate(args):
         value = word.value or ""
         name, eq, rest = value.partition("=")
-        if value in options and i + 1 < len(args):
-            out.append(args[i + 1])
-        elif value.startswith("--") and eq and name in options:
-            out.append(word._replace(value=rest))
-        elif not value.startswith("--") and len(value) > 2 and value[:2] in options:
-            out.append(word._replace(value=value[2:]))
+        if value in options:
+            out += args[i + 1:i + 2]
+        elif value.startswith("--"):
+            if eq and name in options:
+                out.append(word._replace(value=rest))
+        elif len(value) > 2 and value[0] == "-":  # `-cCMD`; `-lc CMD` (read both ways: `-crm abc` is either)
+            if value[:2] in options:
+                out.append(word._replace(value=value[2:]))
+            if f"-{value[-1]}" in options:
+                out += args[i + 1:i + 2]
     return out
 
 
