@@ -266,6 +266,9 @@ class BaseAdapter:
             return Interpretation(summary=(counted or error.detail)[:300], error=error, problems=tuple(problems),
                                   data=data, success=False)
         reason = last_error_line(run)
+        if (ran_out := _ran_out(run)) is not None:
+            return Interpretation(summary=ran_out.detail, error=ran_out, problems=tuple(problems), data=data,
+                                  success=False)
         detail = f"{prog} exited with status {run.exit_code}" + (f": {reason}" if reason else " and printed nothing")
         # With no output there is no stream to read: the table's fix would point at text nobody can see.
         silent = {} if reason else {"suggested_fix": f"{prog} printed nothing: see what exit status "
@@ -276,6 +279,24 @@ class BaseAdapter:
                                        "before it, or the condition that led to it, say why."}
         error = wrapper_problem("COMMAND_FAILED", detail[:1000], exit_code=run.exit_code, **silent)
         return Interpretation(summary=detail[:300], error=error, problems=tuple(problems), data=data, success=False)
+
+
+def _ran_out(run: CapturedRun) -> Problem | None:
+    """`timeout 30 pytest` that ended with timeout's own 124: the command ran past the limit the line gave
+    it, which is no failure of `timeout` and no status of the command's own."""
+    from agentwrap import wrappers  # only on a failure nobody explained
+
+    found = wrappers.expired(run.argv, run.exit_code if run.signal is None else None)
+    if found is None:
+        return None
+    import shlex
+
+    command = shlex.join(found.argv)
+    if len(command) > 80:
+        command = command[:79] + "…"
+    limit = found.limit + ("s" if found.limit.replace(".", "", 1).isdigit() else "")
+    detail = f"`{command}` was still running when its {limit} limit ran out (`timeout {found.limit}`); timeout ended it"
+    return wrapper_problem("COMMAND_TIMED_OUT", detail[:1000], exit_code=run.exit_code)
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -60,6 +60,13 @@ _CODES = (
              "dependency", 502, None, True, False,
              ("SIGKILL with a large max_rss_bytes suggests the out-of-memory killer: reduce the input.",
               "SIGSEGV or SIGABRT is a crash in the program: check its version and input.")),
+    CodeInfo("COMMAND_TIMED_OUT", "command-timed-out", "Command ran past its own time limit",
+             "The command line gave the command a time limit (`timeout 30 pytest`) and the command was still "
+             "running when it ran out, so `timeout` ended it (exit status 124). Not agentwrap's --timeout.",
+             "timeout", 504, None, True, False,
+             ("Give the command more time (a longer `timeout` limit), or find what it waited on: the network, "
+              "a lock, a prompt, a test that hangs.",
+              "Run a long operation with `agentwrap --detach` and `agentwrap op wait` instead of a time limit.")),
     CodeInfo("COMMAND_FAILED", "command-failed", "Program failed",
              "The program exited with a non-zero status and no adapter rule explained why.",
              "dependency", 502, None, False, False,

@@ -75,6 +75,8 @@ def _what(error: Problem, program: str | None, exit_code: int | None, signal: in
     title = _own_words(error.title, program)
     if error.code == "KILLED_BY_SIGNAL" and signal is not None:
         return f"killed by {_signal_name(signal)}"  # SIGKILL (the OOM killer?) or SIGSEGV (a crash): how
+    if error.code == "COMMAND_TIMED_OUT":
+        return "its time limit ran out"  # which command, and which limit: the detail
     if error.code == "INPUT_REQUIRED":
         kind = (error.extra or {}).get("input_kind")
         return f"asked for {kind} input" if kind else title  # the prompt itself is the detail's

@@ -43,6 +43,7 @@ class Wrapper(NamedTuple):
     # Any failure may be the wrapper's own (sudo asking for a password, or refusing: status 1 as the
     # command's may be): a failed run is read as the wrapper's, by the generic adapter's sudo rules.
     fails_itself: bool = False
+    ran_out: int | None = None  # the status with which it says the command ran past its time limit
 
 
 def _values(*names: str) -> frozenset[str]:
@@ -87,7 +88,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "doas": Wrapper(frozenset({"-u", "-C"}), fails_itself=True),
     "nice": Wrapper(frozenset({"-n", "--adjustment"})),
     "timeout": Wrapper(frozenset({"-s", "--signal", "-k", "--kill-after"}), 1,
-                       own_statuses=_OWN_FAILURES | {124}),  # 124: the time ran out
+                       own_statuses=_OWN_FAILURES | {124}, ran_out=124),  # 124: the time ran out
     "stdbuf": Wrapper(frozenset({"-i", "--input", "-o", "--output", "-e", "--error"})),
     "ionice": Wrapper(frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u",
                                  "--uid"})),
@@ -268,3 +269,21 @@ def through(argv: Sequence[str]) -> Through | None:
     if i == 0 or i >= len(argv):
         return None
     return Through(list(argv[i:]), statuses, fails_itself)
+
+
+class Expired(NamedTuple):
+    limit: str  # the limit as the caller wrote it (`30`, `5m`)
+    argv: list[str]  # the command it ended
+
+
+def expired(argv: Sequence[str], status: int | None) -> Expired | None:
+    """The limit and the command when `argv` is a time-limit wrapper (`timeout 30 pytest`) that ended
+    with the status by which it says the command ran past that limit; else None."""
+    name = wrapper(argv[0]) if argv else None
+    spec = WRAPPERS[name] if name else None
+    if spec is None or spec.ran_out is None or status != spec.ran_out:
+        return None
+    own = own_words(name or "", argv[1:])
+    if own < 1 or own >= len(argv) - 1 or argv[own] is None:
+        return None
+    return Expired(argv[own], list(argv[own + 1:]))

@@ -159,6 +159,18 @@ def test_make_tail_reports_makes_failure(tmp_path: Path) -> None:
     assert any(w["code"] == "PIPE_HID_FAILURE" for w in answer.env["warnings"])
 
 
+def test_a_stage_whose_status_its_adapter_calls_success_is_no_hidden_failure(tmp_path: Path) -> None:
+    """grep's status 1 is "no match", a success to its adapter as it is alone: `grep x f | cat` hid nothing,
+    so no warning says a failure was hidden; a grep that really failed (status 2) still decides."""
+    (tmp_path / "f").write_text("a\nb\n")
+    quiet = aw("--cwd", str(tmp_path), "--shell", "grep zzz f | cat")
+    assert quiet.env["status"] == "success" and quiet.env["warnings"] == [], quiet.env["warnings"]
+    assert "decided_by" not in quiet.env["command"] or not quiet.env["command"]["decided_by"].get("hidden_by_pipe")
+    failed = aw("--cwd", str(tmp_path), "--shell", "grep zzz missing | cat")
+    assert failed.env["status"] == "error" and failed.error["code"] == "GREP_NO_SUCH_FILE"
+    assert failed.env["command"]["decided_by"]["hidden_by_pipe"]
+
+
 @pytest.mark.skipif(shutil.which("pytest") is None, reason="needs the pytest command")
 def test_cd_then_pytest_gives_pytests_located_problems(tmp_path: Path) -> None:
     sub = tmp_path / "sub"

@@ -98,6 +98,14 @@ def test_timeouts_own_status_is_timeouts_not_the_commands(repo: Path, form: str)
     ran_out = run("timeout", "0.5", "git", "-c", "alias.nap=!sleep 5", "nap")
     assert ran_out["exit"]["code"] == 124
     assert ran_out["command"]["adapter"] == "generic" and ran_out["summary"].startswith("timeout")
+    # ... and the problem says so: which command, which limit; not "see what exit status 124 means"
+    error = ran_out["error"]
+    assert (error["code"], error["category"], error["retryable"]) == ("COMMAND_TIMED_OUT", "timeout", True)
+    assert error["exit_code"] == 124 and not error["safe_to_retry"]
+    assert "git -c 'alias.nap=!sleep 5' nap" in error["detail"] and "0.5s limit" in error["detail"]
+    # a status of the command's own through timeout is no expiry
+    own = run("timeout", "5", "sh", "-c", "exit 3")
+    assert (own["exit"]["code"], own["error"]["code"]) == (3, "COMMAND_FAILED")
 
 
 def _sudo(folder: Path, script: str) -> dict[str, str]:

@@ -92,10 +92,10 @@ def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pi
 
 
 def _fails(adapter: Adapter, captured: CapturedRun) -> bool:
+    """Whether the stage's own adapter calls its run a failure, as a run of it alone would be decided: grep's
+    status 1 is "no match", a success, so `grep x f | head` hid nothing."""
     interp, _ = interpret(adapter, captured)
-    if interp.error is not None or interp.success is False:
-        return True
-    return interp.success is None and captured.failed
+    return interp.error is not None or interp.success is False
 
 
 UNKNOWN_STAGE = -1  # the pipeline failed, and no status says which of its stages did
