@@ -71,7 +71,7 @@ def test_claude_code_keeps_every_field_and_keeps_cd_in_the_host_shell() -> None:
     updated = out["updatedInput"]
     assert {k: v for k, v in updated.items() if k != "command"} == {
         k: v for k, v in data["tool_input"].items() if k != "command"}
-    assert updated["command"] == "cd sub && agentwrap --agent -- pytest -q"
+    assert updated["command"] == "cd sub && agentwrap --agent --timeout 115s -- pytest -q"
 
 
 def test_claude_code_allows_only_what_the_users_rules_allow(tmp_path: Path, home: Path) -> None:
@@ -157,7 +157,8 @@ def test_cursor_cannot_rewrite_and_gets_no_answer() -> None:
 def test_opencode_plugin_args() -> None:
     data = sample("opencode")
     _, answer, _ = hook("opencode", data)
-    assert answer == {"args": {**data["args"], "command": "agentwrap --agent --shell 'npm test 2>&1 | tail -40'"}}
+    command = "agentwrap --agent --timeout 115s --shell 'npm test 2>&1 | tail -40'"
+    assert answer == {"args": {**data["args"], "command": command}}
 
 
 @pytest.mark.parametrize("command", [
@@ -191,7 +192,7 @@ def test_no_rewrite_when_the_hosts_shell_could_not_start_agentwrap() -> None:
     answer = hook("claude-code", sample("claude-code"), env={"AGENTWRAP_HOOK_PROGRAM": "/opt/aw/bin/agentwrap"})[1]
     assert answer is not None
     command = answer["hookSpecificOutput"]["updatedInput"]["command"]
-    assert command == "cd sub && /opt/aw/bin/agentwrap --agent -- pytest -q"
+    assert command == "cd sub && /opt/aw/bin/agentwrap --agent --timeout 115s -- pytest -q"
 
 
 def test_run_in_background_is_left_alone() -> None:
@@ -258,3 +259,48 @@ def test_rules_see_the_commands_inside_a_subshell(home: Path) -> None:
     data["tool_input"] = {**data["tool_input"], "command": "(cd sub && make) | tail -5"}
     answer = hook("claude-code", data)[1]
     assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(("tool_input", "env", "flag"), [
+    ({}, {}, "--timeout 115s"),  # Claude Code's default limit, 2 minutes
+    ({"timeout": 600000}, {}, "--timeout 595s"),
+    ({"timeout": 900000}, {}, "--timeout 595s"),  # asked for more than Claude Code's ceiling
+    ({"timeout": 900000}, {"BASH_MAX_TIMEOUT_MS": "1200000"}, "--timeout 895s"),
+    ({}, {"BASH_DEFAULT_TIMEOUT_MS": "300000"}, "--timeout 295s"),
+    ({"timeout": 8000}, {}, "--timeout 6s"),  # a short limit keeps a quarter of it for the ending
+])
+def test_claude_code_gives_agentwrap_a_limit_inside_its_own(tool_input: dict[str, Any], env: dict[str, str],
+                                                            flag: str) -> None:
+    """Claude Code ends a Bash call at its limit, agentwrap and all, and then no envelope reaches the agent:
+    the rewrite gives agentwrap a shorter one, so that it ends the tree itself and answers TIMEOUT."""
+    data = {**sample("claude-code"), "tool_input": {"command": "git status", **tool_input}}
+    _, answer, _ = hook("claude-code", data, env=env)
+    assert answer is not None
+    assert answer["hookSpecificOutput"]["updatedInput"]["command"] == f"agentwrap --agent {flag} -- git status"
+
+
+def test_a_host_without_a_known_limit_gets_agentwrap_s_own() -> None:
+    data = sample("gemini")
+    _, answer, _ = hook("gemini", data)
+    assert answer is not None and "--timeout" not in answer["hookSpecificOutput"]["tool_input"]["command"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_command_past_the_hosts_limit_still_answers_with_an_envelope(tmp_path: Path) -> None:
+    """The host's side, acted out: the rewritten line runs under a kill at the host's limit (4 s here), and
+    what the agent reads is agentwrap's TIMEOUT envelope with the program's output, not a killed process."""
+    data = {**sample("claude-code"), "permission_mode": "bypassPermissions",
+            "tool_input": {"command": "echo started; sleep 30", "timeout": 4000}}
+    _, answer, _ = hook("claude-code", data)
+    assert answer is not None
+    command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "agentwrap").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m agentwrap \"$@\"\n")
+    (shim / "agentwrap").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{shim}:{os.environ['PATH']}"}
+    proc = subprocess.run(["timeout", "-s", "KILL", "4", "bash", "-c", command], cwd=tmp_path,
+                          capture_output=True, env=env, check=False)
+    assert proc.returncode == 124, (proc.returncode, proc.stderr[-500:])  # agentwrap's own TIMEOUT, not KILL's 137
+    envelope = json.loads(proc.stdout)
+    assert envelope["error"]["code"] == "TIMEOUT" and "started" in envelope["output"]["stdout"]["text"]

@@ -86,7 +86,7 @@ def test_time_make_runs_make_and_reports_its_time(folder: Path, shim: Path) -> N
 @pytest.mark.parametrize(("line", "argv"), [("ls 'a.sh'", "ls a.sh"), ('echo "*"', "echo '*'"),
                                            (r"echo \~", "echo '~'"), ("git status", "git status")])
 def test_words_bash_passes_unchanged_keep_the_argv_form(line: str, argv: str, folder: Path) -> None:
-    assert rewritten(line, folder) == f"agentwrap --agent -- {argv}"
+    assert rewritten(line, folder) == f"agentwrap --agent --timeout 115s -- {argv}"
 
 
 def hooked(line: str, cwd: Path) -> str:

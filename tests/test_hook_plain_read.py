@@ -92,9 +92,11 @@ def hook_answer(line: str, cwd: Path, env: dict[str, str] | None = None) -> str 
 
 def test_the_hook_reads_the_files_in_the_hosts_folder_not_its_own(tree: Path) -> None:
     assert hook_answer("cat small.py", tree) is None  # the hook runs in /, the line in `cwd`
-    assert hook_answer("cat big.py", tree) == "agentwrap --agent -- cat big.py"
-    assert hook_answer("cd sub && cat ../small.py", tree) == "cd sub && agentwrap --agent -- cat ../small.py"
+    assert hook_answer("cat big.py", tree) == "agentwrap --agent --timeout 115s -- cat big.py"
+    wrapped = "cd sub && agentwrap --agent --timeout 115s -- cat ../small.py"
+    assert hook_answer("cd sub && cat ../small.py", tree) == wrapped
 
 
 def test_every_read_can_be_sent_through_agentwrap(tree: Path) -> None:
-    assert hook_answer("cat small.py", tree, {"AGENTWRAP_HOOK_READS": "wrap"}) == "agentwrap --agent -- cat small.py"
+    wrapped = "agentwrap --agent --timeout 115s -- cat small.py"
+    assert hook_answer("cat small.py", tree, {"AGENTWRAP_HOOK_READS": "wrap"}) == wrapped

@@ -44,7 +44,7 @@ def run(args: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None 
 
 def _answer(host: str, raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """The host's answer (None: run the line as written) and a note for stderr, if one is due."""
-    from agentwrap.hooks.hosts import BY_NAME
+    from agentwrap.hooks.hosts import BY_NAME, within
     from agentwrap.hooks.rewrite import rewrite, wrapper_program
 
     if len(raw) > MAX_INPUT:
@@ -62,7 +62,7 @@ def _answer(host: str, raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     cwd: str | None = data["cwd"] if isinstance(data.get("cwd"), str) else os.getcwd()  # where the line runs
     if os.environ.get("AGENTWRAP_HOOK_READS") == "wrap":
         cwd = None  # the user wants every read through agentwrap, small ones too
-    rw = rewrite(call.command, wrapper_program(), cwd)
+    rw = rewrite(call.command, wrapper_program(), cwd, within(codec.limit(call)))
     if rw.command is None:
         return None, rw.why if rw.unread else None
     verdict = codec.policy(data, rw)

@@ -132,17 +132,70 @@ def _never(_data: dict[str, Any], _rw: Rewrite) -> str:
     return "skip"
 
 
+# --- the host's own time limit ----------------------------------------------------------------------------
+# A host ends a command that runs past its limit, agentwrap and all: then no envelope reaches the agent.
+# agentwrap is given a limit a little shorter, so that it ends the program's tree itself and answers TIMEOUT
+# with what the program printed.
+_CLAUDE_DEFAULT_MS, _CLAUDE_MAX_MS = 120_000, 600_000  # Claude Code's Bash tool (BASH_*_TIMEOUT_MS change them)
+
+
+def _ms(value: Any) -> float | None:
+    """A positive, finite number of milliseconds, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e12:
+        return None
+    return float(value)
+
+
+def _env_ms(name: str) -> float | None:
+    import os
+
+    raw = os.environ.get(name, "")
+    return _ms(int(raw)) if raw.isdigit() else None
+
+
+def _claude_limit(call: Call) -> float | None:
+    """Claude Code's limit for this call, in seconds: the input's `timeout` (ms) up to the maximum, else the
+    default; both as Claude Code reads them from its environment, which its hooks inherit."""
+    default = _env_ms("BASH_DEFAULT_TIMEOUT_MS") or _CLAUDE_DEFAULT_MS
+    ceiling = max(_env_ms("BASH_MAX_TIMEOUT_MS") or _CLAUDE_MAX_MS, default)
+    asked = _ms(call.tool_input.get("timeout"))
+    return min(asked, ceiling) / 1000 if asked else default / 1000
+
+
+def _asked_limit(key: str) -> Callable[[Call], float | None]:
+    """A host whose default limit agentwrap does not know: only the limit the call itself asks for."""
+    def limit(call: Call) -> float | None:
+        asked = _ms(call.tool_input.get(key))
+        return asked / 1000 if asked else None
+
+    return limit
+
+
+def _no_limit(_call: Call) -> float | None:
+    return None
+
+
+def within(limit: float | None) -> str | None:
+    """agentwrap's `--timeout` for a host limit of `limit` seconds: time to end the tree (the grace period)
+    and answer before the host gives up. None: the host sets no limit agentwrap knows of."""
+    if limit is None:
+        return None
+    margin = 5.0 if limit >= 20 else limit / 4
+    return f"{max(limit - margin, 1.0):g}s"
+
+
 class Host(NamedTuple):
     read: Callable[[dict[str, Any]], Call | None]
     policy: Callable[[dict[str, Any], Rewrite], str]  # skip, allow or none (agentwrap.hooks.policy)
     answer: Callable[[Call, str, str], dict[str, Any]]
+    limit: Callable[[Call], float | None] = _no_limit  # the host's own time limit for the call, in seconds
 
 
 BY_NAME: dict[str, Host] = {
-    "claude-code": Host(_claude, policy.claude_code, _pre_tool_use),
-    "codex": Host(_codex, policy.codex, _pre_tool_use),
+    "claude-code": Host(_claude, policy.claude_code, _pre_tool_use, _claude_limit),
+    "codex": Host(_codex, policy.codex, _pre_tool_use, _asked_limit("timeout_ms")),
     "gemini": Host(_gemini, policy.gemini, _answer_gemini),
-    "copilot": Host(_copilot, policy.copilot, _answer_copilot),
+    "copilot": Host(_copilot, policy.copilot, _answer_copilot, _asked_limit("timeout")),
     "cursor": Host(_cursor, _never, _pre_tool_use),
-    "opencode": Host(_opencode, policy.opencode, _answer_opencode),
+    "opencode": Host(_opencode, policy.opencode, _answer_opencode, _asked_limit("timeout")),
 }

@@ -123,9 +123,11 @@ def _cd_prefix(tree: dict[str, Any], line: str) -> tuple[str, str]:
     return data[:cut].decode("utf-8", "surrogateescape"), data[cut:].decode("utf-8", "surrogateescape")
 
 
-def rewrite(line: str, program: str | None = "agentwrap", cwd: str | None = None) -> Rewrite:
-    """The rewritten command line (starting agentwrap as `program`), or why the line is left alone. With the
-    `cwd` the line will run in, a read of small plain files is left alone too (`plain_read`)."""
+def rewrite(line: str, program: str | None = "agentwrap", cwd: str | None = None,
+            timeout: str | None = None) -> Rewrite:
+    """The rewritten command line (starting agentwrap as `program`, with `--timeout TIMEOUT` when given), or
+    why the line is left alone. With the `cwd` the line will run in, a read of small plain files is left
+    alone too (`plain_read`)."""
     if program is None:
         return Rewrite(None, "agentwrap is not on PATH: the host's shell could not run the rewritten line")
     if not isinstance(line, str) or not line.strip():
@@ -135,7 +137,7 @@ def rewrite(line: str, program: str | None = "agentwrap", cwd: str | None = None
     if len(line.encode("utf-8", "surrogateescape")) > grammar.MAX_LINE:
         return Rewrite(None, f"the line is longer than {grammar.MAX_LINE // 1024} KiB", unread=True)
     try:
-        return _rewrite(line, program, cwd)
+        return _rewrite(line, program, cwd, [AGENT, "--timeout", timeout] if timeout else [AGENT])
     except RecursionError:  # a tree deeper than MAX_DEPTH foresaw (the JSON decoder or the model)
         return Rewrite(None, "the line nests too deeply to be read")
 
@@ -152,7 +154,7 @@ def _parse(line: str) -> tuple[dict[str, Any] | None, Rewrite | None]:
     return parsed.tree, None
 
 
-def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
+def _rewrite(line: str, program: str, cwd: str | None, flags: list[str]) -> Rewrite:
     tree, left = _parse(line)
     if tree is None:
         return left or Rewrite(None, "not parsed")
@@ -186,9 +188,9 @@ def _rewrite(line: str, program: str, cwd: str | None) -> Rewrite:
     if argv is not None and argv[0] not in _BUILTIN_RUNNERS:  # one command bash passes on as written: exact
         if cwd is not None and not prefix and plain_read.left_raw(argv, cwd):
             return facts._replace(why=plain_read.WHY)
-        wrapped = shlex.join([program, AGENT, "--", *argv])
+        wrapped = shlex.join([program, *flags, "--", *argv])
     else:  # globs, `~`, braces, `!`, `time`, redirections, several commands: the real bash runs the line
-        wrapped = f"{shlex.join([program, AGENT])} --shell {shlex.quote(rest.strip())}"
+        wrapped = f"{shlex.join([program, *flags])} --shell {shlex.quote(rest.strip())}"
     return facts._replace(command=prefix + wrapped)
 
 
