@@ -15,6 +15,10 @@ def test_no_match_is_an_empty_success(tmp_path):
     a = aw("--cwd", str(tmp_path), "grep", "omega", "f.txt")
     assert a.code == 0 and a.env["status"] == "success"
     assert a.env["exit"]["code"] == 1 and a.text() == ""
+    # "succeeded" beside exit 0 would read as "found": the summary says which success it was
+    assert a.env["summary"] == "no match"
+    assert aw("--cwd", str(tmp_path), "--shell", "grep -q omega f.txt && echo found").env["summary"] == "no match"
+    assert aw("--cwd", str(tmp_path), "grep", "-q", "alpha", "f.txt").env["summary"] == "matched"
 
 
 def test_a_missing_file_is_not_found_and_a_directory_suggests_recursion(tmp_path):

@@ -93,6 +93,11 @@ class GrepAdapter(BaseAdapter):
         else:
             found = _counted(run) if not run.failed else None
         if found is None:
+            # status 1 is grep's "no line matched": a success, and one the summary must not call "succeeded"
+            if run.signal is None and run.exit_code == 1:
+                return "no match"
+            if run.signal is None and run.exit_code == 0 and not run.stdout_text.strip():
+                return "matched"  # `grep -q`: the status is the answer
             return None
         matches, files = found
         said = f"{matches} matching line{'s' * (matches != 1)}"
