@@ -22,6 +22,16 @@ def test_cat_ls_grep_missing_files(tmp_path):
         assert error["category"] == "not_found" and error["detail"] == "no such file or directory: missing.txt"
 
 
+@pytest.mark.parametrize(("line", "path"), [("cd nosuch && ls", "nosuch"), ("source nosuch.sh", "nosuch.sh"),
+                                           ("pushd nosuch", "nosuch")])
+def test_a_bash_builtin_given_a_missing_path_is_file_not_found(tmp_path, line, path):
+    """`bash: line 1: cd: nosuch: No such file or directory`: bash names its builtin between the line and the
+    path; the path is what is missing, and trying it again is safe (before: COMMAND_FAILED, `dependency`)."""
+    error = aw("--cwd", str(tmp_path), "--shell", line).error
+    assert (error["code"], error["category"], error["safe_to_retry"]) == ("FILE_NOT_FOUND", "not_found", True)
+    assert error["detail"] == f"no such file or directory: {path}"
+
+
 def test_a_rejected_argument_is_named_not_the_help_pointer_after_it(tmp_path):
     # coreutils print the error, then `Try 'ls --help' for more information.`: the error is the fact
     for argv, said in ((["ls", "--bogus"], "unrecognized option '--bogus'"),
