@@ -217,7 +217,7 @@ class StreamCapture:
     def _compose(self, ref: ArtifactRef | None) -> StreamResult:
         budget, total, head_end = self.max_inline_bytes, self._line_count(), len(self._head)
         head_text, first = "".join(self._head), head_end + 1
-        where = f"agentwrap artifact show {ref.id}" if ref is not None else None
+        where = f"agentwrap --agent artifact show {ref.id}" if ref is not None else None
         candidates = self._scanner.middle
         reserve = _blen(self._elision(total, "1023.9 bytes", first, total, len(candidates), where))
         avail = budget - _blen(head_text) - reserve * (2 if candidates else 1)

@@ -256,3 +256,24 @@ def test_the_envelope_lists_the_artifact():
     assert re.fullmatch(r"[0-9a-f]{64}", env["artifacts"][0]["sha256"])
     assert env["error"] is None
     assert env["request_id"] == "req_test"
+
+
+def test_the_concise_page_is_the_page_and_where_to_go_on(tmp_path):
+    """`agentwrap --agent artifact show` is an agent's follow-up to every cut output: it gets the lines it
+    asked for and the cursor, not the artifact's file record, sizes and mode again (the summary names the
+    artifact and how much); the standard envelope keeps all of it."""
+    from conftest import aw
+
+    run = aw("--cwd", str(tmp_path), "--", "seq", "1", "20000").env
+    art = run["output"]["stdout"]["artifact"]
+    page = aw("artifact", "show", art, "--lines", "443:445", detail="concise").env
+    assert page["data"] == {"text": "443\n444\n445\n", "first_line": 443, "last_line": 445}
+    assert "artifacts" not in page and art in page["summary"]
+    found = aw("artifact", "show", art, "--grep", "^1999[0-2]$", detail="concise").env
+    assert found["data"] == {"matches": [{"line": n, "text": str(n)} for n in (19990, 19991, 19992)]}
+    first = aw("artifact", "show", art, "--limit", "20", detail="concise").env["data"]
+    assert set(first) == {"text", "next_cursor"}
+    rest = aw("artifact", "show", "--cursor", first["next_cursor"], "--limit", "20", detail="concise").env["data"]
+    assert first["text"] + rest["text"] == "".join(f"{n}\n" for n in range(1, 20001))[:40]
+    whole = aw("artifact", "show", art, "--lines", "443:445").env  # standard: the complete record
+    assert whole["data"]["id"] == art and whole["artifacts"][0]["sha256"]

@@ -110,7 +110,7 @@ def test_two_million_lines_are_bounded_and_the_artifact_is_exact(store):
     assert int(omitted) == result.omitted_lines > 1_990_000
     assert size.endswith("MiB")
     assert result.artifact is not None
-    assert f"agentwrap artifact show {result.artifact.id}" in text
+    assert f"agentwrap --agent artifact show {result.artifact.id}" in text
     assert int(first) == len(result.head) + 1
     assert int(last) == 2_000_000 - len(result.tail)
     # every line is shown inline once or counted as omitted

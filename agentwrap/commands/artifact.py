@@ -69,7 +69,15 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
             data, summary = _page(fh, ref, pos, limit)
     except FileNotFoundError as exc:  # pruned between lookup and open
         raise ArtifactNotFound(f"artifact {ref.id} has expired.") from exc
+    if ctx.detail == "concise":  # the page and where to go on: the summary says which artifact and how much
+        data = {k: v for k, v in data.items() if k in _CONCISE and v is not None}
+        return Outcome(build(request_id=ctx.request_id, summary=summary, data=data), 0)
     return Outcome(build(request_id=ctx.request_id, summary=summary, data=data, artifacts=[ref.to_dict()]), 0)
+
+
+# What an agent reading a page acts on; the rest (the id, sizes, mode, the artifact's file record) the summary
+# says or `--detail standard` gives.
+_CONCISE = ("text", "matches", "first_line", "last_line", "next_cursor")
 
 
 def _position(ns: Any) -> tuple[Position, int, str | None]:

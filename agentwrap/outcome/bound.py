@@ -61,7 +61,7 @@ def head_and_tail(text: str, budget: int, artifact: str | None, why: str) -> tup
     head = _fit(lines, int(budget * HEAD_SHARE))
     tail = list(reversed(_fit(list(reversed(lines[len(head):])), budget - sum(len(x) for x in head))))
     omitted = len(lines) - len(head) - len(tail)
-    where = f"; full text: agentwrap artifact show {artifact}" if artifact else ""
+    where = f"; full text: agentwrap --agent artifact show {artifact}" if artifact else ""
     return "".join(head) + f"… {omitted} lines not shown{why}{where}\n" + "".join(tail), omitted
 
 
