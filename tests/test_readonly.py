@@ -98,7 +98,8 @@ def test_refusal_names_the_tools_dry_run(argv: list[str], alternative: list[str]
     (["sed", "-i.bak", "s/a/b/", "f"], False),
     (["sort", "f"], True),
     (["sort", "-o", "f", "f"], False),
-    (["env", "X=1", "ls"], False),  # runs another program: not read for certain
+    (["env", "X=1", "ls"], True),  # the command env runs decides (tests/test_readonly_wrappers.py)
+    (["env", "X=1", "rm", "f"], False),
 ])
 def test_programs_read_only_unless_given_a_writing_flag(argv: list[str], allowed: bool) -> None:
     from agentwrap.safety import readonly

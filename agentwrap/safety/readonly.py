@@ -11,7 +11,7 @@ from typing import NamedTuple
 from agentwrap.adapter import Adapter, launched_command
 from agentwrap.errors import AgentwrapError
 from agentwrap.problem import CodeAction
-from agentwrap.safety import dry_run, shell_line
+from agentwrap.safety import dry_run, readonly_wrappers, shell_line
 
 # Builtins that change only the shell's own state (its directory, its variables), never the world.
 _SHELL_STATE = frozenset(("cd", "pushd", "popd", "export", "unset", "set", "shopt", ":"))
@@ -36,6 +36,10 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
     line = shell_line.script_of(argv)
     if line is not None:
         return _classify_line(line)
+    if adapter.name == "generic":  # a wrapper with an adapter of its own (or a forced one) is read by it
+        unwrapped = readonly_wrappers.unwrap(argv)
+        if unwrapped is not None:
+            return _wrapped(unwrapped)
     sub = adapter.subcommand(argv)
     what = f"{argv[0]} {sub}" if sub else argv[0]
     inner = launched_command(adapter, argv)
@@ -63,6 +67,29 @@ def classify(argv: list[str], adapter: Adapter | None = None) -> Verdict:
     if alt is not None and not classify(alt, adapter).read_only:
         alt = None  # only a command the same rules let run is offered
     return Verdict(False, reason, alt)
+
+
+def _wrapped(unwrapped: readonly_wrappers.Unwrapped) -> Verdict:
+    """The verdict of the command wrappers run (`timeout 30 git status`), once their own words are known to
+    change nothing and the variables they set (`env NAME=VALUE`) are those a caller may set."""
+    from agentwrap.safety import readonly_env
+
+    if unwrapped.refused is not None:
+        return Verdict(False, unwrapped.refused)
+    head = " ".join(unwrapped.head)[:80]
+    if not unwrapped.argv:
+        return Verdict(True, f"`{head}` only looks the names up")
+    why = readonly_env.refused(unwrapped.env)
+    if why is not None:
+        return Verdict(False, f"{why.replace('--env ', '', 1)} (set by `{head}`)")
+    verdict = classify(unwrapped.argv)
+    what = f"`{head}` runs `{' '.join(unwrapped.argv)[:80]}`"
+    if verdict.read_only:
+        return Verdict(True, f"{what}, and {verdict.reason}")
+    alt = [*unwrapped.head, *verdict.alternative] if verdict.alternative else None
+    if alt is not None and not classify(alt).read_only:
+        alt = None
+    return Verdict(False, f"{what}, and {verdict.reason}", alt)
 
 
 def _launched(argv: list[str], inner: list[str]) -> Verdict:
@@ -130,37 +157,59 @@ def _variable_set(commands: list[list[str]], line: str) -> str | None:
     `export PATH=.`, `printf -v GIT_PAGER CMD; export GIT_PAGER`)."""
     from agentwrap.safety import readonly_env
 
-    assigned = {name: value for name, equals, value in (w.partition("=") for w in shell_line.words_of(line) or [])
-                if equals and name.isidentifier()}  # simple_commands drops `NAME=VALUE` prefixes
+    assigned = _assigned(line)
     # an exported bare name may hold anything (`printf -v NAME` or `read NAME` set it)
     exported = {w: "?" for argv in commands if argv[0] in _EXPORTS for w in argv[1:] if w.isidentifier()}
     why = readonly_env.refused({**exported, **assigned})
     return why.replace("--env ", "", 1) if why else None
 
 
+def _assigned(line: str) -> dict[str, str]:
+    """Every `NAME=VALUE` word of the line, wherever it stands (simple_commands drops `NAME=VALUE` prefixes;
+    `env NAME=VALUE` and `export NAME=VALUE` set it too)."""
+    return {name: value for name, equals, value in (w.partition("=") for w in shell_line.words_of(line) or [])
+            if equals and name.isidentifier()}
+
+
 def surroundings(argv: list[str], cwd: str, env: Mapping[str, str]) -> str | None:
     """Why what surrounds a read-only `argv` (the program files, the repository's configuration, the
     inherited variables: safety/readonly_world.py) may still change something; None when nothing does."""
+    found = _around(argv, cwd, env, in_shell=False)
+    if found is None:
+        return None
+    words, why = found
+    return why if words is argv else f"in `{' '.join(words)[:80]}`, {why}"
+
+
+def _around(argv: list[str], cwd: str | None, env: Mapping[str, str], *,
+            in_shell: bool) -> tuple[list[str], str] | None:
+    """The first command of `argv` (itself, the commands of its shell line, the one its wrappers or its
+    launcher run) whose surroundings may change something, and why."""
     from agentwrap import registry
     from agentwrap.safety import readonly_world
 
+    why = readonly_world.hazard(argv, cwd, env, in_shell=in_shell)
+    if why is not None:
+        return argv, why
+    unwrapped = readonly_wrappers.unwrap(argv)
+    if unwrapped is not None and unwrapped.argv and unwrapped.refused is None:
+        # `env -C DIR NAME=VALUE git status` runs git in DIR with NAME set
+        return _around(unwrapped.argv, readonly_wrappers.folder(cwd, unwrapped.folders), {**env, **unwrapped.env},
+                       in_shell=in_shell and unwrapped.shell_words)
     line = shell_line.script_of(argv)
-    commands: list[tuple[list[str], str | None, bool]] = [(argv, cwd, False)]
     if line is not None:
-        commands += [(words, folder, True) for words, folder in _with_folders(line, cwd)]
-    else:
-        inner = launched_command(registry.find(argv[0])[0], argv)
-        while inner:  # `uv run git status` runs git in the same folder
-            commands.append((inner, cwd, False))
-            inner = launched_command(registry.find(inner[0])[0], inner)
-    for words, folder, in_shell in commands:
-        why = readonly_world.hazard(words, folder, env, in_shell=in_shell)
-        if why is not None:
-            return why if words is argv else f"in `{' '.join(words)[:80]}`, {why}"
-    return None
+        # a variable the line sets reaches the commands after it (`TAR_OPTIONS=... tar tf a.tar`)
+        env = {**env, **_assigned(line)}
+        for words, folder in _with_folders(line, cwd):
+            found = _around(words, folder, env, in_shell=True)
+            if found is not None:
+                return found
+        return None
+    inner = launched_command(registry.find(argv[0])[0], argv)
+    return _around(inner, cwd, env, in_shell=False) if inner else None  # `uv run git status`: git in the same folder
 
 
-def _with_folders(line: str, cwd: str) -> list[tuple[list[str], str | None]]:
+def _with_folders(line: str, cwd: str | None) -> list[tuple[list[str], str | None]]:
     """Each simple command of a read-only line with the folder it runs in: a literal `cd DIR` is followed,
     any other change of folder (`cd`, `cd -`, `popd`, `cd $X`) makes the rest unknown (None)."""
     out: list[tuple[list[str], str | None]] = []
