@@ -5,7 +5,7 @@ Pure text work: `agentwrap.outcome.bound` decides when it applies and within whi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
@@ -289,14 +289,17 @@ def _without_empty_brackets(lines: list[str], out: list[str], source: list[int])
 
 
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool, patch: bool = False, columns: bool = False) -> tuple[str, int, int, set[str]]:
+              layout: bool, patch: bool = False, columns: bool = False,
+              kept: Collection[str] = ()) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
     (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
     unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`). `columns`: the text is
     a table aligned with spaces (`pip list`), whose cells are then one space apart, and a long listing's
-    fields alike on every entry are said once (`said_once`)."""
+    fields alike on every entry are said once (`said_once`). `kept`: lines the adapter keeps (stripped, as
+    printed) though a noise rule matches them or the facts seem to say them (a failed link's command line)."""
     out: list[str] = []
+    keep = {line.strip() for line in kept}
     source: list[int] = []  # the index in `lines` of each line of `out`
     noisy = restated = 0
     fired: set[str] = set()
@@ -329,7 +332,7 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             line = tidy(line)
         if columns:
             line = one_space_cells(line)
-        if line.startswith(MARKER):
+        if line.startswith(MARKER) or line.strip() in keep:
             out.append(line)
             source.append(index)
             marked = False
