@@ -105,6 +105,20 @@ def test_a_failed_link_keeps_its_command_line_and_names_the_missing_symbol(tmp_p
     assert built.env["status"] == "success" and "output" not in built.env, "echoed commands say no fact"
 
 
+def test_a_builtin_rules_recipe_names_its_target(tmp_path):
+    """`make: *** [<builtin>: main.o] Error 1`: `<builtin>` says the recipe is make's own rule, the target is
+    main.o (with -k too, where the failed recipe is reported and make goes on)."""
+    (tmp_path / "Makefile").write_text("app: main.o\n\t$(CC) -o app main.o\n")
+    (tmp_path / "main.c").write_text("int main(void) { return 0 }\n")
+    for args in ((), ("-k",)):
+        answer = aw("make", *args, cwd=tmp_path)
+        assert answer.env["summary"] == "make: the recipe for target 'main.o' failed with status 1 (1 compiler error)"
+        recipe = next(p for p in answer.env["problems"] if p["code"] == "MAKE_RECIPE_FAILED")
+        assert recipe["target"] == "main.o" and "location" not in recipe
+        assert answer.env["data"]["failed_targets"] == [{"target": "main.o", "makefile": None, "line": None,
+                                                         "status": 1, "signal": None}]
+
+
 def test_python_traceback_in_a_recipe(tmp_path):
     (tmp_path / "gen.py").write_text("def main():\n    return 1 / 0\n\nmain()\n")
     (tmp_path / "Makefile").write_text("out.txt: gen.py\n\tpython3 gen.py > $@\n")

@@ -36,7 +36,7 @@ SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 _ENTERING = lazy(LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
 _UP_TO_DATE = lazy(LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
 _NOTHING = lazy(LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
-_FAILED = lazy(LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
+_FAILED = lazy(LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): |<builtin>: )?(?P<target>[^\]]+)\] "
                r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
 # make's echo of a compiler command (`cc -o app main.o util.o`, `x86_64-linux-gnu-gcc-12 ...`)
 _COMPILER_ECHO = lazy(r"^(?:\S*/)?(?:[\w.+-]*-)?(?:cc|gcc|g\+\+|c\+\+|clang|clang\+\+)(?:-[\d.]+)?\s.*$", re.M)
