@@ -79,14 +79,22 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
     said = Said()
     said.update(words(summary))
     for p in problems:
-        said.update(words(p.detail))
+        # A command line a problem quotes (npm's failed script, `echo "Error: no test specified" && exit 1`)
+        # says what was run, not what it printed: its words state no fact of the output.
+        extra = p.extra or {}
+        commands = [v for k, v in extra.items() if k == "command" and isinstance(v, str) and " " in v.strip()]
+        detail = p.detail
+        for command in commands:
+            detail = detail.replace(command, " ")
+        said.update(words(detail))
         said.update(words(p.matched))
         for line in p.matched.splitlines():
             if line.strip():  # as printed, and as layout tidying shows it (pytest's full-width banners)
                 said.lines.update((line.strip(), tidy(line).strip()))
         loc = p.location or {}
         said.update(words(" ".join(str(v) for v in loc.values())))
-        said.update(words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
+        stated = {k: v for k, v in extra.items() if not (k == "command" and v in commands)}
+        said.update(words(json.dumps(stated, default=str, ensure_ascii=False)))  # evidence, context
         said.quoted.update(line.strip() for text in _strings(p.extra) for line in text.splitlines())
     if data is not None:
         said.update(words(json.dumps(data, default=str)))
