@@ -415,3 +415,6 @@ class Interpretation(_Record):
     # Secret's data), in every form the text shows them: agentwrap hides each of them in every field of the
     # record and in the artifacts already written. The adapter only names them; it changes no text itself.
     secrets: tuple[str, ...] = ()
+    # Output lines the adapter keeps in the text a model reads though a noise rule would leave them out: the
+    # one echoed command line a failure needs (make's link line before the linker's error), as printed.
+    kept_lines: tuple[str, ...] = ()

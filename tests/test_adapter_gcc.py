@@ -184,6 +184,15 @@ def test_undefined_reference_suggests_the_missing_library_and_it_links(tmp_path)
     fix = answer.error["code_actions"][0]
     assert fix["command"] == ["gcc", "m.c", "-o", "m", "-lm"]
     assert aw(*fix["command"], cwd=tmp_path).env["status"] == "success"
+    # collect2's line: its fix names the symbol and the files linked, never "the messages above this line"
+    link = answer.env["problems"][1]["suggested_fix"]
+    assert link.startswith("'sqrt' is used but defined in none of the files linked into m (m.c): define it")
+    (tmp_path / "a.c").write_text("int x = 1;\nint main(void) { return 0; }\n")
+    (tmp_path / "b.c").write_text("int x = 2;\n")
+    twice = aw("gcc", "a.c", "b.c", cwd=tmp_path)
+    assert [p["code"] for p in twice.env["problems"]] == ["GCC_MULTIPLE_DEFINITION", "GCC_LINK_FAILED"]
+    assert twice.env["problems"][1]["suggested_fix"].startswith(
+        "'x' is defined more than once in the files linked into a.out (a.c, b.c): keep one definition")
 
 
 @needs_gcc
@@ -195,6 +204,8 @@ def test_missing_library_missing_header_and_driver_errors(tmp_path):
     install = lib.error["code_actions"][0]
     assert install["command"] == ["apt-get", "install", "-y", "libfoo-dev"]
     assert install["applicability"] == "has_placeholders"
+    assert lib.env["problems"][-1]["suggested_fix"] == ("The linker found no library -lfoo: install it or add its "
+                                                        "folder with -L<DIR>.")
     header = aw("gcc", "-c", "hdr.c", cwd=tmp_path)
     assert header.error["code"] == "GCC_MISSING_HEADER"
     assert header.error["location"] == {"file": "hdr.c", "line": 1, "column": 10}

@@ -56,7 +56,7 @@ def test_recipe_failure_is_decided_by_the_compilers_first_error(tmp_path):
     assert recipe["code"] == "MAKE_RECIPE_FAILED"
     assert "suggested_fix" not in recipe, "its fix would only point at the compiler's error, which is listed"
     assert answer.env["data"]["failed_targets"][0]["target"] == "main.o"
-    assert answer.env["data"]["compiler"] == {"errors": 1, "warnings": 2}
+    assert answer.env["data"]["compiler"] == {"errors": 1, "linker_errors": 0, "warnings": 2}
 
 
 def test_make_dash_C_makes_compiler_paths_usable_from_the_callers_folder(tmp_path):
@@ -82,6 +82,41 @@ def test_clang_recipes_and_linker_errors_too(tmp_path):
     assert linked.error["code"] == "GCC_UNDEFINED_REFERENCE"
     assert [p["code"] for p in linked.env["problems"]] == ["GCC_UNDEFINED_REFERENCE", "GCC_LINK_FAILED",
                                                            "MAKE_RECIPE_FAILED"]
+
+
+def test_a_failed_link_keeps_its_command_line_and_names_the_missing_symbol(tmp_path):
+    """make's built-in rule echoes `cc -Wall   -c -o main.o main.c` (its variables' spacing): compile lines go
+    however they are spaced, and so does a link line that worked; a failed link's line stays (it says which
+    files were linked), the summary counts a linker error and GCC_LINK_FAILED's fix names the symbol."""
+    (tmp_path / "Makefile").write_text("CFLAGS = -Wall\napp: main.o util.o\n\tcc -o app main.o util.o\n")
+    (tmp_path / "main.c").write_text("void helper(void);\nint main(void) { helper(); return 0; }\n")
+    (tmp_path / "util.c").write_text("int util(void) { return 1; }\n")
+    failed = aw("make", cwd=tmp_path, detail="concise")
+    assert failed.env["summary"] == "make: the recipe for target 'app' failed with status 1 (1 linker error)"
+    assert failed.env["output"]["stdout"]["text"] == "cc -o app main.o util.o\n"
+    link = next(p for p in failed.env["problems"] if p["code"] == "GCC_LINK_FAILED")
+    assert link["suggested_fix"] == ("'helper' is used but defined in none of the files linked into app (main.o, "
+                                     "util.o): define it in one of their sources, or add the object file or "
+                                     "library (-l<lib>) that defines it to the link.")
+    standard = aw("make", cwd=tmp_path)
+    assert standard.env["data"]["compiler"] == {"errors": 0, "linker_errors": 1, "warnings": 0}
+    (tmp_path / "util.c").write_text("void helper(void) {}\n")
+    built = aw("make", cwd=tmp_path, detail="concise")
+    assert built.env["status"] == "success" and "output" not in built.env, "echoed commands say no fact"
+
+
+def test_a_builtin_rules_recipe_names_its_target(tmp_path):
+    """`make: *** [<builtin>: main.o] Error 1`: `<builtin>` says the recipe is make's own rule, the target is
+    main.o (with -k too, where the failed recipe is reported and make goes on)."""
+    (tmp_path / "Makefile").write_text("app: main.o\n\t$(CC) -o app main.o\n")
+    (tmp_path / "main.c").write_text("int main(void) { return 0 }\n")
+    for args in ((), ("-k",)):
+        answer = aw("make", *args, cwd=tmp_path)
+        assert answer.env["summary"] == "make: the recipe for target 'main.o' failed with status 1 (1 compiler error)"
+        recipe = next(p for p in answer.env["problems"] if p["code"] == "MAKE_RECIPE_FAILED")
+        assert recipe["target"] == "main.o" and "location" not in recipe
+        assert answer.env["data"]["failed_targets"] == [{"target": "main.o", "makefile": None, "line": None,
+                                                         "status": 1, "signal": None}]
 
 
 def test_python_traceback_in_a_recipe(tmp_path):

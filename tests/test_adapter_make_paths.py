@@ -65,7 +65,8 @@ def test_a_sub_makes_compiler_paths_are_the_callers(tmp_path: Path) -> None:
         for action in p.get("code_actions", []):
             _apply(action["edit"], tmp_path)
     again = aw("make", cwd=tmp_path)
-    assert again.env["status"] == "success" and again.env["data"]["compiler"] == {"errors": 0, "warnings": 1}
+    assert again.env["status"] == "success"
+    assert again.env["data"]["compiler"] == {"errors": 0, "linker_errors": 0, "warnings": 1}
 
 
 def test_cd_sub_then_make_in_a_shell_line(tmp_path: Path) -> None:

@@ -70,6 +70,23 @@ def test_syntax_error_location_from_the_caret(tmp_path):
     assert a.error["location"] == {"file": "bad.js", "line": 2, "column": 19}
 
 
+def test_json_parse_of_bad_data_is_an_uncaught_exception_not_a_script_syntax_error(tmp_path):
+    """JSON.parse throws a SyntaxError while the script runs (`at JSON.parse (<anonymous>)` first in its stack):
+    the script's syntax is fine, the data is not, so `node --check` is no advice."""
+    (tmp_path / "load.js").write_text('const fs = require("fs");\nconst cfg = JSON.parse("{bad");\n')
+    answer = aw("node", "load.js", cwd=tmp_path, detail="concise")
+    error = answer.error
+    assert error["code"] == "NODE_UNCAUGHT_EXCEPTION"
+    assert error["detail"].startswith("SyntaxError: ") and "JSON" in error["detail"]
+    assert error["location"] == {"file": "load.js", "line": 2, "column": 18}
+    assert error["evidence"] == ["at JSON.parse (<anonymous>)"] and error["thrown_by"] == "JSON.parse"
+    assert "--check" not in error["suggested_fix"] and "JSON.parse" in error["suggested_fix"]
+    assert answer.env["summary"] == "node: Uncaught exception (bad JSON input to JSON.parse)"
+    # the script's own syntax error is still one: no frame outside node's loader
+    (tmp_path / "bad.js").write_text("const x = {\n  a: 1,,\n};\n")
+    assert aw("node", "bad.js", cwd=tmp_path).error["code"] == "NODE_SYNTAX_ERROR"
+
+
 def test_unhandled_rejection_and_address_in_use(tmp_path):
     (tmp_path / "rej.js").write_text("Promise.reject('boom');\n")
     a = aw("--cwd", str(tmp_path), "node", "rej.js")

@@ -75,6 +75,25 @@ def test_missing_script_concise_text_does_not_repeat_the_problem(tmp_path):
     assert "Missing script" not in stderr and "Did you mean" not in stderr, stderr
 
 
+def test_a_failed_scripts_own_line_stays_though_its_command_quotes_it(tmp_path):
+    """`npm init -y`'s test script echoes `Error: no test specified`: that line is the script's output, not a
+    restatement of the detail, which quotes the command only; the fix names the placeholder, and a script's
+    fix never points at "output above" (an envelope has no above)."""
+    proj = tmp_path / "p"
+    proj.mkdir()
+    subprocess.run(["npm", "init", "-y"], cwd=proj, check=True, capture_output=True)
+    answer = aw("--cwd", str(proj), "npm", "test", detail="concise")
+    assert answer.error["code"] == "NPM_SCRIPT_FAILED"
+    assert answer.env["output"]["stdout"]["text"] == "Error: no test specified\n"
+    assert "placeholder" in answer.error["suggested_fix"] and "above" not in answer.error["suggested_fix"]
+    _package(proj, scripts={"check": 'echo "config.yml is missing" && exit 2', "quiet": "exit 4"})
+    check = aw("--cwd", str(proj), "npm", "run", "check", detail="concise")
+    assert check.env["output"]["stdout"]["text"] == "config.yml is missing\n"
+    assert "above" not in check.error["suggested_fix"]
+    quiet = aw("--cwd", str(proj), "npm", "run", "quiet", detail="concise")
+    assert quiet.error["suggested_fix"].startswith("The script printed nothing")
+
+
 def test_offline_and_not_cached_says_the_run_is_cache_only(tmp_path):
     proj = _package(tmp_path / "off")
     a = aw("--cwd", str(proj), "npm", "install", "--offline", NO_SUCH)

@@ -228,13 +228,28 @@ def script_failed(run: CapturedRun) -> list[Problem]:
     if not run.failed or not headers or re.search(ERR + r"(?:code|Missing script)", run.text(), re.M):
         return []
     last = headers[-1]
+    script, command = last.group("script"), last.group("command").strip()
     return [problem(
         "npm", NPM_SCRIPT_FAILED,
-        f"script `{last.group('script')}` of {last.group('pkg')} (`{last.group('command').strip()}`) "
-        f"exited with status {run.exit_code}", exit_code=run.exit_code,
-        suggested_fix="Read the script's own output above (its errors are listed as problems when recognised) and "
-                      "fix the cause; the script is the command after `>`.",
-        extra={"script": last.group("script"), "command": last.group("command").strip()})]
+        f"script `{script}` of {last.group('pkg')} (`{command}`) exited with status {run.exit_code}",
+        exit_code=run.exit_code, suggested_fix=_script_fix(run, script, command),
+        extra={"script": script, "command": command})]
+
+
+_INIT_TEST = 'echo "Error: no test specified" && exit 1'  # the test script `npm init` writes
+
+
+def _script_fix(run: CapturedRun, script: str, command: str) -> str:
+    """What to do about a failed script, in the facts of this run: npm init's placeholder test script, a
+    script that printed nothing, or one whose own output (the envelope's, or its problems) says why."""
+    if script == "test" and command == _INIT_TEST:
+        return ("package.json's test script is the placeholder `npm init` writes, which always fails: set "
+                "\"scripts\".\"test\" to the project's test command (e.g. `node --test`).")
+    printed = [ln for ln in run.text().splitlines() if ln.strip() and not ln.startswith(">")]
+    if not printed:
+        return f"The script printed nothing: run its command (`{command}`) directly to see why it fails."
+    return ("The script's own output says why it failed (errors agentwrap recognises are listed as problems): "
+            "fix that cause, then run it again.")
 
 
 def script_command(run: CapturedRun) -> tuple[str, str] | None:

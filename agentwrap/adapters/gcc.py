@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted
+from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted, link_fixed
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
@@ -68,7 +68,12 @@ class GccAdapter(BaseAdapter):
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         """Diagnostics and rule matches in the order they were printed (a log gives no command line to rewrite)."""
         assert self.spec is not None
-        return compiler_problems(run, self.spec, run.argv if len(run.argv) > 1 else None)
+        argv = run.argv if len(run.argv) > 1 else None
+        linked = invocation(argv) if argv else None
+        found = compiler_problems(run, self.spec, argv)
+        if linked is None or linked["mode"] != "link":
+            return link_fixed(found, None, None)
+        return link_fixed(found, linked["inputs"], (linked["outputs"] or [None])[0])
 
     def effects(self, argv: list[str]) -> Effects:
         info = invocation(argv)

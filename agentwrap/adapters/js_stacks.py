@@ -26,6 +26,10 @@ _MODULE = lazy(r"Cannot find (?:module|package) '(?P<name>[^']+)'(?: imported fr
 _NO_EXPORT = lazy(r"^The requested module '(?P<module>[^']+)' does not provide an export named "
                   r"'(?P<name>[^']+)'|^Named export '(?P<cjs_name>[^']+)' not found\. "
                   r"The requested module '(?P<cjs_module>[^']+)' is a CommonJS module")
+# A stack's first frame in a built-in (`at JSON.parse (<anonymous>)`, `at new RegExp (<anonymous>)`): the error
+# was thrown while the script ran, by that call, so a SyntaxError is the data's (a JSON text, a pattern), not
+# the script's, which node reports before running it with no frame outside its own loader.
+_BUILTIN_FRAME = lazy(r"^\s+at (?:new )?(?P<builtin>[A-Z][\w$]*(?:\.[\w$]+)?) \(<anonymous>\)\s*$")
 # properties of an error block whose values the message already says (an assertion's operands, a system
 # error's errno, syscall and path)
 _SAID_PROP = lazy(r"^\s+(?:code|generatedMessage|actual|expected|operator|errno|syscall|path|address|port|"
@@ -177,22 +181,26 @@ def node_errors(text: str, tool: str, exit_code: int | None) -> list[Problem]:
         if not block.frames and not header:
             i += 1
             continue
-        found.append(_located(tool, m, lines, i, block, header, exit_code))
+        thrower = _BUILTIN_FRAME.match(lines[block.message_end]) if block.message_end < block.end else None
+        found.append(_located(tool, m, lines, i, block, header, exit_code, thrower))
         i = max(block.props_end, i + 1)
     return found
 
 
 def _located(tool: str, m: re.Match[str], lines: list[str], at: int, block: Block, header: Header | None,
-             exit_code: int | None) -> Problem:
-    """The problem of one error block: it stands for the lines it says (`matched`); its code frame is evidence."""
-    problem = _classify(tool, m, lines[at:block.message_end], block.frames, block.code, header, exit_code)
+             exit_code: int | None, thrower: re.Match[str] | None = None) -> Problem:
+    """The problem of one error block: it stands for the lines it says (`matched`); its code frame is evidence,
+    and so is the frame of the built-in that threw it (`at JSON.parse (<anonymous>)`)."""
+    problem = _classify(tool, m, lines[at:block.message_end], block.frames, block.code, header, exit_code,
+                        thrower.group("builtin") if thrower else None)
     first = header.at if header else at
     body = lines[at + 1:block.message_end]
     # the message's other lines go with it when the detail says them (an assertion's `-1 !== 3`), else they
     # stay in the text (a require stack, a message cut at 500 characters)
     said = all(ln.strip() in problem.detail for ln in body)
     matched = [*lines[first:at + 1], *(body if said else []), *lines[block.message_end:block.props_end]]
-    extra = {**(problem.extra or {}), **({"evidence": header.evidence} if header and header.evidence else {})}
+    evidence = [*(header.evidence if header else []), *([thrower.group(0).strip()] if thrower else [])]
+    extra = {**(problem.extra or {}), **({"evidence": evidence} if evidence else {})}
     return problem._replace(matched="\n".join(matched), extra=extra)
 
 
@@ -205,7 +213,7 @@ def _message(m: re.Match[str], message_lines: list[str], code: str | None) -> st
 
 
 def _classify(tool: str, m: re.Match[str], message_lines: list[str], frames: list[Frame], prop_code: str | None,
-              header: Header | None, exit_code: int | None) -> Problem:
+              header: Header | None, exit_code: int | None, thrower: str | None = None) -> Problem:
     etype, message = m.group("type"), m.group("message").strip()
     ecode = m.group("code") or prop_code
     user = user_frames(frames)
@@ -225,7 +233,15 @@ def _classify(tool: str, m: re.Match[str], message_lines: list[str], frames: lis
     missing = _NO_EXPORT.match(message)
     if missing and etype == "SyntaxError":
         return _missing_export(tool, missing, first, exit_code, kw)
-    if etype == "SyntaxError":
+    if thrower:
+        extra["thrown_by"] = thrower
+    if etype == "SyntaxError" and thrower == "JSON.parse":
+        # data, not code: JSON.parse rejected the text it was given while the script ran
+        return _problem(tool, "NODE_UNCAUGHT_EXCEPTION", first, exit_code, **kw,
+                        suggested_fix="The text JSON.parse was given at the location shown is not JSON (the "
+                                      "message gives the position): fix the input it reads, or catch the "
+                                      "SyntaxError around the call to report bad input.")
+    if etype == "SyntaxError" and not thrower:
         return _problem(tool, "NODE_SYNTAX_ERROR", first, exit_code, **kw,
                         suggested_fix="Fix the syntax at the location shown (the caret marks the token node "
                                       "rejected), then run again; `node --check FILE` checks without running.")

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from typing import Any
 
 from agentwrap.adapters import tracebacks
 from agentwrap.adapters.compiler_paths import rooted, shown_path
-from agentwrap.adapters.compiler_problems import counted, located_problems
-from agentwrap.adapters.gcc import COMPILER, GccAdapter
+from agentwrap.adapters.compiler_problems import LINKER_CODES, link_fixed, located_problems
+from agentwrap.adapters.gcc import COMPILER, GccAdapter, invocation
 from agentwrap.adapters.make_folders import LEVEL, Folders, folder_of_message, start_folder
 from agentwrap.adapters.python_errors import DECLARED
 from agentwrap.lazyre import lazy
@@ -35,8 +36,10 @@ SPEC_FILE = os.path.join(os.path.dirname(__file__), "make.spec.toml")
 _ENTERING = lazy(LEVEL + r"Entering directory [`'‘](?P<dir>[^'’]+)['’]\s*$", re.M)
 _UP_TO_DATE = lazy(LEVEL + r"[`'‘](?P<target>[^'’]+)['’] is up to date\.", re.M)
 _NOTHING = lazy(LEVEL + r"Nothing to be done for [`'‘](?P<target>[^'’]+)['’]\.", re.M)
-_FAILED = lazy(LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): )?(?P<target>[^\]]+)\] "
+_FAILED = lazy(LEVEL + r"\*\*\* \[(?:(?P<file>[^:\]]+):(?P<line>\d+): |<builtin>: )?(?P<target>[^\]]+)\] "
                r"(?:Error (?P<status>\d+)|(?P<signal>[A-Z][a-z].*))", re.M)
+# make's echo of a compiler command (`cc -o app main.o util.o`, `x86_64-linux-gnu-gcc-12 ...`)
+_COMPILER_ECHO = lazy(r"^(?:\S*/)?(?:[\w.+-]*-)?(?:cc|gcc|g\+\+|c\+\+|clang|clang\+\+)(?:-[\d.]+)?\s.*$", re.M)
 # make's own warnings look like compiler diagnostics (`Makefile:8: warning: ...`): they are make's, not gcc's
 _MAKE_WARNING = lazy(r"^(?:overriding recipe|ignoring old recipe|undefined variable)")
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "--file", "--makefile", "-I", "--include-dir", "-j", "--jobs", "-l",
@@ -111,6 +114,31 @@ def _directory_fix(problem: Problem, argv: tuple[str, ...]) -> Problem:
     return problem._replace(code_actions=(problem.code_actions[0]._replace(command=tuple(args)),))
 
 
+def _link_command(text: str, before: int) -> tuple[str, dict[str, Any]] | None:
+    """The link command make echoed for a linker failure printed at `before`: the last one echoed before it,
+    else (stderr comes first in the text when it was not a terminal's) the last one echoed at all."""
+    links = []
+    for m in _COMPILER_ECHO.finditer(text):
+        try:
+            words = shlex.split(m.group(0))
+        except ValueError:
+            words = m.group(0).split()
+        linked = invocation(words)
+        if linked["mode"] == "link":
+            links.append((m.start(), m.group(0).rstrip(), linked))
+    chosen = [link for link in links if link[0] < before] or links
+    return (chosen[-1][1], chosen[-1][2]) if chosen else None
+
+
+def _linked(problems: list[Problem], found: list[tuple[int, Problem]], text: str) -> list[Problem]:
+    """GCC_LINK_FAILED's fix names the files the failed link command linked (the one make echoed)."""
+    at = next((offset for offset, p in found if p.code in LINKER_CODES), None)
+    command = _link_command(text, at) if at is not None else None
+    if command is None:
+        return link_fixed(problems, None, None)
+    return link_fixed(problems, command[1]["inputs"], (command[1]["outputs"] or [None])[0])
+
+
 def _tracebacks(text: str, exit_code: int | None) -> list[tuple[int, Problem]]:
     found, start = [], 0
     for problem in tracebacks.problems(text, tool="python", exit_code=exit_code):
@@ -132,6 +160,15 @@ def _explained(problems: list[Problem]) -> list[Problem]:
         explained = explained or p.severity == "error"
         out.append(p)
     return out
+
+
+def _errors(compiler: dict[str, int]) -> str:
+    """`1 compiler error, 2 warnings`, `1 linker error`: what failed, in the words of the tool that failed."""
+    errors, linked, warned = compiler["errors"], compiler["linker_errors"], compiler["warnings"]
+    parts = [f"{errors} compiler error{'s' * (errors != 1)}"] if errors or not linked else []
+    parts += [f"{linked} linker error{'s' * (linked != 1)}"] if linked else []
+    parts += [f"{warned} warning{'s' * (warned != 1)}"] if warned else []
+    return ", ".join(parts)
 
 
 class MakeAdapter(BaseAdapter):
@@ -169,7 +206,8 @@ class MakeAdapter(BaseAdapter):
                 found.append((m.start(), _renamed(placed, problem, run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
-        return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in _explained([p for _, p in found])
+        problems = _linked(_explained([p for _, p in found]), found, text)
+        return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in problems
                 if not (p.code == "MAKE_COMMAND_NOT_FOUND" and (p.extra or {}).get("command") in missing)]
 
     def _own_problem(self, rule: Any, m: re.Match[str], run: CapturedRun) -> Problem:
@@ -197,7 +235,10 @@ class MakeAdapter(BaseAdapter):
                                 "line": int(m.group("line")) if m.group("line") else None,
                                 "status": int(m.group("status")) if m.group("status") else None,
                                 "signal": m.group("signal")} for m in _FAILED.finditer(text)],
-            "compiler": {"errors": sum(p.severity == "error" and p.code != "GCC_LINK_FAILED" for p in compiled),
+            # the linker's errors apart: `undefined reference` is no compiler error
+            "compiler": {"errors": sum(p.severity == "error" and p.code not in LINKER_CODES for p in compiled),
+                         "linker_errors": sum(p.code in LINKER_CODES - {"GCC_LINK_FAILED"} for p in compiled)
+                         or int(any(p.code == "GCC_LINK_FAILED" for p in compiled)),
                          "warnings": sum(p.severity == "warning" for p in compiled)},
         }
         question = "-q" in run.argv or "--question" in run.argv
@@ -211,9 +252,12 @@ class MakeAdapter(BaseAdapter):
         if base.error is not None and base.error in compiled:
             # the compiler's error decides: the summary says which recipe failed and counts, once each
             recipe = next((p.detail for p in base.problems if p.code == "MAKE_RECIPE_FAILED"), None)
-            errors = counted(data["compiler"]["errors"], data["compiler"]["warnings"], "compiler error")
+            errors = _errors(data["compiler"])
             summary = f"make: {recipe} ({errors})" if recipe else f"make: {errors}"
-            return base._replace(data=data, summary=summary)
+            # a failed link's command line stays in the text: which files were linked is the diagnosis
+            link = _link_command(text, text.find(base.error.matched or base.error.detail))
+            kept = (link[0],) if base.error.code in LINKER_CODES and link else ()
+            return base._replace(data=data, summary=summary, kept_lines=kept)
         if base.error is not None or run.failed:
             return base._replace(data=data)
         named = ", ".join(data["targets"]) or "the default target"

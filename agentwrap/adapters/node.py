@@ -7,7 +7,7 @@ from typing import Any
 
 from agentwrap.adapters.js_stacks import FACTS, runner_counts, test_run_problems
 from agentwrap.adapters.js_test_results import nothing_ran
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "node.spec.toml")
@@ -43,6 +43,14 @@ class NodeAdapter(BaseAdapter):
 
     # "node --test: 2 passed, 1 failed": the counts in our words; the error quotes the failed test's message
     summarize_failures = True
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        base = super().interpret(run)
+        error = base.error
+        if error is not None and (error.extra or {}).get("thrown_by") == "JSON.parse" and error.code == (
+                "NODE_UNCAUGHT_EXCEPTION"):
+            return base._replace(summary="node: Uncaught exception (bad JSON input to JSON.parse)")
+        return base
 
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         tests = (data or {}).get("tests")

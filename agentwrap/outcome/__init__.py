@@ -171,7 +171,7 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
             result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
             explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
             noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
-            columns=shown.columns and name == "stdout")
+            columns=shown.columns and name == "stdout", kept=interp.kept_lines)
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

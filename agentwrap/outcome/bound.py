@@ -80,7 +80,7 @@ def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> St
 def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
            explained: bool, parsed_whole: bool, noise: Sequence[Any], said: Said | None,
            layout: bool = False, patch: bool = False,
-           columns: bool = False) -> tuple[Stream, set[str], ArtifactRef | None]:
+           columns: bool = False, kept: Sequence[str] = ()) -> tuple[Stream, set[str], ArtifactRef | None]:
     """The stream of the record: its standard text and its lean text, each within its budget. The lean
     text is filtered from `analysed` (what the adapter read: the whole output, or its head and tail, and
     whether it was whole), so what survives the noise rules and the facts already given is what the budget
@@ -94,7 +94,7 @@ def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, sto
         lean, restated = "", result.lines  # the data holds every fact of this text
     elif filtered:
         lean, noisy, restated, fired = lean_text(full_text, noise, said if explained else None, layout,
-                                                patch, columns)
+                                                patch, columns, kept)
     else:
         lean = result.text  # the capture's own bound: head, salient lines, tail
     ref = standard.artifact

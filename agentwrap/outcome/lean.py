@@ -5,7 +5,7 @@ Pure text work: `agentwrap.outcome.bound` decides when it applies and within whi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from agentwrap.lazyre import lazy
@@ -79,14 +79,22 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
     said = Said()
     said.update(words(summary))
     for p in problems:
-        said.update(words(p.detail))
+        # A command line a problem quotes (npm's failed script, `echo "Error: no test specified" && exit 1`)
+        # says what was run, not what it printed: its words state no fact of the output.
+        extra = p.extra or {}
+        commands = [v for k, v in extra.items() if k == "command" and isinstance(v, str) and " " in v.strip()]
+        detail = p.detail
+        for command in commands:
+            detail = detail.replace(command, " ")
+        said.update(words(detail))
         said.update(words(p.matched))
         for line in p.matched.splitlines():
             if line.strip():  # as printed, and as layout tidying shows it (pytest's full-width banners)
                 said.lines.update((line.strip(), tidy(line).strip()))
         loc = p.location or {}
         said.update(words(" ".join(str(v) for v in loc.values())))
-        said.update(words(json.dumps(p.extra or {}, default=str, ensure_ascii=False)))  # evidence, context
+        stated = {k: v for k, v in extra.items() if not (k == "command" and v in commands)}
+        said.update(words(json.dumps(stated, default=str, ensure_ascii=False)))  # evidence, context
         said.quoted.update(line.strip() for text in _strings(p.extra) for line in text.splitlines())
     if data is not None:
         said.update(words(json.dumps(data, default=str)))
@@ -289,14 +297,17 @@ def _without_empty_brackets(lines: list[str], out: list[str], source: list[int])
 
 
 def lean_text(text: str, noise: Sequence[Any], said: Said | None,
-              layout: bool, patch: bool = False, columns: bool = False) -> tuple[str, int, int, set[str]]:
+              layout: bool, patch: bool = False, columns: bool = False,
+              kept: Collection[str] = ()) -> tuple[str, int, int, set[str]]:
     """`text` for a model: (lean text, noise lines dropped, restated lines dropped, noise rules that fired).
     `layout`: the tool draws for the terminal, so rules, padding and repeated blank lines are not content
     (never for a file's own text, which an agent edits by its exact lines). `patch`: the text holds
     unified diffs, whose hunks are kept byte for byte (`agentwrap.outcome.patch`). `columns`: the text is
     a table aligned with spaces (`pip list`), whose cells are then one space apart, and a long listing's
-    fields alike on every entry are said once (`said_once`)."""
+    fields alike on every entry are said once (`said_once`). `kept`: lines the adapter keeps (stripped, as
+    printed) though a noise rule matches them or the facts seem to say them (a failed link's command line)."""
     out: list[str] = []
+    keep = {line.strip() for line in kept}
     source: list[int] = []  # the index in `lines` of each line of `out`
     noisy = restated = 0
     fired: set[str] = set()
@@ -329,7 +340,7 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             line = tidy(line)
         if columns:
             line = one_space_cells(line)
-        if line.startswith(MARKER):
+        if line.startswith(MARKER) or line.strip() in keep:
             out.append(line)
             source.append(index)
             marked = False
