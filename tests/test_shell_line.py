@@ -338,6 +338,43 @@ def test_a_tail_after_pytest_still_lets_pytest_be_read_whole(tmp_path: Path) -> 
     assert answer.text().splitlines()[:1] == shown[:1] and len(answer.text().splitlines()) == len(shown)
 
 
+@pytest.mark.slow  # runs pytest twice; .ci/run runs it
+def test_a_head_after_pytest_keeps_its_lines_and_makes_up_no_fact(tmp_path: Path) -> None:
+    # pytest exits 1, head 0: pytest's failure decides, and what head printed is what the caller asked to see
+    (tmp_path / "test_a.py").write_text(FAILING_TESTS)
+    line = "COLUMNS=80 python3 -m pytest -q -p no:cacheprovider | head -3"  # bash's own run has no terminal
+    concise = aw("--cwd", str(tmp_path), "--shell", line, detail="concise")
+    assert concise.env["output"]["stdout"]["text"] == bash(line, tmp_path).stdout  # `.F`, the rule, `test_bad`
+    assert concise.error["code"] == "PYTEST_TEST_FAILED" and not concise.error["detail"].endswith(": ")
+    data = aw("--cwd", str(tmp_path), "--shell", line).env.get("data") or {}
+    # head's copy has all of pytest's output when pytest ended first (the counts are its own), else none
+    assert (data.get("passed"), data.get("failed")) in ((None, None), (1, 1))
+
+
+@pytest.mark.slow  # runs pytest; .ci/run runs it
+def test_a_head_that_cut_pytest_off_says_so_and_what_it_saw(tmp_path: Path) -> None:
+    # the line's own head keeps no copy: pytest is read from the 3 lines head let through
+    (tmp_path / "test_a.py").write_text(FAILING_TESTS)
+    line = 'head() { command head "$@"; }; COLUMNS=80 python3 -m pytest -q -p no:cacheprovider | head -3'
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.error["code"] == "PYTEST_TEST_FAILED" and answer.error["detail"] == "test_bad failed"
+    assert "let through, not whole" in answer.env["summary"]
+    assert "passed" not in answer.env["data"] and "failed" not in answer.env["data"]  # no final line: no counts
+    assert not [w for w in answer.env["warnings"] if w["code"] == "DATA_PARTIAL"]  # the summary says why
+    assert answer.text() == bash(line, tmp_path).stdout
+
+
+@pytest.mark.slow  # runs 500 tests; .ci/run runs it
+def test_pytest_cut_off_by_head_is_not_a_failure_when_it_read_none(tmp_path: Path) -> None:
+    # pytest exits 1 on EPIPE when head stops reading: its copy shows it was cut off, and no test failed in it
+    (tmp_path / "test_a.py").write_text("import pytest\n\n\n@pytest.mark.parametrize('i', range(500))\n"
+                                        "def test_ok(i):\n    assert i >= 0\n")
+    line = "COLUMNS=80 python3 -m pytest -v -p no:cacheprovider | head -2"
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.env["status"] == "success" and answer.env["command"]["decided_by"]["argv"] == ["head", "-2"]
+    assert answer.text() == bash(line, tmp_path).stdout
+
+
 @pytest.mark.parametrize("line", [
     'seq 1 100000 | tail -2; echo "ps=${PIPESTATUS[*]}"',
     'set -o pipefail; (exit 4) | tail -1; echo "st=$?"',
@@ -350,6 +387,12 @@ def test_a_tail_after_pytest_still_lets_pytest_be_read_whole(tmp_path: Path) -> 
     'printf "f.txt\\nf.txt\\n" | while read f; do tail -n1 "$f"; done | tail -5',
     "seq 3 | tail -n 2 -",
     "type tail; seq 2 | tail -1",  # says what tail is, as bash does
+    'seq 1 100000 | head -2; echo "ps=${PIPESTATUS[*]}"',  # head's copy: seq is still ended by SIGPIPE
+    "set -o pipefail; seq 100000 | head -1; echo st=$?",
+    "seq 100000 | { head -1; cat; } | wc -l",  # a head that shares its pipe with cat is not copied
+    "seq 3 | head -n 2 -",
+    "head() { echo mine; }; echo x | head",
+    "type head; seq 2 | head -1",
 ])
 def test_a_tail_stage_prints_and_ends_as_bash_s_own(tmp_path: Path, line: str) -> None:
     (tmp_path / "f.txt").write_text("l1\nl2\nl3\n")

@@ -380,11 +380,14 @@ def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
     blocks = _blocks(lines)
     by_title = {title: body for title, body in blocks}
     summary = _summary_entries(by_title.get("short test summary info", []))
-    data: dict[str, Any] = dict.fromkeys(COUNT_KEYS, 0)
+    data: dict[str, Any] = {}
     final = next((title for title, _ in reversed(blocks) if _COUNT.search(title) or "no tests ran" in title), None)
     if final is None:  # -q: the last line carries the counts without banners
         final = next((line for line in reversed(lines) if _DURATION.search(line) and
                       (_COUNT.search(line) or "no tests ran" in line)), None)
+    co = _CO_TOTAL.search(text)
+    if final or co:  # without pytest's final line (a cut or ended run's output) no count is known, not even a zero
+        data.update(dict.fromkeys(COUNT_KEYS, 0))
     if final:
         for m in _COUNT.finditer(final):
             key = m.group("what")
@@ -413,7 +416,7 @@ def parse_reports(text: str) -> tuple[dict[str, Any], list[Report]]:
                for line in lines if (v := _VERBOSE.match(line))]
     if results:
         data["results"] = results[:MAX_LIST]
-    if (co := _CO_TOTAL.search(text)) is not None:
+    if co is not None:
         data["collected"] = int(co.group("n"))
         nodeids = [line for line in lines if "::" in line and " " not in line.split("::")[0] and not
                    _VERBOSE.match(line) and not line.startswith(("FAILED", "ERROR"))]

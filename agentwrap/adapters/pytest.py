@@ -206,7 +206,8 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
         # the location" is none, so a failure raised in the test itself carries no fix.
         fix = (f"Fix the code under test or the test; the exception was raised at {r.crash['file']}:"
                f"{r.crash['line']}." if r.crash else None)
-        return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed: {r.message}", run, location=location,
+        said = f": {r.message}" if r.message else ""  # a failure block cut before its message says none
+        return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed{said}", run, location=location,
                         fix=fix, actions=rerun, extra=extra)
     if r.fixture:
         plugin = PLUGIN_FIXTURES.get(r.fixture)

@@ -40,6 +40,9 @@ class Reading(NamedTuple):
     # The later stages of its pipeline its stdout went through (`head -3` of `ruff check . | head -3`): what
     # the line shows is what they let through, so counts read from it may not be its totals.
     piped: str = ""
+    # Its stdout reached the line's through a `head` (`pytest | head -3`): the line's stdout is the lines head
+    # let through, what the caller asked to see, so it is shown as printed, not filtered by this adapter's rules.
+    as_printed: bool = False
 
 
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -54,7 +57,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     cwd = (context or {}).get("cwd")
     run_argv, run_result = argv, result
     if reading is not None:
-        run_argv, adapter, captured, run_result, _ = reading
+        run_argv, adapter, captured, run_result = reading.argv, reading.adapter, reading.captured, reading.result
     else:
         captured = captured_run(argv, program, adapter, result, results, pipeline, cwd)
     interp, notes, reader, read_argv = interpret_with_reader(adapter, captured)
@@ -86,6 +89,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
     if reading is not None and reading.piped and interp.summary and summary == interp.summary[:300]:
         summary = f"{summary[:200]} (counted in what `{reading.piped[:60]}` let through: may not be the total)"
+    elif reading is not None and reading.piped and error is not None:  # read from a part: what it says is partial
+        summary = f"{summary[:200]} (its stdout read from what `{reading.piped[:60]}` let through, not whole)"
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Rule 3: a member the adapter names in `concise_written` whose value the caller wrote (a commit's -m)
@@ -95,9 +100,11 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                                                            shown.concise_shared),
                                            pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
-    whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data
+    as_printed = reading is not None and reading.as_printed
+    whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data \
+        and not as_printed
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
-                                    parsed_whole=whole, written=tuple(written.values()))
+                                    parsed_whole=whole, written=tuple(written.values()), as_printed=as_printed)
     if whole and lean_data is not None:
         # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
         # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
@@ -113,7 +120,9 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     if shown.text_says and lean_data is not None and streams["stdout"].lean and not streams["stdout"].lean_cut:
         lean_data = bound.lean_data(lean_data, shown.text_says)  # the patch shows its files and counts
     notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
-    notes += _run_notes(result, streams, interp, captured.complete, cut, problems_omitted)
+    # a reading of what a later stage let through says so in its summary (its data is partial for that reason)
+    read_whole = captured.complete or (reading is not None and bool(reading.piped))
+    notes += _run_notes(result, streams, interp, read_whole, cut, problems_omitted)
     if hider:  # what the caller wrote (`--from-literal=k=VALUE`) and the prompts answered are shown too
         argv, context, notes = hider.obj(argv), hider.obj(context), hider.obj(notes)
     return RunRecord(
@@ -156,7 +165,7 @@ def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[
 
 def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Interpretation,
              problems: tuple[Problem, ...], lean_data: Any, summary: str, shown: Presentation,
-             parsed_whole: bool, written: Sequence[str] = ()
+             parsed_whole: bool, written: Sequence[str] = (), as_printed: bool = False
              ) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
     # What the reader knows: the summary, the problems, the lean data, and what the caller wrote that the
@@ -166,12 +175,17 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
     fired: set[str] = set()
     refs: list[ArtifactRef] = []
     for name, result in results.items():
-        patch = shown.patch and name == "stdout"  # a diff is the change itself: data only counts it
-        streams[name], hits, ref = bound.stream(
-            result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
-            explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
-            noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
-            columns=shown.columns and name == "stdout", kept=interp.kept_lines)
+        if as_printed and name == "stdout":  # what a `| head` let through: the caller's text, as printed
+            streams[name], hits, ref = bound.stream(result, pipeline.analysis_text(name),
+                                                    budget=pipeline.max_inline_bytes, store=pipeline.store,
+                                                    explained=False, parsed_whole=False, noise=(), said=None)
+        else:
+            patch = shown.patch and name == "stdout"  # a diff is the change itself: data only counts it
+            streams[name], hits, ref = bound.stream(
+                result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
+                explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
+                noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
+                columns=shown.columns and name == "stdout", kept=interp.kept_lines)
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

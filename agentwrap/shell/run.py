@@ -8,6 +8,7 @@ was read.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -129,9 +130,10 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
         nonce = ""
         tap_dir = None
         if instrumented and plan is not None:
-            tap_dir = _tap_dir(plan, shim_root)
+            tapped = _tapped(plan)
+            tap_dir = _tap_dir(shim_root, tapped)
             built = script.build(line, user_bash_env=child_env.get("BASH_ENV"), traced=traced,
-                                 terminals=not opts.no_pty, tap_dir=tap_dir)
+                                 terminals=not opts.no_pty, tap_dir=tap_dir, tapped=tapped)
             nonce = built.nonce
             startup = os.path.join(shim_root, "bash_env")
             with open(startup, "w") as f:
@@ -170,12 +172,38 @@ def execute(line: str, extra: list[str], opts: Options, *, request_id: str, shel
     return finished(record, argv, adapter, cwd, opts, observation, events, shown_live=live is not None)
 
 
-def _tap_dir(plan: model.Line, shim_root: str) -> str | None:
-    """A folder for what `| tail` stages read, when the line has one after another command."""
-    if not any(stage is not None and stage.program == script.TAPPED for unit in plan.units
-               for stage in unit.stages[1:]):
-        return None
-    if any(_asks_what_tail_is(c.words) for c in plan.commands):  # `type tail` would show the tap's function
+def _tapped(plan: model.Line) -> tuple[str, ...]:
+    """The programs whose pipeline stages keep a copy of what they read (`| tail`, `| head`): those that
+    follow another command in the line, unless the line asks what one of them is (`type tail` would show
+    the tap's function). A `head` is copied only when every `head` of the line is such a stage: one in a
+    group, a loop's body, a function or `$( )` shares its input with the commands after it."""
+    if any(_asks_what_tail_is(c.words) for c in plan.commands):
+        return ()
+    staged = [stage for unit in plan.units for stage in unit.stages[1:] if stage is not None]
+    out = tuple(name for name in script.TAPPED_PROGRAMS if any(stage.program == name for stage in staged))
+    if script.TAPPED_HEAD in out and not _heads_are_stages(plan, staged):
+        out = tuple(name for name in out if name != script.TAPPED_HEAD)
+    return out
+
+
+_NESTS = {"compound-stage", "function", "subshell", "cmdsubst", "procsubst", "eval", "coproc"}
+_HEAD_WORD = re.compile(r"(?<![\w./-])head(?![\w.-])")
+
+
+def _heads_are_stages(plan: model.Line, staged: list[model.Command]) -> bool:
+    """Every `head` the line can run is a pipeline stage after another command: nothing nests commands that
+    no unit names, no program is known only at run time, and the word `head` is written nowhere else."""
+    if plan.features & _NESTS or any(f.startswith("other:") for f in plan.features):
+        return False
+    if any(not command.program_literal for command in plan.commands):
+        return False
+    heads = sum(1 for stage in staged if stage.program == script.TAPPED_HEAD)
+    return len(_HEAD_WORD.findall(plan.text)) == heads
+
+
+def _tap_dir(shim_root: str, tapped: tuple[str, ...]) -> str | None:
+    """A folder for what `| tail` and `| head` stages read, when the line has one after another command."""
+    if not tapped:
         return None
     path = os.path.join(shim_root, "taps")
     os.mkdir(path, 0o700)
@@ -185,13 +213,14 @@ def _tap_dir(plan: model.Line, shim_root: str) -> str | None:
 def _asks_what_tail_is(words: list[str]) -> bool:
     name, args = (words[0], words[1:]) if words else ("", [])
     if name == "command" and args[:1] in (["-v"], ["-V"]) or name in ("type", "declare", "typeset", "unset"):
-        return script.TAPPED in args
+        return any(program in args for program in script.TAPPED_PROGRAMS)
     return False
 
 
 def _taps(tap_dir: str, budget: int, secrets: list[str]) -> dict[int, verdict.Tap]:
-    """What each `| tail` read, by its stage's trace number, cleaned as the terminal's output is (escapes,
-    redraws, secrets). `False`: tail -c kept only the last TAP_BYTES of it."""
+    """What each `| tail` or `| head` read, by its stage's trace number, cleaned as the terminal's output is
+    (escapes, redraws, secrets). `False`: not all the writer wrote: tail -c kept only the last TAP_BYTES of
+    it, or head stopped reading before the writer ended (or head -c kept only the first TAP_BYTES)."""
     taps: dict[int, verdict.Tap] = {}
     for name in os.listdir(tap_dir):
         if not name.isdigit():
@@ -201,12 +230,23 @@ def _taps(tap_dir: str, budget: int, secrets: list[str]) -> dict[int, verdict.Ta
                 data = handle.read(script.TAP_BYTES + 1)
         except OSError:
             continue
+        ended = _tee_status(os.path.join(tap_dir, name + ".end"))  # None: tail's copy, which reads to the end
         cleaner = Pipeline(max_inline_bytes=budget, store=None, secrets=secrets)
         cleaner.output("stdout", data)
         cleaner.finish()
         text, done = cleaner.analysis_text("stdout")
-        taps[int(name)] = (text, done and len(data) < script.TAP_BYTES)
+        taps[int(name)] = (text, done and len(data) < script.TAP_BYTES and ended in (None, "0"))
     return taps
+
+
+def _tee_status(path: str) -> str | None:
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""
 
 
 def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: session.RunResult, cwd: str,

@@ -22,7 +22,7 @@ from agentwrap.outcome.interpret import interpret
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
 from agentwrap.shell.model import Command, Line, Unit
-from agentwrap.shell.script import TAPPED
+from agentwrap.shell.script import TAPPED_HEAD, TAPPED_PROGRAMS
 from agentwrap.shell.trace import Execution
 
 SIGPIPE_STATUS = 128 + 13
@@ -73,7 +73,7 @@ def _followed(text: str, command: Command | None, stream: str, cwd: str) -> str:
         return text
 
 
-Tap = tuple[str, bool]  # what a `| tail` stage read (cleaned), and whether that is all of it
+Tap = tuple[str, bool]  # what a `| tail` or `| head` stage read (cleaned), and whether that is all of it
 
 
 def _captured(argv: list[str], adapter: Adapter, status: int | None, segment: Pipeline | None,
@@ -98,16 +98,33 @@ def _fails(adapter: Adapter, captured: CapturedRun) -> bool:
     return interp.error is not None or interp.success is False
 
 
+def _cut_by_head(unit: Unit, stage: int, tapped: Tap | None) -> bool:
+    """The `head` after `stage` stopped reading before the stage ended writing (its copy is cut): the stage
+    was then told its reader closed the pipe, by EPIPE or SIGPIPE, and may have ended for that alone."""
+    after = unit.stages[stage + 1] if stage + 1 < len(unit.stages) else None
+    return tapped is not None and not tapped[1] and after is not None and after.program == TAPPED_HEAD
+
+
+_STATUS_ONLY = {"COMMAND_FAILED"}  # what any program's non-zero status alone is read as
+
+
+def _reads_a_failure(adapter: Adapter, captured: CapturedRun) -> bool:
+    """Its adapter reads a failure in the output itself (`.FF`'s `___ test_add ___` block), not in the status."""
+    interp, _ = interpret(adapter, captured)
+    return any(p.severity == "error" and p.code not in _STATUS_ONLY for p in interp.problems)
+
+
 UNKNOWN_STAGE = -1  # the pipeline failed, and no status says which of its stages did
 
 
 def tap_of(execution: Execution, unit: Unit, stage: int, taps: dict[int, Tap]) -> Tap | None:
-    """What the `tail` right after `stage` read from it (`pytest 2>&1 | tail -5`: all of pytest's output)."""
+    """What the `tail` or `head` right after `stage` read from it (`pytest 2>&1 | tail -5`: all of pytest's
+    output; `pytest | head -3`: what pytest wrote before head stopped reading, all of it when pytest ended first)."""
     if stage == UNKNOWN_STAGE:
         return None
     after = unit.stages[stage + 1] if stage + 1 < len(unit.stages) else None
     command = unit.stages[stage]
-    if after is None or after.program != TAPPED or command is None:
+    if after is None or after.program not in TAPPED_PROGRAMS or command is None:
         return None
     if command.redirects.get("stdout", "").startswith(("file:", "append:")):
         return None  # its stdout went to a file, not to tail
@@ -181,8 +198,11 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
             continue
         command = unit.stages[i]
         adapter, argv = adapter_for(command, ended=True, status=status)
+        tapped = tap_of(run, unit, i, taps or {})
         captured = _captured(argv, adapter, status, segment, whole, streams, command, run.cwd or os.getcwd(),
-                             duration_ms, tap_of(run, unit, i, taps or {}))
+                             duration_ms, tapped)
+        if _cut_by_head(unit, i, tapped) and not _reads_a_failure(adapter, captured):
+            continue  # told the pipe was closed: its status may be that (pytest exits 1 on EPIPE)
         if _fails(adapter, captured):
             return Decision(run, unit, i, command, status, run.status == 0)
     final = statuses[-1] if statuses else run.status
@@ -194,8 +214,8 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
 def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
             streams: dict[str, StreamResult], result: RunResult, cwd: str, *, opts_adapter: str | None,
             no_adapter: bool, taps: dict[int, Tap] | None = None) -> Reading:
-    """What the deciding command's adapter reads: its own output (all of it where a `| tail` after it
-    kept a copy), status and folder."""
+    """What the deciding command's adapter reads: its own output (all of it where a `| tail` or `| head`
+    after it kept a copy of all of it), status and folder."""
     adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter, ended=True, status=decision.status)
     where = decision.execution.cwd or cwd
     segment = segments.get(decision.execution.unit) if decision.execution.seq else None
@@ -208,7 +228,8 @@ def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
         stage_result.returncode, stage_result.signal = result.returncode, result.signal
     # read whole, its counts are its own; cut (the copy's last bytes only), they are what the copy held
     whole_read = tapped is not None and tapped[1]
-    return Reading(list(argv), adapter, captured, stage_result, "" if whole_read else _downstream(decision))
+    return Reading(list(argv), adapter, captured, stage_result, "" if whole_read else _downstream(decision),
+                   as_printed=_through_head(decision))
 
 
 _PASS_ON = {"cat", "tee"}  # stages that pass every line on unchanged
@@ -225,6 +246,17 @@ def _downstream(decision: Decision) -> str:
            for stage in later):
         return ""
     return " | ".join(stage.text if stage is not None else "…" for stage in later)
+
+
+def _through_head(decision: Decision) -> bool:
+    """The deciding command's stdout reached the line's stdout through a `head`: the line's text is what head
+    let through (`.FF` and a rule of pytest's first lines), what the caller asked to see."""
+    command = decision.command
+    to_file = command is not None and command.redirects.get("stdout", "").startswith(("file:", "append:"))
+    if decision.stage == UNKNOWN_STAGE or to_file:
+        return False
+    later = decision.unit.stages[decision.stage + 1:]
+    return any(stage is not None and stage.program == TAPPED_HEAD for stage in later)
 
 
 def described(decision: Decision, line: Line) -> dict[str, Any]:
