@@ -211,3 +211,26 @@ def test_pdb_prompt_names_the_way_out(tmp_path):
     assert answer.error["code"] == "INPUT_REQUIRED"
     first = own_command(answer.error["code_actions"][0]["command"])
     assert first[:4] == ["agentwrap", "--env", "PYTHONBREAKPOINT=0", "--"]
+
+
+def test_a_test_that_misses_the_projects_own_package_is_not_told_to_install_it(tmp_path):
+    (tmp_path / ".git").mkdir()
+    test = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    for name, text in (("pkg/__init__.py", ""), ("pkg/calc.py", "def add(a, b):\n    return a + b\n"),
+                       ("tests/test_calc.py", test)):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    line = f"cd tests && {sys.executable} -m pytest -q -p no:cacheprovider"
+    answer = aw("--cwd", str(tmp_path), "--shell", line, env=FAST)
+    error = answer.error
+    assert (error["code"], error["module"]) == ("PYTEST_IMPORT_ERROR", "pkg")
+    assert error["local_module"] == str(tmp_path / "pkg")
+    assert "pythonpath = ." in error["suggested_fix"] and "this project's own package" in error["suggested_fix"]
+    assert not any("pip" in action["command"] for action in error["code_actions"])  # 'pkg' on PyPI: a stranger's
+    (action,) = error["code_actions"]
+    assert action["is_preferred"]
+    assert action["command"] == ["env", f"PYTHONPATH={tmp_path}", sys.executable, "-m", "pytest", "-q", "-p",
+                                 "no:cacheprovider"]
+    done = subprocess.run(action["command"], cwd=tmp_path / "tests", capture_output=True, text=True,
+                          env={**os.environ, **FAST})
+    assert done.returncode == 0, done.stdout

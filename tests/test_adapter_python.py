@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import shlex
+import subprocess
 import sys
 import textwrap
 
@@ -17,6 +19,7 @@ PY = sys.executable
 
 def _script(tmp_path, name, text):
     path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text))
     return path
 
@@ -94,6 +97,63 @@ def test_missing_module_suggests_the_right_distribution(tmp_path):
     action = error["code_actions"][0]
     assert action["command"] == [PY, "-m", "pip", "install", DISTRIBUTIONS[missing]]
     assert action["applicability"] == "maybe_incorrect"  # the name may be a local module
+
+
+def _own_package(tmp_path):
+    """A project (a git root) whose `pkg/` a script under `sub/` imports: `python sub/use.py` misses it."""
+    (tmp_path / ".git").mkdir()
+    _script(tmp_path, "pkg/__init__.py", "")
+    _script(tmp_path, "pkg/calc.py", "def add(a, b):\n    return a + b\n")
+    _script(tmp_path, "sub/use.py", "from pkg.calc import add\n\nprint(add(1, 2))\n")
+
+
+def test_the_projects_own_package_is_never_installed_from_pypi(tmp_path):
+    _own_package(tmp_path)
+    for ran_in, script in ((tmp_path, "sub/use.py"), (tmp_path / "sub", "use.py")):  # the root's, a parent's
+        error = aw("--cwd", str(ran_in), PY, script).error
+        assert (error["code"], error["module"]) == ("PYTHON_MODULE_NOT_FOUND", "pkg")
+        assert error["local_module"] == str(tmp_path / "pkg")
+        assert "this project's own package" in error["suggested_fix"]
+        assert f"PYTHONPATH={tmp_path}" in error["suggested_fix"]
+        assert "distribution" not in error  # 'pkg' on PyPI is a stranger's package
+        assert not any("pip" in action["command"] for action in error["code_actions"])
+        preferred = [a["command"] for a in error["code_actions"] if a.get("is_preferred")]
+        assert preferred == [["env", f"PYTHONPATH={tmp_path}", PY, script]]
+        for action in error["code_actions"]:  # each one runs the script as it was meant to run
+            done = subprocess.run(action["command"], cwd=ran_in, capture_output=True, text=True)
+            assert (done.returncode, done.stdout) == (0, "3\n"), done.stderr
+    from_root = aw("--cwd", str(tmp_path), PY, "sub/use.py").error
+    assert [a["command"] for a in from_root["code_actions"]][1] == [PY, "-m", "sub.use"]
+    assert "`" + shlex.join([PY, "-m", "sub.use"]) + "`" in from_root["suggested_fix"]
+
+
+def test_dash_c_code_is_the_location_and_the_library_frame_where_it_was_raised():
+    error = aw(PY, "-c", "import json; json.loads('{bad')").error
+    assert error["exception"] == "json.decoder.JSONDecodeError"
+    assert error["location"] == {"file": "<string>", "line": 1}  # the -c code, as python names it
+    assert error["raised_at"]["file"].endswith("decoder.py") and error["raised_at"]["function"] == "raw_decode"
+    assert "-c" in error["location_is"]
+
+
+def test_a_frames_header_and_its_code_line_stay_or_go_together(tmp_path):
+    _script(tmp_path, "app.py", """\
+        import json
+
+
+        def load(text):
+            return json.loads(text)
+
+
+        load("{bad")
+    """)
+    for argv in ([PY, "app.py"], [PY, "-c", "import json; json.loads('{bad')"]):
+        view = aw("--cwd", str(tmp_path), *argv, detail="concise").env
+        text = view["output"]["stderr"]["text"]
+        lines = [line for line in text.splitlines() if line.strip().strip("^")]  # less the caret lines
+        assert "self.scan_once(s, idx)" in text  # the library's code line, where it was raised
+        for above, line in zip(lines, lines[1:], strict=False):
+            if line.startswith("    "):  # a code line: the header of its own frame is right above it
+                assert above.startswith('  File "'), text
 
 
 def test_distribution_guess_is_honest():
@@ -180,9 +240,12 @@ def test_exception_groups_and_indented_tracebacks():
     assert nested.final.location() == {"file": "/w/setup.py", "line": 7}
 
 
-def test_pseudo_files_give_no_location_and_multiline_messages_are_kept():
-    text = 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nE: one\ntwo\n'
+def test_pseudo_files_of_no_user_code_give_no_location_and_multiline_messages_are_kept():
+    text = 'Traceback (most recent call last):\n  File "<frozen runpy>", line 88, in _run_code\nE: one\ntwo\n'
     (problem,) = tracebacks.problems(text)
     assert problem.location is None
     assert problem.extra is not None and problem.extra["message"] == "one\ntwo"
     assert problem.detail == "E: one"
+    # `-c` code is the user's: python names it `<string>`, and so does the location
+    (dash_c,) = tracebacks.problems(text.replace("<frozen runpy>", "<string>").replace("88", "1"))
+    assert dash_c.location == {"file": "<string>", "line": 1}

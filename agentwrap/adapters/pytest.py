@@ -4,15 +4,16 @@ each failing test, test error and collection error a located problem, and exit c
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
 from collections.abc import Callable
 from typing import Any
 
-from agentwrap.adapters import _pytest_parse, _pytest_warnings
+from agentwrap.adapters import _pytest_parse, _pytest_warnings, python_paths
 from agentwrap.adapters._pytest_parse import Report
-from agentwrap.adapters.python_errors import module_not_found
+from agentwrap.adapters.python_errors import ErrorInfo, module_not_found
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
     Adapter,
@@ -122,6 +123,21 @@ def _installer(run: CapturedRun) -> tuple[str, ...]:
     return (python, "-m", "pip", "install")
 
 
+def _missing(run: CapturedRun, message: str, file: str | None) -> ErrorInfo | None:
+    """ModuleNotFoundError's facts; for the project's own module (`./pkg/` while pytest put the test's
+    folder on sys.path) the fix is the path, and `pip install NAME`, a stranger's package, is not offered."""
+    info = module_not_found(message, _installer(run))
+    module = info.extra.get("module") if info else None
+    if info is None or run.cwd is None or not isinstance(module, str):
+        return info
+    local = python_paths.find(module, python_paths.starts(run.cwd, file))
+    if local is None:
+        return info
+    fix, actions, facts = python_paths.pytest_fix(local, run.argv, run.cwd, _installer(run))
+    extra = {k: v for k, v in info.extra.items() if k not in ("distribution", "distribution_guess")}
+    return dataclasses.replace(info, suggested_fix=fix, code_actions=actions, extra={**extra, **facts})
+
+
 def _sides(message: str) -> set[str]:
     """The two values a failed comparison names: `[1, 2]` and `[1, 3]` of `assert [1, 2] == [1, 3]` or of
     unittest's `Lists differ: [1, 2] != [1, 3]`; a string's also without its quotes, as pytest's diff
@@ -219,7 +235,7 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
                         location=location, fix=fix, actions=actions, extra={**extra, "fixture": r.fixture},
                         docs=DOCS + "how-to/fixtures.html")
     if r.when == "collect":
-        info = module_not_found(r.message, _installer(run)) if r.exception == "ModuleNotFoundError" else None
+        info = _missing(run, r.message, r.file) if r.exception == "ModuleNotFoundError" else None
         code = "PYTEST_IMPORT_ERROR" if r.exception in ("ModuleNotFoundError", "ImportError") else \
             "PYTEST_COLLECTION_ERROR"
         fix = info.suggested_fix if info and info.suggested_fix else _collection_fix(r)
@@ -265,7 +281,7 @@ def _run_level(run: CapturedRun, data: dict[str, Any]) -> list[Problem]:
         found.append(_all_deselected(run, data, args) if data.get("deselected") else _no_tests(run, args))
     text = run.text()
     if run.exit_code == 4 and (conftest := _pytest_parse.conftest_error(text)) is not None:
-        info = module_not_found(conftest.message, _installer(run)) if conftest.exception == "ModuleNotFoundError" \
+        info = _missing(run, conftest.message, conftest.file) if conftest.exception == "ModuleNotFoundError" \
             else None
         location = {"file": conftest.file, **({"line": conftest.line} if conftest.line else {})} \
             if conftest.file else None

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from agentwrap.adapter import presentation_of
-from agentwrap.adapters import pip, pytest, tracebacks
+from agentwrap.adapters import pip, pytest, python_paths, tracebacks
 from agentwrap.adapters.python_errors import DECLARED, installer_for, module_not_found
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import (
@@ -87,12 +87,16 @@ def _module_writes(argv: list[str]) -> bool:
 
 def _rewrite(actions: tuple[CodeAction, ...] | list[CodeAction], stem: str,
              prefix: list[str]) -> tuple[CodeAction, ...]:
-    """`pip install X` -> `python -m pip install X`: the fix must use the interpreter that ran."""
+    """`pip install X` -> `python -m pip install X` (also after `env NAME=VALUE`): the fix must use the
+    interpreter that ran."""
     out = []
     for action in actions:
         cmd = action.command
-        if cmd and cmd[0] == stem:
-            cmd = (*prefix, *cmd[1:])
+        at = 1 if cmd and cmd[0] == "env" else 0
+        while cmd and at and at < len(cmd) and "=" in cmd[at] and not cmd[at].startswith("-"):
+            at += 1
+        if cmd and at < len(cmd) and cmd[at] == stem:
+            cmd = (*cmd[:at], *prefix, *cmd[at + 1:])
         elif cmd and "--" in cmd and cmd[cmd.index("--") + 1:][:1] == (stem,):
             at = cmd.index("--") + 1
             cmd = (*cmd[:at], *prefix, *cmd[at + 1:])
@@ -130,7 +134,32 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
                 "python", info.declared, f"python -m: No module named {match.group('module')}", safe_to_retry=True,
                 exit_code=run.exit_code, suggested_fix=info.suggested_fix, docs_url=info.docs_url,
                 code_actions=info.code_actions, extra=info.extra))
-    return found
+    return [_local_module(run, p) for p in found]
+
+
+def _script(argv: list[str]) -> str | None:
+    """The script `python [OPTIONS] SCRIPT ARGS` runs (None for `-c`, `-m`, standard input)."""
+    mode, _, after = _options_end(argv)
+    if mode is None and after < len(argv) and argv[after] == "--":
+        after += 1
+    return argv[after] if mode is None and after < len(argv) and argv[after] != "-" else None
+
+
+def _local_module(run: CapturedRun, found: Problem) -> Problem:
+    """A missing top-level module that is the project's own code (`./pkg/`, out of sys.path because the
+    script's folder is first on it): the fix is the path; `pip install NAME` would install a stranger's
+    package of that name, so it is not offered."""
+    module = (found.extra or {}).get("module")
+    if found.code != "PYTHON_MODULE_NOT_FOUND" or run.cwd is None or not isinstance(module, str):
+        return found
+    script = _script(list(run.argv))
+    file = (found.location or {}).get("file")
+    local = python_paths.find(module, python_paths.starts(run.cwd, file, script))
+    if local is None:
+        return found
+    fix, actions, facts = python_paths.python_fix(local, run.argv, run.cwd, script, installer_for(run.argv[0]))
+    extra = {k: v for k, v in (found.extra or {}).items() if k not in ("distribution", "distribution_guess")}
+    return found.replace(suggested_fix=fix, code_actions=actions, extra={**extra, **facts})
 
 
 class PythonAdapter(BaseAdapter):

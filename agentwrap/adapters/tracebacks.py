@@ -26,6 +26,9 @@ _SEPARATORS = {
 _LIBRARY = lazy(r"^<|[/\\]lib[/\\]python\d[\d.]*[/\\]|site-packages|dist-packages|[/\\]_pytest[/\\]"
                       r"|[/\\]pluggy[/\\]|importlib[._]")
 MAX_MESSAGE_LINES = 20
+#: The pseudo-files of code the user gave on the command line (`python -c CODE`) or on standard input
+#: (`python - < f.py`): a location names them as python does, `<string>` line 1 being the `-c` code's first.
+PSEUDO_USER = {"<string>": "the code given with -c", "<stdin>": "the code read from standard input"}
 
 
 def is_library(path: str) -> bool:
@@ -60,9 +63,14 @@ class PyException(NamedTuple):
         return f"{self.type}: {first}" if first else self.type
 
     def user_frame(self) -> Frame | None:
-        """The innermost frame in the user's code, else the innermost frame."""
+        """The innermost frame in the user's code: in a file, else in code given with `-c` or on standard
+        input (`<string>`, `<stdin>`: a file's `exec()` of generated code is not the user's own); else the
+        innermost frame."""
         for frame in reversed(self.frames):
             if not is_library(frame.file):
+                return frame
+        for frame in reversed(self.frames):
+            if frame.file in PSEUDO_USER:
                 return frame
         return self.frames[-1] if self.frames else None
 
@@ -70,8 +78,8 @@ class PyException(NamedTuple):
         if self.syntax:
             return {k: v for k, v in self.syntax.items() if k in ("file", "line", "column")}
         frame = self.user_frame()
-        if frame is None or frame.file.startswith("<"):
-            return None  # <string>, <stdin>, <frozen ...>: no file an agent could open
+        if frame is None or frame.file.startswith("<") and frame.file not in PSEUDO_USER:
+            return None  # <frozen ...>, <doctest ...>: no code of the user's
         return {"file": frame.file, "line": frame.line}
 
 
@@ -213,6 +221,9 @@ def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = N
                                                                                             location["line"]):
         extra["raised_at"] = innermost._asdict()
         extra["location_is"] = "the innermost frame in your code; the exception was raised in library code"
+        if location["file"] in PSEUDO_USER:
+            extra["location_is"] = (f"the innermost frame in your code ({location['file']}: "
+                                    f"{PSEUDO_USER[location['file']]}); the exception was raised in library code")
     if exc.syntax and "column" in exc.syntax:
         extra["column_basis"] = "first non-blank character of the line (python prints it unindented)"
     if exc.syntax and exc.syntax.get("source"):

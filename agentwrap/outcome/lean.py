@@ -159,6 +159,16 @@ def source_lines(lines: Sequence[str]) -> set[int]:
     return found
 
 
+def _headed(lines: Sequence[str], quoting: set[int]) -> dict[int, int]:
+    """Each source line under a header naming its file's line (`File "...", line N, in f`, terraform's `on
+    FILE line N`) with that header, both ways: a frame's two lines are one fact."""
+    pairs: dict[int, int] = {}
+    for i, line in enumerate(lines[:-1]):
+        if i + 1 in quoting and _SOURCE_HEADER.match(line) and not _SOURCE_HEADER.match(lines[i + 1]):
+            pairs[i], pairs[i + 1] = i + 1, i
+    return pairs
+
+
 def _whole_documents(lines: Sequence[str], said: Said | None) -> dict[int, bool]:
     """For each line of a document printed over several lines (JSON, YAML, TOML), whether it goes: a
     document goes whole when every line of it that says something restates, and at least one does; else it
@@ -318,6 +328,13 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
     marked = False  # the last line was left out as a restatement: a line of marks under it goes with it
     whole = _whole_documents(lines, said)  # a line of a JSON document: whether the document goes
     quoting = source_lines(lines) if said is not None else set()
+    paired = _headed(lines, quoting)
+
+    def said_again(at: int) -> bool:
+        line = lines[at]
+        line = tidy(line) if layout else line
+        line = one_space_cells(line) if columns else line
+        return said is not None and restates(line, said) and (at not in quoting or _quoted(line, said))
     for index, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
         if index in whole and kind != HUNK:
             if whole[index]:
@@ -352,8 +369,11 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
             noisy += 1
             fired.add(rule.pattern if rule is not None else "drawn rule")
             continue
-        if said is not None and (restates(line, said) and (index not in quoting or _quoted(line, said))
-                                 or marked and _MARKS.match(line) or _FRAME.match(line)):
+        # a header naming a file's line (a traceback's `File "x", line N, in f`) and the code line under it
+        # go together or stay together: the code line alone would read as the frame above's
+        pair = paired.get(index)
+        again = said_again(index) and (pair is None or said_again(pair))
+        if said is not None and (again or marked and _MARKS.match(line) or _FRAME.match(line)):
             restated += 1
             marked = True
             continue
