@@ -211,8 +211,8 @@ WARNINGS = {
     "TREE_ENDED": "Descendants were still running after the program exited; agentwrap ended them.",
     "PROMPT_ANSWERED": "A prompt was answered with a reply authorised by --answer.",
     "REDACTED": "Secrets were removed from the output.",
-    "DATA_TRUNCATED": "Parsed data was longer than the envelope's budget; its longest lists were cut and the "
-                      "cuts counted in `<key>_omitted`.",
+    "DATA_TRUNCATED": "Parsed data was longer than the envelope's budget; its longest lists were cut, each item "
+                      "first to its identity, then items, counted in `<key>_omitted`.",
     "DATA_PARTIAL": "The output was too long for the adapter to read whole; data comes from its head and tail.",
     "PROBLEMS_TRUNCATED": "More problems were found than an envelope holds; the count of those left out is given.",
     "LINES_TRUNCATED": "normalize: lines longer than 256 KiB were read up to that length (memory stays flat).",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from conftest import aw
@@ -72,11 +73,18 @@ def test_a_search_longer_than_the_inline_budget_stays_text_with_its_head_and_tai
     assert ":1:def function_0(): pass" in text.splitlines()[0] and a.env["output"]["stdout"]["artifact"]
 
 
-def test_data_the_bound_cut_to_its_paths_leaves_the_text_inline(tmp_path):
+def test_data_the_bound_cut_to_its_paths_says_so_and_where_the_lines_are(tmp_path):
+    """Text or data, not both: the text is over its bound too, so the data goes, cut to each file's path, and
+    a note says what it left out and names the artifact that holds every line."""
     _many_matches(tmp_path, 4, 8)  # ~1.3 KB: parsed, but over a 256-byte budget's data bound
     a = aw("--cwd", str(tmp_path), "--max-inline-bytes", "256", "grep", "-rn", "def ", "src", detail="concise")
     assert all("lines" not in f for f in a.env["data"]["files"]), "the bound kept each file's path only"
-    assert ":1:def function_0(): pass" in a.env["output"]["stdout"]["text"], "so the lines stay in the text"
+    assert "output" not in a.env, "no cut copy of the text beside the data"
+    note = next(w["message"] for w in a.env["warnings"] if w["code"] == "DATA_TRUNCATED")
+    assert "files left out their lines" in note
+    artifact = next(word for word in note.split() if word.startswith("art_"))
+    shown = aw("artifact", "show", artifact, "--grep", "function_7").env
+    assert "module_3.py:8:def function_7(): pass" in json.dumps(shown)
 
 
 def test_the_token_estimate_finds_a_recursive_searchs_paths_dearer_than_its_data():

@@ -194,6 +194,20 @@ def test_bound_data_keeps_every_items_identity_before_dropping_items():
     assert omitted and cut["commits_omitted"] == omitted and len(cut["commits"]) + omitted == 500
 
 
+def test_a_command_parsed_whole_sends_the_form_still_whole_else_the_cut_data():
+    text = "a1 fix\nb2 add\n"
+    data = {"commits": [{"abbrev": "a1", "subject": "fix"}, {"abbrev": "b2", "subject": "add"}]}
+    assert bound.text_rather_than_data(text, False, data, False), "both whole: the cheaper (one-line text)"
+    assert bound.text_rather_than_data(text, False, data, True), "the data was cut, the text is whole"
+    assert not bound.text_rather_than_data(text, True, data, False), "the text was cut, the data is whole"
+    assert not bound.text_rather_than_data(text, True, data, True), "both cut: the data keeps every identity"
+    whole = {"commits": [{"abbrev": "a1", "date": "2024", "refs": ["HEAD"], "subject": "fix"}], "author": "T"}
+    cut, _ = bound.bound_data(whole, 70)
+    assert cut["commits"] == [{"abbrev": "a1", "subject": "fix"}]
+    assert bound.dropped_members(whole, cut) == ("commits.date", "commits.refs")
+    assert bound.dropped_members(whole, bound.bound_data(whole, 10)[0]) == (), "no commit left: they were counted"
+
+
 def test_a_toml_adapters_noise_rules_apply_and_are_checked(tmp_path):
     adapters = tmp_path / "adapters"
     adapters.mkdir()

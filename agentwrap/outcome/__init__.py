@@ -96,27 +96,28 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     # Rule 3: a member the adapter names in `concise_written` whose value the caller wrote (a commit's -m)
     written = {k: v for k, v in interp.data.items() if k in shown.concise_written and isinstance(v, str)
                and captured.wrote(v)} if isinstance(interp.data, dict) else {}
-    lean_data, lean_cut = bound.bound_data(bound.lean_data(interp.data, (*shown.concise_omit, *written), said,
-                                                           shown.concise_shared),
-                                           pipeline.max_inline_bytes * bound.DATA_SHARE)
-    # Data the bound cut, even to its items' identity only, no longer says every fact of the text.
+    uncut_lean = bound.lean_data(interp.data, (*shown.concise_omit, *written), said, shown.concise_shared)
+    lean_data, lean_cut = bound.bound_data(uncut_lean, pipeline.max_inline_bytes * bound.DATA_SHARE)
+    # The adapter read every line of stdout into data: the concise envelope sends the data or the text, never
+    # both, even when the bound cut the data (it keeps each item's identity and counts what it left out,
+    # and the artifact holds the whole text). Not for what a `| head` let through: that text is shown as printed.
     as_printed = reading is not None and reading.as_printed
-    whole = shown.parsed_whole and interp.data is not None and captured.complete and data is interp.data \
-        and not as_printed
+    whole = shown.parsed_whole and interp.data is not None and captured.complete and not as_printed
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
                                     parsed_whole=whole, written=tuple(written.values()), as_printed=as_printed)
     if whole and lean_data is not None:
-        # Text or data, whichever costs less: both say every fact (`git log --oneline` reads cheaper as text).
         # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
         as_text, _, _ = bound.stream(results["stdout"], pipeline.analysis_text("stdout"),
                                      budget=pipeline.max_inline_bytes * bound.DATA_SHARE, store=pipeline.store,
                                      explained=False,
                                      parsed_whole=False, noise=shown.noise_for("stdout"), said=None,
                                      layout=shown.layout, columns=shown.columns)
-        if as_text.lean and not as_text.lean_cut and bound.cheaper_as_text(as_text.lean, lean_data):
+        if as_text.lean and bound.text_rather_than_data(as_text.lean, as_text.lean_cut, lean_data,
+                                                        lean_data is not uncut_lean):
             streams["stdout"] = streams["stdout"].replace(lean=as_text.lean, restated_lines=0,
                                                           noise_lines=as_text.noise_lines)
-            lean_data = None
+            lean_data, lean_cut = None, 0
+    dropped = bound.dropped_members(uncut_lean, lean_data) if lean_data is not uncut_lean else ()
     if shown.text_says and lean_data is not None and streams["stdout"].lean and not streams["stdout"].lean_cut:
         lean_data = bound.lean_data(lean_data, shown.text_says)  # the patch shows its files and counts
     notes += [Note.of(w) for w in (warnings or [])] + [Note.of(w) for w in pipeline.warnings()]
@@ -137,7 +138,7 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
                  "raw_bytes": sum(s.bytes for s in streams.values()),
                  "inline_bytes": sum(len(s.text.encode()) for s in streams.values())},
         error=error, problems=problems, problems_omitted=problems_omitted, data=data, lean_data=lean_data,
-        lean_data_cut=lean_cut,
+        lean_data_cut=lean_cut, lean_data_dropped=dropped,
         effects=(*interp.effects, *left_half_done), warnings=tuple(notes),
         artifacts=tuple(ref.to_dict() for ref in refs), env_set=env_set or {},
         noise_fired=tuple(sorted(fired)))

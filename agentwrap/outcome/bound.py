@@ -150,6 +150,32 @@ def cheaper_as_text(text: str, data: Any) -> bool:
         json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
+def text_rather_than_data(text: str, text_cut: bool, data: Any, data_cut: bool) -> bool:
+    """For a command parsed whole, whether its concise envelope sends `text` rather than `data` (never both):
+    the form that says every fact within the bound; when both do, the one that costs fewer tokens (`git log
+    --oneline` reads cheaper as text); when neither does, the data, which keeps every item's identity before
+    it leaves an item out, and counts what it left out."""
+    if text_cut or data_cut:
+        return not text_cut
+    return cheaper_as_text(text, data)
+
+
+def dropped_members(whole: Any, cut: Any) -> tuple[str, ...]:
+    """The members the items of `whole`'s top-level lists lost in `cut` (`bound_data` keeps their identity):
+    `commits.date` when each commit kept its abbrev and subject only."""
+    if not isinstance(whole, dict) or not isinstance(cut, dict):
+        return ()
+    out: list[str] = []
+    for key, items in whole.items():
+        kept = cut.get(key)
+        if not isinstance(items, list) or not isinstance(kept, list) or not kept:  # no item left to lack them
+            continue
+        had = {m: None for item in items if isinstance(item, dict) for m in item}
+        has = {m for item in kept if isinstance(item, dict) for m in item}
+        out += [f"{key}.{m}" for m in had if m not in has]
+    return tuple(out)
+
+
 def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = ()) -> Any:
     """`data` for a model: without the members the adapter leaves to problems (`omit`; `list.member` leaves a
     member out of each item of a top-level list: git log's full `sha`, which `abbrev` names), the top-level

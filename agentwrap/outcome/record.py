@@ -65,6 +65,7 @@ class RunRecord(Frozen, kw_only=False):
     data: Any = None
     lean_data: Any = None  # `data` less what problems restate and what is empty or default
     lean_data_cut: int = 0  # items `lean_data` lost to its bound
+    lean_data_dropped: tuple[str, ...] = ()  # members its items lost to the bound (`commits.date`)
     effects: tuple[dict[str, Any], ...] = ()
     warnings: tuple[Note, ...] = ()
     artifacts: tuple[dict[str, Any], ...] = ()

@@ -88,9 +88,8 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     elif kept_whole and not any(s.lean_cut and s.artifact for s in rec.output.values()):
         warnings.append({"code": "OUTPUT_TRUNCATED", "message": "problems show part of the output they were read "
                          f"from (see their `*_omitted` counts); the full output is in artifact {kept_whole}"})
-    if rec.lean_data_cut:
-        warnings.append({"code": "DATA_TRUNCATED", "message": f"{rec.lean_data_cut} items of data were left out; "
-                         "--detail standard or the artifact has them"})
+    if rec.lean_data_cut or rec.lean_data_dropped:
+        warnings.append({"code": "DATA_TRUNCATED", "message": _data_cut(rec)})
     for key, value in (("effects", list(rec.effects)), ("warnings", warnings)):
         if value:
             out[key] = value
@@ -107,6 +106,20 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         if omitted:
             out["problems_omitted"] = omitted
     return out
+
+
+def _data_cut(rec: RunRecord) -> str:
+    """What the bound left out of the concise data (each item's detail, then items), and where it all is."""
+    lists: dict[str, list[str]] = {}
+    for name in rec.lean_data_dropped:
+        key, member = name.split(".", 1)
+        lists.setdefault(key, []).append(member)
+    said = [f"the items of {key} left out their {', '.join(members)}" for key, members in lists.items()]
+    if rec.lean_data_cut:
+        said.append(f"{rec.lean_data_cut} items were left out (counted in `*_omitted`)")
+    whole = _artifact_of(rec)
+    where = f"the whole output is in artifact {whole}" if whole else "--detail standard has more of it"
+    return f"data was cut to its bound: {'; '.join(said)}; {where}"
 
 
 def _only_asks(rec: RunRecord, s: Stream) -> bool:
