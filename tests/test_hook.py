@@ -57,6 +57,15 @@ def hook(host: str, data: Any, wrapper: list[str] | None = None,
     return proc.returncode, json.loads(out) if out.strip() else None, proc.stderr.decode()
 
 
+def host_shell_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of the host's shell that runs a rewritten line: its `agentwrap` is this checkout's."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "agentwrap").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m agentwrap \"$@\"\n")
+    (shim / "agentwrap").chmod(0o755)
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{shim}:{os.environ['PATH']}"}
+
+
 def sample(host: str) -> dict[str, Any]:
     return dict(json.loads((SAMPLES / f"{host}.json").read_text()))
 
@@ -220,12 +229,7 @@ def test_claude_code_rewrite_runs_to_one_envelope_with_pytests_problems(tmp_path
     _, answer, _ = hook("claude-code", sample("claude-code"))
     assert answer is not None
     command = answer["hookSpecificOutput"]["updatedInput"]["command"]
-    # the host runs the rewritten line in its own shell; `agentwrap` is this worktree's
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "agentwrap").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m agentwrap \"$@\"\n")
-    (shim / "agentwrap").chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{shim}:{os.environ['PATH']}"}
+    env = host_shell_env(tmp_path)  # the host runs the rewritten line in its own shell
     proc = subprocess.run(["bash", "-c", command.replace("pytest -q", "pytest -q -p no:cacheprovider")],
                           cwd=tmp_path, capture_output=True, env=env, timeout=120, check=False)
     envelope = json.loads(proc.stdout)  # exactly one JSON value
@@ -294,11 +298,7 @@ def test_a_command_past_the_hosts_limit_still_answers_with_an_envelope(tmp_path:
     _, answer, _ = hook("claude-code", data)
     assert answer is not None
     command = answer["hookSpecificOutput"]["updatedInput"]["command"]
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "agentwrap").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m agentwrap \"$@\"\n")
-    (shim / "agentwrap").chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{shim}:{os.environ['PATH']}"}
+    env = host_shell_env(tmp_path)
     proc = subprocess.run(["timeout", "-s", "KILL", "4", "bash", "-c", command], cwd=tmp_path,
                           capture_output=True, env=env, check=False)
     assert proc.returncode == 124, (proc.returncode, proc.stderr[-500:])  # agentwrap's own TIMEOUT, not KILL's 137
