@@ -178,3 +178,14 @@ def test_timeout_advises_detach_exactly_when_it_is_available() -> None:
     assert any("--detach" in fix for fix in fixes) == options.available("--detach")
     assert options.available("--timeout")
     assert not options.available("--no-such-option")
+
+
+def test_concise_explain_says_nothing_null_and_fills_a_familys_code() -> None:
+    """Rule 2 inside explain's data: a code whose exit code is the program's own has no `exit_code: null` at
+    the concise level (standard keeps the member); a rustc family's fix names the code asked about."""
+    concise = CTX._replace(detail="concise")
+    assert "exit_code" not in explain.main(["COMMAND_TIMED_OUT"], concise).envelope["data"]
+    assert explain.main(["TIMEOUT"], concise).envelope["data"]["exit_code"] == 124
+    assert explain.main(["COMMAND_TIMED_OUT"], CTX).envelope["data"]["exit_code"] is None
+    fixes = explain.main(["E0308"], concise).envelope["data"]["fixes"]
+    assert fixes == ["Run `rustc --explain E0308` for the rule and examples."]

@@ -60,12 +60,13 @@ def _explain_problem(ctx: CommandContext, info: codes.CodeInfo) -> Outcome:
         "meaning": info.meaning,
         "category": info.category,
         "status": info.status,
-        "exit_code": info.exit_code,
         "retryable": info.retryable,
         "safe_to_retry": info.safe_to_retry,
         "fixes": advice.usable(info.fixes),
         "docs_url": DOCS_URL + info.slug,
     }
+    if info.exit_code is not None or ctx.detail != "concise":  # null: the program's own (or 128+N)
+        data["exit_code"] = info.exit_code
     summary = f"{info.code}: {info.title} (category {info.category})"
     return _answer(ctx, summary, data)
 
@@ -83,7 +84,7 @@ def _explain_adapter_code(ctx: CommandContext, found: list[catalog.Entry], raw: 
         "status": first.status,
         "retryable": first.retryable,
         "safe_to_retry": first.safe_to_retry,
-        "fixes": advice.usable([first.suggested_fix] if first.suggested_fix else []),
+        "fixes": advice.usable([_filled(first.suggested_fix, code)] if first.suggested_fix else []),
         "tools": sorted({e.tool for e in found}),
     }
     if first.pattern:
@@ -92,6 +93,11 @@ def _explain_adapter_code(ctx: CommandContext, found: list[catalog.Entry], raw: 
         data["docs_url"] = first.docs_url
     tools = ", ".join(data["tools"])
     return _answer(ctx, f"{code}: {first.title} (category {first.category}; {tools})", data)
+
+
+def _filled(fix: str, code: str) -> str:
+    """A family's fix names its member as CODE (`rustc --explain CODE`): the code asked about fills it."""
+    return fix.replace("`rustc --explain CODE`", f"`rustc --explain {code}`") if code != "CODE" else fix
 
 
 def _explain_warning(ctx: CommandContext, code: str) -> Outcome:
