@@ -52,13 +52,21 @@ def failure_summary(error: Problem, *, program: str | None = None, subcommand: s
     is generic; `adapters`: the adapter's own summary, whose words besides the detail (its counts: `pytest:
     1 passed in 0.91s; <detail>`) stay in front."""
     head = " ".join(x for x in (os.path.basename(program) if program else None, subcommand) if x)
-    what = _what(error, program, exit_code, signal, problems)
+    what = _without_head(_what(error, program, exit_code, signal, problems), head)
     rest = _besides(adapters, error.detail)
     if rest and head and rest.startswith(f"{head.split()[0]}: "):
         return f"{rest}; {what}"[:MAX_CHARS]
     if not head or "agentwrap" in what:  # agentwrap's own failure names itself (`Invalid agentwrap invocation`)
         return what[:MAX_CHARS]
     return f"{head}: {what}"[:MAX_CHARS]
+
+
+def _without_head(what: str, head: str) -> str:
+    """A title that opens with the very command the summary names in front (`npm ci needs a package-lock.json`
+    under `npm ci: `, `npx would have to download a package` under `npx: `) without it: said once."""
+    if head and what[: len(head) + 1].casefold() == f"{head} ".casefold() and what[len(head) + 1:][:1].islower():
+        return what[len(head) + 1:]
+    return what
 
 
 def _besides(summary: str, detail: str) -> str:

@@ -86,6 +86,35 @@ def test_fix_action_only_for_fixable_rules_and_it_fixes_them(tmp_path):
 
 
 @needs_eslint
+def test_concise_says_each_place_once_leaves_the_footer_to_the_data_and_offers_fix_over_the_same_paths(tmp_path):
+    """ESLint prints absolute paths: a problem's detail is the message, its place the location's (relative to
+    the folder eslint ran in); the `✖ N problems` footer's counts are the data and the summary; ESLint's
+    "N errors and M warnings potentially fixable" becomes `eslint --fix` over the paths the caller gave
+    (stylish does not say which messages, so the run's own action says it once), and that fixes them."""
+    assert ESLINT is not None
+    project = tmp_path / "proj"
+    (project / "lib").mkdir(parents=True)
+    (project / "eslint.config.mjs").write_text(CONFIG)
+    (project / "lib" / "a.js").write_text(APP)
+    (project / "lib" / "b.js").write_text(LIB)
+    c = aw("--", ESLINT, "lib", cwd=project, detail="concise").env
+    shown = [c["error"], *c["problems"]]
+    assert len(shown) == 8 and {p["location"]["file"] for p in shown} == {"lib/a.js", "lib/b.js"}
+    for p in shown:
+        assert str(project) not in p["detail"] and not p["detail"].startswith(p["location"]["file"]), p
+        assert not p["detail"].startswith(("error:", "warning:")), p
+    stdout = c.get("output", {}).get("stdout", {}).get("text", "")
+    assert "problems (" not in stdout and "potentially fixable" not in stdout, stdout
+    assert c["data"] == {"fixable_warnings": 5}  # the errors and warnings are the summary's
+    fix = [a for a in c["error"].get("code_actions", []) if "--fix" in a["command"]]
+    assert [(a["command"], a["applicability"]) for a in fix] == [([ESLINT, "--fix", "lib"], "machine_applicable")]
+    subprocess.run(fix[0]["command"], cwd=project, capture_output=True)
+    after = aw("--", ESLINT, "lib", cwd=project, detail="concise").env
+    assert after["summary"] == "eslint: 3 errors, 0 warnings in 1 file" and "data" not in after
+    assert "code_actions" not in after["error"]
+
+
+@needs_eslint
 def test_warnings_only_is_a_success_and_max_warnings_is_not(tmp_path):
     assert ESLINT is not None
     project = _project(tmp_path)

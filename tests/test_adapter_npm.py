@@ -114,6 +114,23 @@ def test_a_registry_given_on_the_command_line_is_the_one_to_check(tmp_path):
     assert "minipass-fetch" not in stderr and "_http_client" not in stderr, stderr
 
 
+def test_ci_without_a_lockfile_says_it_once_without_npms_usage_dump(tmp_path):
+    """npm ci with no lockfile prints its message wrapped over three lines, then its whole option help: the
+    problem says the message (the sentence goes whole, not its first line only), the help is noise, and the
+    summary names `npm ci` once."""
+    proj = _package(tmp_path / "nolock")
+    c = aw("--cwd", str(proj), "npm", "ci", detail="concise").env
+    assert c["error"]["code"] == "NPM_CI_NO_LOCKFILE"
+    assert c["summary"] == "npm ci: needs a package-lock.json"
+    stderr = c.get("output", {}).get("stderr", {}).get("text", "")
+    for dumped in ("--install-strategy", "Usage:", "Options:", "aliases:", "npm help ci", "Clean install"):
+        assert dumped not in stderr, stderr
+    for half_said in ("lockfileVersion", "try again"):  # the continuation of the sentence the problem says
+        assert half_said not in stderr, stderr
+    detailed = aw("--cwd", str(proj), "npm", "ci", detail="detailed").env
+    assert detailed["output"]["stderr"]["noise_lines"] >= 50
+
+
 def test_npx_refuses_to_install_and_says_how_to_consent(tmp_path):
     a = aw("--cwd", str(tmp_path), "npx", "cowsay", "hi", detail="detailed")
     assert a.env["context"]["env_set"]["npm_config_yes"] == "false"

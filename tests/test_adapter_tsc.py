@@ -90,10 +90,39 @@ def test_the_concise_detail_is_tscs_message_without_a_stray_place(tmp_path, form
 def test_missing_module_and_type_definitions(tmp_path):
     assert TSC is not None
     answer = aw("--", TSC, "-p", ".", cwd=_project(tmp_path))
-    assert answer.error["code"] == "TSC_MISSING_MODULE" and answer.error["rule"] == "TS2307"
+    assert answer.error["code"] == "TSC_IMPORT_NOT_FOUND" and answer.error["rule"] == "TS2307"  # ./missing
     node = next(p for p in answer.env["problems"] if p["rule"] in ("TS2591", "TS2580"))
     assert node["code_actions"][0]["command"] == ["npm", "i", "--save-dev", "@types/node"]
     assert node["code_actions"][0]["applicability"] == "maybe_incorrect"
+
+
+@needs_tsc
+@pytest.mark.parametrize("via", ["tsc", "npm run build"])
+def test_a_relative_import_of_a_missing_file_is_a_wrong_path_not_a_package(tmp_path, via):
+    """`import { missing } from "./nope"`: no package can provide it, so the fix names the files tsc looked
+    for and says the path is wrong or the file is missing; it is not retryable and offers no npm install.
+    A bare specifier (`left-pad-nope`) stays a missing package."""
+    assert TSC is not None
+    if via != "tsc" and not shutil.which("npm"):
+        pytest.skip("npm not installed")
+    (tmp_path / "tsconfig.json").write_text(TSCONFIG)
+    (tmp_path / "package.json").write_text('{"name": "rel", "version": "1.0.0", "scripts": {"build": "tsc"}}')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "index.ts").write_text('import { missing } from "./nope";\nimport { up } from "../lib/gone";\n'
+                                               'import pad from "left-pad-nope";\nconsole.log(missing, up, pad);\n')
+    argv = ["--", TSC, "-p", "."] if via == "tsc" else ["npm", "run", "build"]
+    c = aw(*argv, cwd=tmp_path, detail="concise").env
+    error = c["error"]
+    assert (error["code"], error["category"], error["retryable"]) == ("TSC_IMPORT_NOT_FOUND", "not_found", False)
+    fix = error["suggested_fix"]
+    assert all(f in fix for f in ("src/nope.ts", "src/nope.tsx", "src/nope.d.ts", "src/nope/index.ts")), fix
+    assert "does not exist" in fix and "npm install" not in fix and "@types" not in fix
+    assert not any("npm" in a["command"] for a in error.get("code_actions", []))
+    standard = aw(*argv, cwd=tmp_path).env["problems"]
+    by_module = {re.search(r"module '([^']+)'", p["detail"])[1]: p for p in standard}
+    assert by_module["../lib/gone"]["code"] == "TSC_IMPORT_NOT_FOUND" and not by_module["../lib/gone"]["retryable"]
+    assert "lib/gone.ts" in by_module["../lib/gone"]["suggested_fix"]
+    assert by_module["left-pad-nope"]["code"] == "TSC_MISSING_MODULE" and by_module["left-pad-nope"]["retryable"]
 
 
 @needs_tsc

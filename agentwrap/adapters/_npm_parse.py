@@ -189,22 +189,39 @@ def eresolve(run: CapturedRun) -> list[Problem]:
     peer = re.search(r'^(?:Could not resolve dependency:\n)?peer(?:Optional)? (?P<pkg>@?[^@\s]+)@"(?P<range>[^"]+)" '
                      r"from (?P<by>\S+)", joined, re.M)
     conflicting = re.search(r"^Conflicting peer dependency: (?P<pkg>@?[^@\s]+)@(?P<version>\S+)", joined, re.M)
-    actions = []
+    actions: list[CodeAction] = []
+    fix = ("Make the versions agree: upgrade or downgrade the package named in the detail so its peer range is "
+           "met; --legacy-peer-deps or --force only hide the conflict.")
+    written = written_packages(run.argv)
+    pinned: str | None = None  # the version the caller wrote of the package the peer range wants changed
     if peer and found:
         detail = (f"{peer.group('by')} needs peer {peer.group('pkg')}@{peer.group('range')}, but "
                   f"{found.group('pkg')}@{found.group('version')} is in the tree")
-        actions.append(CodeAction(title=f"Install a {peer.group('pkg')} that satisfies {peer.group('range')}",
-                                  command=("npm", "install", f"{peer.group('pkg')}@{peer.group('range')}"),
-                                  applicability="maybe_incorrect", is_preferred=True))
+        pkg, wanted = peer.group("pkg"), peer.group("range")
+        pinned = written[pkg][1] if pkg in written else None
+        upgrade = CodeAction(title=f"Install a {pkg} that satisfies {wanted}", command=("npm", "install",
+                             f"{pkg}@{wanted}"), applicability="maybe_incorrect", is_preferred=pinned is None)
+        if pinned is not None:  # the caller asked for this version: a fix that replaces it is no preferred one
+            keep = _keeping_pin(run.argv, written, pkg, pinned, wanted, peer.group("by"))
+            if keep is not None:
+                actions.append(keep)
+            upgrade = upgrade._replace(title=f"{upgrade.title} (replaces the {pkg}@{pinned} you asked for)")
+            fix = (f"You asked for {pkg}@{pinned}: keep it and install a {peer.group('by').rpartition('@')[0]} "
+                   f"whose peer range accepts it, or change the {pkg} version you asked for; --legacy-peer-deps "
+                   "or --force only hide the conflict.")
+        actions.append(upgrade)
     elif conflicting:
         detail = f"conflicting peer dependency {conflicting.group('pkg')}@{conflicting.group('version')}"
     else:
         detail = "npm could not resolve the dependency tree (peer dependency conflict)"
     if resolving:
         detail += f" (while resolving {resolving.group(1)})"
+    # the caller's own command, kept whole: preferred when it wrote the version in conflict and nothing
+    # else keeps that version
+    legacy = pinned is not None and not any(a.is_preferred for a in actions)
     actions.append(CodeAction(title="Accept the conflicting peer dependency (may install a broken tree)",
                               command=(run.argv[0], *run.argv[1:], "--legacy-peer-deps"),
-                              applicability="maybe_incorrect"))
+                              applicability="maybe_incorrect", is_preferred=legacy))
     report = re.search(r"^For a full report see:\n(?P<path>\S+)$", joined, re.M)
     found_by = re.search(r"^Found: .*\n.*\n\s*\S+ from (?P<by>.+)$", joined, re.M)
     facts = {"package": peer and peer.group("pkg"), "range": peer and peer.group("range"),
@@ -216,10 +233,48 @@ def eresolve(run: CapturedRun) -> list[Problem]:
     block = [ln for ln in text.splitlines() if re.match(ERR, ln) and not LOG.search(ln)]
     return [problem(
         "npm", NPM_PEER_CONFLICT, detail, exit_code=run.exit_code,
-        suggested_fix="Make the versions agree: upgrade or downgrade the package named in the detail so its peer "
-                      "range is met; --legacy-peer-deps or --force only hide the conflict.",
+        suggested_fix=fix,
         docs_url="https://docs.npmjs.com/cli/v11/using-npm/config#legacy-peer-deps", code_actions=tuple(actions),
         matched="\n".join(block), extra={k: v for k, v in facts.items() if v})]
+
+
+_SPEC = lazy(r"^(?P<name>@[^@\s/]+/[^@\s/]+|[^@\s/-][^@\s/]*)(?:@(?P<range>\S+))?$")
+_MAJOR = lazy(r"^[~^=v]?(?P<major>\d+)(?:\.(?:\d+|x|\*)){0,2}$")  # `9`, `^9.1`, `~9.1.0`, `9.x`: one major
+# npm's options that take a value (`--omit dev`): the value is no package
+_OPTION_VALUES = frozenset(("--prefix", "-C", "--registry", "--loglevel", "-w", "--workspace", "--cache",
+                            "--userconfig", "--globalconfig", "--tag", "--otp", "--omit", "--include",
+                            "--install-strategy", "--before", "--save-prefix"))
+
+
+def written_packages(argv: tuple[str, ...] | list[str]) -> dict[str, tuple[int, str | None]]:
+    """The packages the caller named on npm's command line: name -> (its index in argv, the version, range
+    or tag it wrote, None for a bare name). The subcommand's word is read as a name too: no peer has it."""
+    found: dict[str, tuple[int, str | None]] = {}
+    for i, arg in enumerate(argv[1:], 1):
+        if arg.startswith("-") or argv[i - 1] in _OPTION_VALUES:
+            continue
+        m = _SPEC.match(arg)
+        if m:
+            found.setdefault(m["name"], (i, m["range"]))
+    return found
+
+
+def _keeping_pin(argv: tuple[str, ...], written: dict[str, tuple[int, str | None]], pkg: str, pinned: str,
+                 wanted: str, by: str) -> CodeAction | None:
+    """The caller's command with the package that wants another `pkg` asked for at the major of the `pkg`
+    it pinned, when that package moves in step with `pkg` (@eslint/js 10.x needs eslint ^10, so
+    @eslint/js@9 goes with eslint@9). Only for a package the caller named itself, without a version."""
+    name, _, version = by.rpartition("@")
+    pin, need = _MAJOR.match(pinned), _MAJOR.match(wanted)
+    if not name or name not in written or written[name][1] is not None or pin is None or need is None:
+        return None
+    if version.split(".")[0] != need["major"] or pin["major"] == need["major"]:
+        return None
+    command = list(argv)
+    command[written[name][0]] = f"{name}@{pin['major']}"
+    return CodeAction(title=f"Keep {pkg}@{pinned} and ask for {name}@{pin['major']} ({name} {version} needs "
+                            f"{pkg}@{wanted}: its major follows {pkg}'s)",
+                      command=tuple(command), applicability="maybe_incorrect", is_preferred=True)
 
 
 def script_failed(run: CapturedRun) -> list[Problem]:

@@ -13,7 +13,18 @@ import re
 from typing import Any, NamedTuple
 
 from agentwrap.lazyre import lazy
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    problem,
+)
 
 DOCS = "https://eslint.org/docs/latest/"
 ROW = re.compile(r"^\s+(?P<line>\d+):(?P<column>\d+)\s+(?P<severity>error|warning)\s+(?P<rest>\S.*?)\s*$")
@@ -133,6 +144,20 @@ def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return found
 
 
+def _fix_all(run: CapturedRun, data: Any) -> CodeAction | None:
+    """`eslint --fix` as the caller ran eslint (its paths, config and options) when ESLint said some of the
+    problems are fixable; none for a run that fixed already or read stdin (--fix does not apply to it)."""
+    if not isinstance(data, dict) or not (data.get("fixable_errors") or data.get("fixable_warnings")):
+        return None
+    args = list(run.argv[1:])
+    if "--fix" in args or "--stdin" in args:
+        return None
+    eslint = run.argv[0] if os.path.basename(run.argv[0]) == "eslint" else "eslint"
+    return CodeAction(title="Apply ESLint's automatic fixes (data.fixable_errors, data.fixable_warnings)",
+                      command=(eslint, "--fix", *(a for a in args if a != "--fix-dry-run")),
+                      applicability="machine_applicable")
+
+
 class EslintAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
     codes = tuple(_DIAG.values())
@@ -153,6 +178,18 @@ class EslintAdapter(BaseAdapter):
             counts = _last(_FIXABLE, text)
             fixable = {"error": int(counts["errors"]), "warning": int(counts["warnings"])} if counts else {}
         return [_problem(m, eslint, fixable) for m in messages(text)[:1000]]
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        """ESLint's `N errors and M warnings potentially fixable with the `--fix` option`: the deciding error
+        carries `eslint --fix` over the same paths and options (stylish does not say which messages those
+        are, so the run's own fix is the one fact to act on)."""
+        interp = super().interpret(run)
+        action = _fix_all(run, interp.data)
+        error = interp.error
+        if action is None or error is None or action.command in (a.command for a in error.code_actions):
+            return interp
+        fixed = error._replace(code_actions=(*error.code_actions, action))
+        return interp._replace(error=fixed, problems=tuple(fixed if p is error else p for p in interp.problems))
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         problems = super().find_problems(run)

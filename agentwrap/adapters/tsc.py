@@ -10,6 +10,7 @@ under an error belong to it, effects depend on --noEmit/--build/--init, and the 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shlex
 from typing import Any, NamedTuple
@@ -43,6 +44,10 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
                 status=424, retryable=True,
                 suggested_fix="Install the package or its @types/* definitions (npm install), or fix the import "
                               "path, `paths`/`baseUrl` or `types` in tsconfig.json."),
+    ProblemCode(code="TSC_IMPORT_NOT_FOUND", title="tsc: imported file not found", category="not_found",
+                status=404,
+                suggested_fix="A relative import (`./`, `../`, `/`) names a file that does not exist: fix the path, "
+                              "or create the missing file. Installing packages does not change it."),
     ProblemCode(code="TSC_CONFIG_ERROR", title="tsc: invalid compiler options or tsconfig.json", category="usage",
                 status=400,
                 suggested_fix="Fix the option named in the message (command line or tsconfig.json compilerOptions)."),
@@ -114,6 +119,40 @@ def diagnostics(text: str) -> list[Diagnostic]:
     return found
 
 
+_RELATIVE = (".", "/")  # `./x`, `../x`, `.`, `..`, `/abs/x`: a file, never a package
+_JS_EXT = {".js": (".ts", ".tsx", ".d.ts"), ".jsx": (".tsx", ".d.ts"), ".mjs": (".mts", ".d.mts"),
+           ".cjs": (".cts", ".d.cts")}  # what tsc looks for behind an import written with the output's extension
+
+
+def _import_code(d: Diagnostic, code: str) -> str:
+    """`Cannot find module './nope'`: a missing file or a wrong path, not a package to install."""
+    module = _MODULE.search(d.message)
+    if code == "TSC_MISSING_MODULE" and d.num in (2307, 2792) and module and module["module"].startswith(_RELATIVE):
+        return "TSC_IMPORT_NOT_FOUND"
+    return code
+
+
+def _import_fix(d: Diagnostic) -> str | None:
+    """The files tsc looked for behind a relative import, relative to the importing file: none exists."""
+    module = _MODULE.search(d.message)
+    if module is None:
+        return None
+    spec = module["module"]
+    base = spec if spec.startswith("/") or not d.file else posixpath.normpath(
+        posixpath.join(posixpath.dirname(d.file.replace("\\", "/")), spec))
+    stem, ext = posixpath.splitext(base)
+    if ext in _JS_EXT:
+        tried = [stem + e for e in _JS_EXT[ext]]
+    elif ext in (".ts", ".tsx", ".mts", ".cts", ".json") or base.endswith(".d.ts"):
+        tried = [base]
+    else:
+        tried = [base + e for e in (".ts", ".tsx", ".d.ts")] + [posixpath.join(base, "index.ts")]
+    where = f" from {d.file}" if d.file else ""
+    return (f"The import '{spec}'{where} names a file that does not exist ({', '.join(tried)}): the path is "
+            "wrong or the file is missing. Fix the import path, or create the file; installing packages "
+            "does not change it.")
+
+
 def _problem(d: Diagnostic, code: str) -> Problem:
     location = None
     if d.file:
@@ -136,6 +175,8 @@ def _problem(d: Diagnostic, code: str) -> Problem:
         extra["notes"] = d.notes
     elif code == "TSC_TYPE_ERROR":
         fix = None  # no notes to point at: "fix it at the location" would say nothing the problem does not
+    if code == "TSC_IMPORT_NOT_FOUND":
+        fix = _import_fix(d) or fix
     # the message without its place (`src/b.ts:1:21 - `, `src/b.ts(1,21): `): `location` says that once
     detail = f"{d.severity} TS{d.num}: {d.message}"
     return problem("tsc", _DIAG[code], detail, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
@@ -163,7 +204,7 @@ class TscAdapter(BaseAdapter):
         return super().effects(argv)  # compiles: writes .js (and .d.ts, .tsbuildinfo) outputs
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return [_problem(d, _code(d.num, d.file)) for d in diagnostics(run.text())[:1000]]
+        return [_problem(d, _import_code(d, _code(d.num, d.file))) for d in diagnostics(run.text())[:1000]]
 
     def parse(self, run: CapturedRun) -> Any:
         found = diagnostics(run.text())

@@ -303,13 +303,16 @@ _PLACE = lazy(r"(?P<file>[^:(\n]+)(?::(?P<line>\d+)(?::(?P<column>\d+))?(?:: ?| 
 def _without_location(detail: str, location: dict[str, Any] | None, severity: str = "error") -> str:
     """A compiler's `file:line:col: message` less the place `location` already gives: the same line and
     column, in the same file or in one `location` names from another folder (`make -C native` reports
-    `window.c:19:63`, located at `native/window.c`)."""
+    `window.c:19:63`, located at `native/window.c`), or by its absolute path (`/work/app/lib/a.js:1:5`,
+    located at `lib/a.js`)."""
     m = _PLACE.match(detail)
     if not m or not location or "file" not in location or len(detail) == m.end():
         return detail
     file, here = str(location["file"]), m.group("file")
     tail = re.sub(r"^(?:\.\.?/)+", "", here)  # `../src/x.c` printed in build/, located at `src/x.c`
-    if file != here and file != tail and not file.endswith("/" + tail):
+    # or an absolute path printed (eslint's `/work/app/lib/a.js`), located relative to the folder it ran in
+    absolute = here.startswith("/") and not file.startswith("/") and here.endswith("/" + file)
+    if file != here and file != tail and not file.endswith("/" + tail) and not absolute:
         return detail
     line, column = m.group("line") or m.group("pline"), m.group("column") or m.group("pcolumn")
     if line != str(location.get("line")) or column not in (None, str(location.get("column"))):
