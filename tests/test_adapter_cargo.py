@@ -183,6 +183,67 @@ def test_a_failed_assertion_says_both_values_and_a_test_that_did_not_panic_says_
     assert unpanicked["location"] == {"file": "src/lib.rs", "line": 10, "column": 8}
 
 
+OUTLINED = """pub fn check(v: i32) -> i32 { if v > 2 { panic!("too big: {}", v) } v }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn fails() { assert_eq!(check(2), 3); }
+    #[test]
+    #[should_panic]
+    fn should_but_doesnt() { check(1); }
+    #[test]
+    fn prints_then_fails() { println!("computing the value"); check(5); }
+    #[test]
+    #[should_panic(expected = "small")]
+    fn wrong_message() { check(7); }
+}
+"""
+
+
+@pytest.mark.parametrize("backtrace", ["0", "1"])
+def test_the_concise_text_leaves_out_libtests_outline_of_the_failures_the_problems_carry(tmp_path, backtrace):
+    # `failures:`, `---- NAME stdout ----`, `thread 'x' (N) panicked at`, the frames: with every failed test a
+    # problem they only repeat its place; what a test printed itself stays, under its block's header
+    crate = _crate(tmp_path, "outlined", OUTLINED, lib=True)
+    a = aw("--cwd", str(crate), "cargo", "test", "--offline", env={"RUST_BACKTRACE": backtrace}, detail="concise")
+    assert a.env["output"] == {"stdout": {"text": "---- tests::prints_then_fails stdout ----\ncomputing the value\n"}}
+    tests = a.env["data"]["tests"]
+    assert sorted(tests["failed_tests"]) == ["tests::fails", "tests::prints_then_fails", "tests::should_but_doesnt",
+                                             "tests::wrong_message"]
+    whole = aw("--cwd", str(crate), "cargo", "test", "--offline", env={"RUST_BACKTRACE": backtrace})
+    assert "failures:" in whole.env["output"]["stdout"]["text"]  # the standard record keeps the outline
+    problems = {p["test"]: p for p in whole.env["problems"]}
+    assert set(problems) == set(tests["failed_tests"])
+    assert problems["tests::wrong_message"]["detail"] == (
+        'test tests::wrong_message failed: its panic message "too big: 7" does not contain the expected "small" '
+        "(#[should_panic(expected)])")
+    # RUST_BACKTRACE=1: the frames of the project's own code, the panic's own place said once (its location)
+    stacks = {name: p.get("stack") for name, p in problems.items()}
+    if backtrace == "0":
+        assert set(map(str, stacks.values())) == {"None"}
+    else:
+        assert stacks["tests::prints_then_fails"] == [{"file": "src/lib.rs", "line": 12, "column": 63,
+                                                       "function": "outlined::tests::prints_then_fails"}]
+        assert stacks["tests::fails"] is None  # the assertion is the test's own line
+
+
+@pytest.mark.parametrize("backtrace", ["0", "1"])
+def test_a_panics_fix_names_rust_backtrace_only_when_the_frames_were_not_printed(tmp_path, backtrace):
+    crate = _crate(tmp_path, "deep", 'fn pick(v: &[i32]) -> i32 { v[3] }\nfn main() { println!("{}", pick(&[1])); }\n')
+    a = aw("--cwd", str(crate), "cargo", "run", "--offline", env={"RUST_BACKTRACE": backtrace}, detail="concise")
+    assert a.error["code"] == "RUST_PANIC" and a.error["location"] == {"file": "src/main.rs", "line": 1, "column": 29}
+    if backtrace == "0":
+        assert a.error["suggested_fix"] == ("Fix the panic at the location shown; RUST_BACKTRACE=1 prints the calling "
+                                            "frames.")
+        assert "stack" not in a.error
+    else:
+        assert "RUST_BACKTRACE" not in a.error["suggested_fix"]
+        assert a.error["stack"] == [{"file": "src/main.rs", "line": 2, "column": 28, "function": "deep::main"}]
+    assert "output" not in a.env or "panicked" not in json.dumps(a.env["output"])
+
+
 def test_no_manifest_is_a_precondition(tmp_path):
     a = aw("--cwd", str(tmp_path), "cargo", "build")
     assert a.error["code"] == "CARGO_MANIFEST_NOT_FOUND"
