@@ -142,6 +142,57 @@ def test_warnings_are_warning_problems_with_applicable_edits(tmp_path):
                               "replace": "_unused_var"}
 
 
+BORROWS = """fn take(v: Vec<i32>) -> usize { v.len() }
+
+fn main() {
+    let v = vec![1, 2, 3];
+    take(v);
+    println!("{:?}", v);
+    let mut x = 1;
+    println!("{}", x);
+    let mut s = vec![1];
+    let first = &s[0];
+    s.push(2);
+    println!("{}", first);
+}
+"""
+
+
+def test_every_labelled_line_and_every_suggestion_of_cargos_json_is_kept(tmp_path):
+    # rustc's own machine output is the reference: each labelled span of the primary file is a line of the
+    # evidence, each suggestion rustc is sure of (or thinks may be wrong) an edit, a note's span its place
+    crate = _crate(tmp_path, "borrows", BORROWS)
+    located = _check_against_json(crate, "error")
+    source = (crate / "src" / "main.rs").read_text()
+    lines = source.split("\n")
+    for problem, msg in zip(located, _json_messages(crate), strict=True):
+        primary = next(s for s in msg["spans"] if s["is_primary"])["file_name"]
+        evidence = problem.get("evidence", [])
+        for span in msg["spans"]:
+            if span["file_name"] != primary:
+                continue
+            assert f"{span['line_start']} | {lines[span['line_start'] - 1]}".rstrip() in [e.strip() for e in evidence]
+            if span["label"]:
+                assert any(e.endswith(span["label"]) for e in evidence), (span["label"], evidence)
+        suggested = [c for c in msg["children"] if any(
+            s.get("suggested_replacement") is not None and s["suggestion_applicability"] in (
+                "MachineApplicable", "MaybeIncorrect") for s in c["spans"])]
+        titles = [a["title"] for a in problem["code_actions"] if a["kind"] == "edit"]
+        assert sorted(c["message"] for c in suggested) == sorted(titles)
+        for child in msg["children"]:
+            if child["spans"] and child["level"] == "note":
+                span = child["spans"][0]
+                place = f"(at {span['file_name']}:{span['line_start']}:{span['column_start']})"
+                assert any(n.startswith(f"note: {child['message']}") and n.endswith(place) for n in problem["notes"])
+    unused = next(p for p in located if p.get("lint") == "unused_mut")
+    assert unused["code_actions"][0]["applicability"] == "machine_applicable"
+    assert "suggested_fix" not in unused or unused["suggested_fix"] is None  # the edit is the fix
+    # concise: rustc's code is the problem's code, said once
+    concise = aw("--cwd", str(crate), "cargo", "build", detail="concise").env
+    assert [p["code"] for p in concise["problems"]] == ["RUSTC_WARNING", "E0502"]
+    assert not any("rustc_code" in p for p in [concise["error"], *concise["problems"]])
+
+
 def test_failed_tests_are_named_problems_with_counts(tmp_path):
     crate = _crate(tmp_path, "tests1", TESTS, lib=True)
     a = aw("--cwd", str(crate), "cargo", "test", env={"RUST_BACKTRACE": "0"})
