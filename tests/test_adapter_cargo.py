@@ -142,6 +142,57 @@ def test_warnings_are_warning_problems_with_applicable_edits(tmp_path):
                               "replace": "_unused_var"}
 
 
+BORROWS = """fn take(v: Vec<i32>) -> usize { v.len() }
+
+fn main() {
+    let v = vec![1, 2, 3];
+    take(v);
+    println!("{:?}", v);
+    let mut x = 1;
+    println!("{}", x);
+    let mut s = vec![1];
+    let first = &s[0];
+    s.push(2);
+    println!("{}", first);
+}
+"""
+
+
+def test_every_labelled_line_and_every_suggestion_of_cargos_json_is_kept(tmp_path):
+    # rustc's own machine output is the reference: each labelled span of the primary file is a line of the
+    # evidence, each suggestion rustc is sure of (or thinks may be wrong) an edit, a note's span its place
+    crate = _crate(tmp_path, "borrows", BORROWS)
+    located = _check_against_json(crate, "error")
+    source = (crate / "src" / "main.rs").read_text()
+    lines = source.split("\n")
+    for problem, msg in zip(located, _json_messages(crate), strict=True):
+        primary = next(s for s in msg["spans"] if s["is_primary"])["file_name"]
+        evidence = problem.get("evidence", [])
+        for span in msg["spans"]:
+            if span["file_name"] != primary:
+                continue
+            assert f"{span['line_start']} | {lines[span['line_start'] - 1]}".rstrip() in [e.strip() for e in evidence]
+            if span["label"]:
+                assert any(e.endswith(span["label"]) for e in evidence), (span["label"], evidence)
+        suggested = [c for c in msg["children"] if any(
+            s.get("suggested_replacement") is not None and s["suggestion_applicability"] in (
+                "MachineApplicable", "MaybeIncorrect") for s in c["spans"])]
+        titles = [a["title"] for a in problem["code_actions"] if a["kind"] == "edit"]
+        assert sorted(c["message"] for c in suggested) == sorted(titles)
+        for child in msg["children"]:
+            if child["spans"] and child["level"] == "note":
+                span = child["spans"][0]
+                place = f"(at {span['file_name']}:{span['line_start']}:{span['column_start']})"
+                assert any(n.startswith(f"note: {child['message']}") and n.endswith(place) for n in problem["notes"])
+    unused = next(p for p in located if p.get("lint") == "unused_mut")
+    assert unused["code_actions"][0]["applicability"] == "machine_applicable"
+    assert "suggested_fix" not in unused or unused["suggested_fix"] is None  # the edit is the fix
+    # concise: rustc's code is the problem's code, said once
+    concise = aw("--cwd", str(crate), "cargo", "build", detail="concise").env
+    assert [p["code"] for p in concise["problems"]] == ["RUSTC_WARNING", "E0502"]
+    assert not any("rustc_code" in p for p in [concise["error"], *concise["problems"]])
+
+
 def test_failed_tests_are_named_problems_with_counts(tmp_path):
     crate = _crate(tmp_path, "tests1", TESTS, lib=True)
     a = aw("--cwd", str(crate), "cargo", "test", env={"RUST_BACKTRACE": "0"})
@@ -181,6 +232,67 @@ def test_a_failed_assertion_says_both_values_and_a_test_that_did_not_panic_says_
     unpanicked = failed["tests::should_but_doesnt"]
     assert "did not panic as expected" in unpanicked["detail"]
     assert unpanicked["location"] == {"file": "src/lib.rs", "line": 10, "column": 8}
+
+
+OUTLINED = """pub fn check(v: i32) -> i32 { if v > 2 { panic!("too big: {}", v) } v }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn fails() { assert_eq!(check(2), 3); }
+    #[test]
+    #[should_panic]
+    fn should_but_doesnt() { check(1); }
+    #[test]
+    fn prints_then_fails() { println!("computing the value"); check(5); }
+    #[test]
+    #[should_panic(expected = "small")]
+    fn wrong_message() { check(7); }
+}
+"""
+
+
+@pytest.mark.parametrize("backtrace", ["0", "1"])
+def test_the_concise_text_leaves_out_libtests_outline_of_the_failures_the_problems_carry(tmp_path, backtrace):
+    # `failures:`, `---- NAME stdout ----`, `thread 'x' (N) panicked at`, the frames: with every failed test a
+    # problem they only repeat its place; what a test printed itself stays, under its block's header
+    crate = _crate(tmp_path, "outlined", OUTLINED, lib=True)
+    a = aw("--cwd", str(crate), "cargo", "test", "--offline", env={"RUST_BACKTRACE": backtrace}, detail="concise")
+    assert a.env["output"] == {"stdout": {"text": "---- tests::prints_then_fails stdout ----\ncomputing the value\n"}}
+    tests = a.env["data"]["tests"]
+    assert sorted(tests["failed_tests"]) == ["tests::fails", "tests::prints_then_fails", "tests::should_but_doesnt",
+                                             "tests::wrong_message"]
+    whole = aw("--cwd", str(crate), "cargo", "test", "--offline", env={"RUST_BACKTRACE": backtrace})
+    assert "failures:" in whole.env["output"]["stdout"]["text"]  # the standard record keeps the outline
+    problems = {p["test"]: p for p in whole.env["problems"]}
+    assert set(problems) == set(tests["failed_tests"])
+    assert problems["tests::wrong_message"]["detail"] == (
+        'test tests::wrong_message failed: its panic message "too big: 7" does not contain the expected "small" '
+        "(#[should_panic(expected)])")
+    # RUST_BACKTRACE=1: the frames of the project's own code, the panic's own place said once (its location)
+    stacks = {name: p.get("stack") for name, p in problems.items()}
+    if backtrace == "0":
+        assert set(map(str, stacks.values())) == {"None"}
+    else:
+        assert stacks["tests::prints_then_fails"] == [{"file": "src/lib.rs", "line": 12, "column": 63,
+                                                       "function": "outlined::tests::prints_then_fails"}]
+        assert stacks["tests::fails"] is None  # the assertion is the test's own line
+
+
+@pytest.mark.parametrize("backtrace", ["0", "1"])
+def test_a_panics_fix_names_rust_backtrace_only_when_the_frames_were_not_printed(tmp_path, backtrace):
+    crate = _crate(tmp_path, "deep", 'fn pick(v: &[i32]) -> i32 { v[3] }\nfn main() { println!("{}", pick(&[1])); }\n')
+    a = aw("--cwd", str(crate), "cargo", "run", "--offline", env={"RUST_BACKTRACE": backtrace}, detail="concise")
+    assert a.error["code"] == "RUST_PANIC" and a.error["location"] == {"file": "src/main.rs", "line": 1, "column": 29}
+    if backtrace == "0":
+        assert a.error["suggested_fix"] == ("Fix the panic at the location shown; RUST_BACKTRACE=1 prints the calling "
+                                            "frames.")
+        assert "stack" not in a.error
+    else:
+        assert "RUST_BACKTRACE" not in a.error["suggested_fix"]
+        assert a.error["stack"] == [{"file": "src/main.rs", "line": 2, "column": 28, "function": "deep::main"}]
+    assert "output" not in a.env or "panicked" not in json.dumps(a.env["output"])
 
 
 def test_no_manifest_is_a_precondition(tmp_path):

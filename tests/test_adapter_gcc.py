@@ -70,6 +70,25 @@ int main() {
 }
 """
 
+# gcc's fix-its of every shape its caret block prints: a format specifier whose caret ends its range (`~^`, `~~^`
+# under %d, %ld, %zu, %lu), a misspelt identifier (`^~~~~`), `->` for `.` on a pointer, the missing `;`, and
+# the `#include <stdio.h>` line a note inserts
+FIXITS_C = """#include <stddef.h>
+struct point { int x; };
+int get(struct point *p) { return p.x; }
+int main(void) {
+    int count = 3;
+    long big = 4;
+    size_t n = 2;
+    printf("%d\\n", "str");
+    printf("%ld\\n", count);
+    printf("%zu\\n", count);
+    printf("%lu %d\\n", count, n);
+    printf("%d %s\\n", big, count);
+    return coutn
+}
+"""
+
 
 def _write(tmp: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
@@ -104,6 +123,7 @@ CASES = [
     (["gcc", "-c", "inc.c"], {"inc.c": INC_C, "hdr.h": HDR_H}),
     (["gcc", "-Wall", "-Werror", "-c", "broken.c"], {"broken.c": BROKEN_C}),
     (["g++", "-Wall", "-c", "broken.cpp"], {"broken.cpp": BROKEN_CPP}),
+    (["gcc", "-Wall", "-c", "fixits.c"], {"fixits.c": FIXITS_C}),
 ]
 
 
@@ -170,6 +190,42 @@ def test_user_json_and_parseable_fixits_are_read_exactly(tmp_path):
     parseable = aw("g++", "-c", "-fdiagnostics-parseable-fixits", "broken.cpp", cwd=tmp_path).env["problems"]
     assert [p["location"] for p in as_json] == [p["location"] for p in plain]
     assert _edits(as_json) == _edits(plain) == _edits(parseable)
+
+
+def _parseable_fixits(argv: list[str], cwd: Path) -> list[tuple]:
+    """gcc's own fix-its (`-fdiagnostics-parseable-fixits`), as `_edits` gives agentwrap's."""
+    proc = subprocess.run([argv[0], "-fdiagnostics-parseable-fixits", *argv[1:]], capture_output=True, text=True,
+                          cwd=cwd)
+    exact = []
+    for line in proc.stderr.splitlines():
+        m = compiler_diagnostics._FIXIT.match(line)
+        if m:
+            c1, c2 = int(m.group("c1")), int(m.group("c2"))
+            text = compiler_diagnostics._unescape(m.group("text"))
+            exact.append((m.group("file"), int(m.group("l1")), c1, None if c1 == c2 else c2, text))
+    return sorted(exact)
+
+
+@needs_gcc
+def test_every_edit_equals_gccs_own_fixit_span(tmp_path):
+    # `~^` under `%d`: the range is both characters (the caret ends it), so the edit that puts `%s` in its place
+    # takes out `%d`, not `%` (which made `"%sd\n"`)
+    _write(tmp_path, {"fixits.c": FIXITS_C})
+    argv = ["gcc", "-Wall", "-c", "fixits.c", "-o", "/dev/null"]
+    exact = _parseable_fixits(argv, tmp_path)
+    assert len(exact) == 11
+    answer = aw(*argv, cwd=tmp_path)
+    assert _edits(answer.env["problems"]) == exact
+    titles = [a["title"] for p in answer.env["problems"] for a in p["code_actions"] if a.get("edit")]
+    assert "Replace `%d` with `%s`" in titles and "Replace `%ld` with `%d`" in titles
+    assert "Replace `%zu` with `%u`" in titles and "Replace `coutn` with `count`" in titles
+    # the same log read back later (`agentwrap normalize`: the files unread, gcc's display columns)
+    log = tmp_path / "build.log"
+    log.write_text(subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path).stderr)
+    read = aw("normalize", "--adapter", "gcc", "--format", "jsonl", str(log), check=False)
+    problems = [json.loads(line) for line in read.stdout.splitlines()]
+    assert _edits(problems) == exact
+    assert "Replace `%lu` with `%u`" in [a["title"] for p in problems for a in p.get("code_actions", [])]
 
 
 @needs_gcc

@@ -74,29 +74,66 @@ def _end_column(block: list[str], line: int, column: int) -> int | None:
     return None
 
 
+def _labels(block: list[str], i: int) -> list[tuple[int, int, str]]:
+    """(column, end column, label) of each run of `^` or `-` under the source row `block[i]`: its label is
+    the text after the last run on that row, or the text a run's `|` connector leads down to (rustc puts
+    a label there when another run's label is on the row: `----^` over `|` over `help: remove this `mut``);
+    '' for a run without one."""
+    src = _SRC.match(block[i])
+    if not src:
+        return []
+    offset = len(src.group("gutter")) + 2
+    rows = []
+    for follow in block[i + 1:]:
+        if not _BAR.match(follow):
+            break
+        rows.append(follow[offset:])
+    if not rows:
+        return []
+    runs = [(m.start(), m.end()) for m in re.finditer(r"\^+|-+", rows[0])]
+    if not runs or rows[0][:runs[0][0]].strip():
+        return []  # a multi-line span's drawing (`|_____^`), no runs under this row's own text
+    out = []
+    for k, (a, b) in enumerate(runs):
+        label = ""
+        if k == len(runs) - 1 and rows[0][b:b + 1] == " ":
+            label = rows[0][b:].strip()
+        else:
+            for row in rows[1:]:
+                if len(row) <= a or row[a] == " ":
+                    break
+                if row[a] != "|":
+                    label = row[a:].strip() if a == 0 or row[a - 1] == " " else ""
+                    break
+        out.append((a + 1, b + 1, label))
+    return out
+
+
+# a label that asks to take out what it marks (`help: remove this `mut``): rustc suggests "" for its span
+_REMOVE = re.compile(r"^remove\b")
+
+
 def _inline_edits(block: list[str], file: str) -> list[tuple[str, Edit]]:
-    """`^^^^ help: prefix it with an underscore: `_x``: the replacement for the span the label sits on."""
+    """`^^^^ help: prefix it with an underscore: `_x``: the replacement for the span the label sits on;
+    `---- help: remove this `mut``: the span taken out."""
     out = []
     for i, text in enumerate(block[:-1]):
         src = _SRC.match(text)
         if not src or src.group("sep") != "|":
             continue
-        for follow in block[i + 1:i + 4]:
-            bar = _BAR.match(follow)
-            if not bar:
-                break
-            marks = follow[len(src.group("gutter")) + 2:]
-            m = re.match(r"^(?P<pad> *)(?P<run>[\^-]+) (?P<label>help: .+)$", marks)
-            label = _INLINE.match(m.group("label")) if m else None
-            if m and label:
-                col = len(m.group("pad")) + 1
-                end = col + len(m.group("run"))
+        n = int(src.group("n"))
+        for col, end, label in _labels(block, i):
+            if not label.startswith("help: "):
+                continue
+            inline = _INLINE.match(label)
+            if inline:
                 if end == col + 1:  # one caret: an empty span or one character? Only past the line's end is sure
                     if col <= len(src.group("src") or ""):
                         continue
                     end = col
-                out.append((label.group("msg"), Edit(file, int(src.group("n")), col, int(src.group("n")), end,
-                                                     label.group("repl"))))
+                out.append((inline.group("msg"), Edit(file, n, col, n, end, inline.group("repl"))))
+            elif _REMOVE.match(label[len("help: "):]) and (src.group("src") or "")[col - 1:end - 1].strip():
+                out.append((label[len("help: "):], Edit(file, n, col, n, end, "")))
     return out
 
 
@@ -183,12 +220,26 @@ def rustc_diagnostics(text: str, tool: str, exit_code: int | None) -> list[Probl
     return found
 
 
-def _evidence(block: list[str]) -> dict[str, list[str]]:
-    """The first `N | source` line of a diagnostic and the caret line under it."""
-    for i, line in enumerate(block):
-        if _SOURCE.match(line):
-            return {"evidence": [text.rstrip() for text in block[i:i + 2]]}
-    return {}
+def _evidence(block: list[str], limit: int = 16) -> dict[str, list[str]]:
+    """The diagnostic's own snippet, from its first `N | source` line: every source line rustc printed and
+    the lines of marks and labels under them (`- value moved here`, `^ value borrowed here after move`),
+    as printed, less the empty `|` rows; up to `limit` lines. A snippet of another file (`::: path`) and
+    the notes after it are not the primary file's."""
+    first = next((i for i, line in enumerate(block) if _SOURCE.match(line)), None)
+    if first is None:
+        return {}
+    rows: list[str] = []
+    for line in block[first:]:
+        bar = _BAR.match(line)
+        if bar and not (bar.group("marks") or "").strip():
+            continue
+        if not (_SRC.match(line) or bar or _ELIDED.match(line)):
+            break
+        rows.append(line.rstrip())
+    return {"evidence": rows[:limit]}
+
+
+_ELIDED = lazy(r"^\.{3}$")
 
 
 MANIFEST_INVALID = ProblemCode(code="CARGO_MANIFEST_INVALID", title="Invalid Cargo.toml", category="validation",
@@ -209,10 +260,13 @@ def _notes(block: list[str]) -> list[str]:
     note goes on with its `found enum` line), as cargo's JSON gives them: one note, lines joined by newlines."""
     notes: list[str] = []
     open_note = False
-    for ln in block:
+    for k, ln in enumerate(block):
         if m := _NOTE.match(ln) or _HELP.match(ln):
             notes.append(m.group("kind") + ": " + m.group("text"))
             open_note = True
+            arrow = _ARROW.match(block[k + 1]) if k + 1 < len(block) and m.group("kind") == "note" else None
+            if arrow:  # a note with a span of its own: where it points (JSON: the child's span)
+                notes[-1] += f" (at {arrow.group('file')}:{arrow.group('line')}:{arrow.group('column')})"
         elif open_note and _GOES_ON.match(ln):
             notes[-1] += "\n" + ln.strip()
         else:

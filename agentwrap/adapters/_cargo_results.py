@@ -12,7 +12,8 @@ from agentwrap.sdk import CodeAction, Problem, ProblemCode, problem
 # --- panics and tests -------------------------------------------------------------------------------------------
 _PANIC = lazy(r"^thread '(?P<thread>[^']+)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?"
                     r"(?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+):?$", re.M)
-_TEST_LINE = lazy(r"^test (?P<name>\S.*?) \.\.\. (?P<result>ok|FAILED|ignored.*|bench:.*)$", re.M)
+# a #[should_panic] test is listed `NAME - should panic`: the test's name is NAME
+_TEST_LINE = lazy(r"^test (?P<name>\S.*?)(?: - should panic)? \.\.\. (?P<result>ok|FAILED|ignored.*|bench:.*)$", re.M)
 _RESULT = lazy(r"^test result: (?P<status>ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; "
                      r"(?P<ignored>\d+) ignored; (?P<measured>\d+) measured; (?P<filtered>\d+) filtered out"
                      r"(?:; finished in (?P<secs>[\d.]+)s)?", re.M)
@@ -20,6 +21,15 @@ _SUITE = lazy(r"^\s*(?:Running (?P<what>.+?)(?: \((?P<exe>[^)]+)\))?|Doc-tests (
 _RERUN = lazy(r"^error: test failed, to rerun pass `(?P<sel>[^`]+)`", re.M)
 # assert_eq!/assert_ne! print the two values on the lines after the message
 _OPERAND = lazy(r"^\s*(?P<side>left|right): (?P<value>.*)$")
+# What a panic prints after its `thread 'x' panicked at` line, besides its message: how to get the frames, or
+# the frames themselves (RUST_BACKTRACE=1)
+_BACKTRACE_NOTE = lazy(r"^note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace$", re.M)
+_BACKTRACE = lazy(r"^stack backtrace:$")
+_FRAME = lazy(r"^\s+(?:\d+: (?P<function>.+)|at (?P<file>.+?):(?P<line>\d+):(?P<column>\d+))$")
+_OMITTED = lazy(r"^note: Some details are omitted, run with `RUST_BACKTRACE=full`")
+_EXPECTED = lazy(r"^note: panic did not contain expected string\n\s*panic message: (?P<got>.*)\n"
+                r"\s*expected substring: (?P<want>.*)$")
+_BLOCK = lazy(r"^---- (?P<name>.+?) stdout ----$")
 _NO_PANIC = lazy(r"^note: test did not panic as expected at (?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+)$",
                  re.M)
 
@@ -30,30 +40,147 @@ RUST_PANIC = ProblemCode(code="RUST_PANIC", title="Rust program panicked", categ
 
 
 def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Problem]:
-    """`thread 'x' panicked at file:line:col:` + message: one problem each (a failed test's, when testing)."""
+    """`thread 'x' panicked at file:line:col:` + message: one problem each (a failed test's, when testing).
+    Each stands for the lines it was read from: the panic's line, its message, and the backtrace or the note
+    on how to get one (the frames stay in the artifact; the project's own are the problem's `stack`)."""
     out = []
+    lines = text.split("\n")
     for m in _PANIC.finditer(text):
         message = m.group("old") or next((ln for ln in text[m.end():].splitlines()[1:3] if ln.strip()), "")
         operands = _operands(text[m.end():], message)
         message = ", ".join([message.strip(), *(f"{k}: {v}" for k, v in operands.items())])
         loc = {"file": m.group("file"), "line": int(m.group("line")), "column": int(m.group("column"))}
         thread = m.group("thread")
+        at = text.count("\n", 0, m.start())
+        said, frames, noted = _panic_lines(lines, at)
+        expected = _EXPECTED.match("\n".join(lines[at + len(said):at + len(said) + 3]))
+        if expected:  # #[should_panic(expected = "...")] whose panic said something else
+            said += expected.group(0).split("\n")
+            message = (f"its panic message {expected.group('got').strip()} does not contain the expected "
+                       f"{expected.group('want').strip()} (#[should_panic(expected)])")
+        stack = [f for f in _own_frames(frames) if {k: f[k] for k in loc} != loc]  # the location says its own
+        extra: dict[str, Any] = {"stack": stack} if stack else {}
         if tests and thread != "main":
-            sel = _RERUN.search(text)
-            cmd = ("cargo", "test", *(sel.group("sel").split() if sel else ()), thread, "--", "--exact")
             out.append(problem(
                 tool, CARGO_TEST_FAILED, f"test {thread} failed: {message.strip()}", exit_code=exit_code,
                 location=loc, suggested_fix="Fix the code or the test so the assertion holds; re-run just this test "
                                             "with the command in code_actions.",
-                code_actions=(CodeAction(title=f"Re-run only {thread}", command=cmd, applicability="machine_applicable",
-                                         is_preferred=True),),
-                extra={"test": thread, **operands}))
+                code_actions=(_rerun(text, thread),), matched="\n".join(said),
+                extra={"test": thread, **operands, **extra}))
         else:
+            # the frames are a fact of this run's output: RUST_BACKTRACE=1 is news only when they were not printed
+            noted = noted or not frames and bool(_BACKTRACE_NOTE.search(text))  # printed once, at the first panic
+            frames_fix = ("; RUST_BACKTRACE=1 prints the calling frames" if noted else
+                          "; `stack` lists the calling frames in this project" if stack else "")
             out.append(problem(
                 tool, RUST_PANIC, f"thread '{thread}' panicked: {message.strip()}", exit_code=exit_code,
-                location=loc, suggested_fix="Fix the panic at the location shown; RUST_BACKTRACE=1 prints the "
-                                            "calling frames.", extra={"thread": thread}))
+                location=loc, suggested_fix=f"Fix the panic at the location shown{frames_fix}.",
+                matched="\n".join(said), extra={"thread": thread, **extra}))
     return out
+
+
+def _rerun(text: str, name: str) -> CodeAction:
+    sel = _RERUN.search(text)
+    cmd = ("cargo", "test", *(sel.group("sel").split() if sel else ()), name, "--", "--exact")
+    return CodeAction(title=f"Re-run only {name}", command=cmd, applicability="machine_applicable", is_preferred=True)
+
+
+def _panic_lines(lines: list[str], at: int) -> tuple[list[str], list[re.Match[str]], bool]:
+    """The lines of the panic whose `thread ... panicked at` line is `lines[at]`: it, its message up to a blank
+    line, and the backtrace (or the note on how to print one) under it; the frames; whether the note was
+    printed (RUST_BACKTRACE unset or 0: only the first panic of a process prints it)."""
+    i = at + 1
+    while i < len(lines) and lines[i].strip() and not (
+            _PANIC.match(lines[i]) or _BLOCK.match(lines[i]) or _BACKTRACE_NOTE.match(lines[i])
+            or _BACKTRACE.match(lines[i]) or lines[i].startswith("note: panic did not contain expected string")):
+        i += 1
+    said = lines[at:i]
+    frames: list[re.Match[str]] = []
+    noted = i < len(lines) and bool(_BACKTRACE_NOTE.match(lines[i]))
+    if noted:
+        said.append(lines[i])
+    elif i < len(lines) and _BACKTRACE.match(lines[i]):
+        said.append(lines[i])
+        i += 1
+        while i < len(lines) and ((frame := _FRAME.match(lines[i])) or _OMITTED.match(lines[i])):
+            frames += [frame] if frame else []
+            said.append(lines[i])
+            i += 1
+    return said, frames, noted
+
+
+def _own_frames(frames: list[re.Match[str]]) -> list[dict[str, Any]]:
+    """The frames of a backtrace in the project's own code (`at ./src/lib.rs:9:9`), never the standard
+    library's (`/rustc/<hash>/library/...`) or a dependency's (`~/.cargo/registry/...`), nor the closure a
+    function was called through: up to 8."""
+    out: list[dict[str, Any]] = []
+    function = None
+    for frame in frames:
+        if frame.group("function"):
+            function = frame.group("function")
+            continue
+        file = frame.group("file")
+        if file.startswith("/rustc/") or "/.cargo/registry/" in file or "/.rustup/" in file or function is None:
+            continue
+        if function.endswith("::{{closure}}") and out and out[-1]["function"] == function[:-len("::{{closure}}")]:
+            continue  # libtest's call of the test function: its `fn` line, a frame of no call
+        out.append({"file": file.removeprefix("./"), "line": int(frame.group("line")),
+                    "column": int(frame.group("column")), "function": function})
+        function = None
+    return out[:8]
+
+
+def _blocks(text: str) -> dict[str, list[str]]:
+    """Each failed test's `---- NAME stdout ----` block (its header first): what libtest captured of it."""
+    lines = text.split("\n")
+    blocks: dict[str, list[str]] = {}
+    for i, line in enumerate(lines):
+        if head := _BLOCK.match(line):
+            end = next((j for j in range(i + 1, len(lines)) if _BLOCK.match(lines[j]) or lines[j] == "failures:"
+                        or _RESULT.match(lines[j])), len(lines))
+            blocks[head.group("name")] = lines[i:end]
+    return blocks
+
+
+def _own_output(block: list[str], said: set[str]) -> bool:
+    """Whether a test's block holds lines its problem does not stand for: what the test printed itself."""
+    return any(line.strip() and line not in said for line in block[1:])
+
+
+def test_blocks(text: str, found: list[Problem]) -> list[Problem]:
+    """Each failed test's problem standing for its `---- NAME stdout ----` block too, when the problem says
+    all the block holds (what the test printed itself keeps the block), and for libtest's outline around
+    the blocks (its `test NAME ... FAILED` line, `failures:`, the list of names, the rerun hint its code
+    action carries): with every failure a problem, that outline only repeats their places."""
+    blocks = _blocks(text)
+    listed = {m.group("name"): m.group(0) for m in _TEST_LINE.finditer(text) if m.group("result") == "FAILED"}
+    rerun = [m.group(0) for m in _RERUN.finditer(text)]
+    out = []
+    for p in found:
+        name = (p.extra or {}).get("test")
+        if p.code != CARGO_TEST_FAILED.code or not isinstance(name, str):
+            out.append(p)
+            continue
+        said = p.matched.splitlines()
+        block = blocks.get(name, [])
+        outline = [*([listed[name]] if name in listed else []), "failures:", f"    {name}",
+                   *(rerun if p.code_actions else [])]
+        head = [block[0]] if block and not _own_output(block, set(said)) else []
+        out.append(p._replace(matched="\n".join([*head, *said, *outline])))
+    return out
+
+
+def own_output_headers(text: str, found: tuple[Problem, ...]) -> tuple[str, ...]:
+    """The `---- NAME stdout ----` lines of the blocks that hold what a test printed itself: they stay in the
+    text a model reads, to say whose output it is (the problem names the test, so they would seem said)."""
+    blocks = _blocks(text)
+    out = []
+    for p in found:
+        name = (p.extra or {}).get("test")
+        block = blocks.get(name, []) if isinstance(name, str) else []
+        if block and _own_output(block, set(p.matched.splitlines())):
+            out.append(block[0])
+    return tuple(out)
 
 
 def _operands(after: str, message: str) -> dict[str, str]:
@@ -80,10 +207,10 @@ def failed_tests_without_panic(text: str, tool: str, exit_code: int | None, name
         if m.group("result") != "FAILED" or name in named:
             continue
         doc = re.match(r"^(?P<file>\S+) - .*\(line (?P<line>\d+)\)$", name)
-        base = name.removesuffix(" - should panic")
-        unpanicked = _did_not_panic(text, base)
+        unpanicked = _did_not_panic(text, name)
         if unpanicked:
-            out.append(_did_not_panic_problem(tool, base, unpanicked, exit_code))
+            out.append(_did_not_panic_problem(tool, name, unpanicked, exit_code)._replace(
+                code_actions=(_rerun(text, name),)))
             continue
         out.append(problem(
             tool, CARGO_TEST_FAILED, f"test {name} failed", exit_code=exit_code,
@@ -121,7 +248,7 @@ def tests_summary(text: str, progress: str) -> dict[str, Any] | None:
     out: dict[str, Any] = {**totals, "suites": len(results), "failed_tests": failed}
     if len(suites) >= len(results):
         out["suite_names"] = suites[:len(results)]
-    sel = _RERUN.search(text)
+    sel = _RERUN.search(text) or _RERUN.search(progress)  # cargo prints it on stderr
     if sel:
         out["rerun"] = sel.group("sel")
     return out

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentwrap.adapters import _cargo_parse as cp
 from agentwrap.adapters import _cargo_results as cr
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Problem, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 ALIASES = {"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc", "rm": "remove"}
 
@@ -37,6 +37,7 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
             panics = [p for p in panics if p.code != "CARGO_TEST_FAILED" or (p.extra or {}).get("test") in failed]
             named = {str((p.extra or {}).get("test")) for p in panics}
             panics += cr.failed_tests_without_panic(text, tool, run.exit_code, named) if run.failed else []
+            panics = cr.test_blocks(text, panics)
         found += panics
     return found
 
@@ -65,6 +66,11 @@ class CargoAdapter(BaseAdapter):
         # "could not compile": its fix ("fix the compiler errors listed as problems") points at problems that
         # are listed beside it, so it carries none
         return [p._replace(suggested_fix=None) if p.code == "CARGO_COMPILE_FAILED" else p for p in found]
+
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        base = super().interpret(run)
+        kept = cr.own_output_headers(run.text(), base.problems)
+        return base._replace(kept_lines=(*base.kept_lines, *kept)) if kept else base
 
     def subcommand(self, argv: list[str]) -> str | None:
         if _is_rustc(argv):

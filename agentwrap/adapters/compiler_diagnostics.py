@@ -251,8 +251,13 @@ def _fix_row(diag: Diag, line: int, row: str, caret: str, prefix: int) -> None:
             diag.fixes.append(Fix(diag.file or "", line, column, "", column + display_width(text), exact=True,
                                   unit="display" if prefix else "byte"))
             continue
-        run = 0
-        while start + run < len(caret) and caret[start + run] in "^~" and (run == 0 or caret[start + run] == "~"):
+        # the range under the text: one run of `~` holding at most one `^` (gcc prints `~^` under `%d`, the caret
+        # at its end, `^~~~~` under a word); a second `^` starts another range
+        run, carets = 0, 0
+        while start + run < len(caret) and caret[start + run] in "^~":
+            carets += caret[start + run] == "^"
+            if carets > 1:
+                break
             run += 1
         inserting = not run or (text in quoted and bool(_INSERT_WORDS.search(diag.message))
                                 and "did you mean" not in diag.message)

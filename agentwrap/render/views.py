@@ -277,7 +277,7 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     asks_user = [r for r in p.remediation if r.get("requires_user")]
     if asks_user:
         out["remediation"] = asks_user
-    said = " ".join(str(x) for x in (summary, p.detail, p.suggested_fix) if x)
+    said = " ".join(str(x) for x in (summary, p.code, p.detail, p.suggested_fix) if x)  # rustc_code: the code
     for key, value in (p.extra or {}).items():
         if key in _NOT_DECISIVE or value in _EMPTY or value is False or key in out:
             continue
