@@ -179,3 +179,81 @@ def test_show_of_two_packages_says_them_as_data_alone():
     view = views.concise(fixtures.replay_record(registry.builtin("pip"), case))
     assert [p["name"] for p in view["data"]["packages"]] == ["beta", "alpha"]
     assert "output" not in view, view.get("output")
+
+
+def _show(artifact: str) -> str:
+    return str(aw("artifact", "show", artifact, "--limit", "1048576").env["data"]["text"])
+
+
+def test_a_long_list_of_releases_keeps_the_newest_and_the_nearest_and_counts_the_rest(tmp_path):
+    """300 releases (botocore has 2,559): the problem keeps the ones an agent can pick, the newest and those
+    next to the version asked for, counts the rest, and says where pip's whole list is; the standard
+    envelope too."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    versions = [f"{i // 20}.{i % 20}" for i in range(300)]
+    for version in versions:
+        _wheel(wheels, "tiny", version)
+    args = (*PIP, "download", *OFFLINE, "--find-links", str(wheels), "-d", str(tmp_path / "got"), "tiny==7.7.5")
+    view = aw(*args, detail="concise").env
+    error = view["error"]
+    assert error["available_versions"] == ["7.6", "7.7", "7.8", "7.9", "14.15", "14.16", "14.17", "14.18", "14.19"]
+    assert error["available_versions_omitted"] == 291
+    assert error["code_actions"][0]["command"][-1] == "tiny==14.19"
+    assert len(json.dumps(view)) < 2000, len(json.dumps(view))
+    warning = next(w["message"] for w in view["warnings"] if w["code"] == "OUTPUT_TRUNCATED")
+    assert "stderr in artifact art_" in warning, warning
+    assert f"(from versions: {', '.join(versions)})" in _show(warning.rsplit(" ", 1)[-1])
+    standard = aw(*args).env
+    assert [p["available_versions"] for p in [standard["error"], *standard["problems"]]] == [
+        error["available_versions"]] * 2
+    assert len(json.dumps(standard)) < 6000, len(json.dumps(standard))
+
+
+def test_an_install_says_what_it_installed_once(tmp_path):
+    """pip's `Successfully installed alpha-1.0 beta-1.0` is what data.installed (and effects) list."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(wheels, "beta", "1.0")
+    _wheel(wheels, "alpha", "1.0", ("beta==1.0",))
+    answer = aw(*PIP, "install", *OFFLINE, "--find-links", str(wheels), "--target", str(tmp_path / "t"), "alpha",
+                detail="concise")
+    assert answer.code == 0
+    assert sorted(p["name"] for p in answer.env["data"]["installed"]) == ["alpha", "beta"]
+    assert "Successfully installed" not in json.dumps(answer.env), answer.env.get("output")
+
+
+def test_a_local_index_without_a_project_is_said_once_per_index(tmp_path):
+    """pip says `Location 'file:///…/simple/NAME/' is ignored` for every project a local index lacks (tens in
+    one install, on every run while the configuration names the folder): one line of each index stays."""
+    wheels, empty = tmp_path / "wheels", tmp_path / "empty" / "simple"
+    wheels.mkdir()
+    empty.mkdir(parents=True)
+    for name in ("beta", "delta", "epsilon"):
+        _wheel(wheels, name, "1.0")
+    _wheel(wheels, "alpha", "1.0", ("beta==1.0",))
+    missing = tmp_path / "missing" / "simple"  # never made: a configured folder that is not there
+    args = (*PIP, "install", "--isolated", "--disable-pip-version-check", "--index-url", empty.as_uri(),
+            "--extra-index-url", missing.as_uri(), "--find-links", str(wheels), "alpha", "delta", "epsilon")
+    answer = aw(*args, "--target", str(tmp_path / "t"), detail="concise")
+    assert answer.code == 0, answer.env
+    inline = [line for s in answer.env.get("output", {}).values() for line in s["text"].splitlines()]
+    assert inline == [f"WARNING: Location '{index.as_uri()}/alpha/' is ignored: it is neither a file nor a directory."
+                      for index in (empty, missing)], inline
+    whole = aw(*args, "--target", str(tmp_path / "t2")).env["output"]["stderr"]["artifact"]
+    assert _show(whole).count("is ignored") == 8  # 4 projects, 2 indexes
+
+
+def test_a_conflict_names_a_project_once_however_it_is_spelled(tmp_path):
+    """`Beta_Pkg>=2.0` beside `beta-pkg==1.0` is one project (PEP 503): the detail and the fix name it once."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for version in ("1.0", "2.0"):
+        _wheel(wheels, "Beta_Pkg", version)
+    _wheel(wheels, "alpha", "1.0", ("Beta_Pkg>=2.0",))
+    error = aw(*PIP, "download", *OFFLINE, "--find-links", str(wheels), "-d", str(tmp_path / "got"),
+               "beta-pkg==1.0", "alpha", detail="concise").error
+    assert error["code"] == "PIP_DEPENDENCY_CONFLICT"
+    assert error["conflicts"] == ["The user requested beta-pkg==1.0", "alpha 1.0 depends on Beta_Pkg>=2.0"]
+    assert error["detail"].endswith("their dependencies conflict on beta-pkg"), error["detail"]
+    assert "one version of beta-pkg satisfies" in error["suggested_fix"]

@@ -47,6 +47,8 @@ def _problem(code: str, detail: str, run: CapturedRun, *, fix: str, actions: tup
                    code_actions=actions, extra=extra)
 
 
+_IGNORED = lazy(r"^WARNING: Location '(?P<index>[^']*?)/?[^/']+/?' is ignored: it is neither a file nor a "
+                r"directory\.$", re.M)
 _NO_MATCH = lazy(r"^ERROR: No matching distribution found for .+$", re.M)
 _CONFLICT_LINES = lazy(r"^(?:ERROR: ResolutionImpossible\b.*|"
                        r"\s+(?:\S+ \S+ depends on .+|The user requested .+))$", re.M)
@@ -58,13 +60,59 @@ def _not_found_lines(text: str) -> str:
     return "\n".join(m.group(0) for pattern in (_NOT_FOUND, _NO_MATCH) for m in pattern.finditer(text))
 
 
+# A long release list (botocore has 2,559) keeps the releases an agent can pick: the newest, and those next
+# to the version asked for; `available_versions_omitted` counts the rest, which pip's line in the artifact has.
+VERSIONS_WHOLE = 12  # a list this short is kept whole
+NEWEST_KEPT = 5
+NEAR_KEPT = 2  # on each side of the version asked for
+_ASKED = lazy(r"(?:===?|~=|!=|<=?|>=?)\s*v?(?P<version>\d[\w.!+-]*)")
+_RELEASE = lazy(r"^v?(?:\d+!)?(?P<release>\d+(?:\.\d+)*)(?P<rest>.*)$")
+_STAGES = {"dev": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "rc": 3, "pre": 3, "preview": 3}
+
+
+def _version_key(version: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """A version's place in release order, near enough to find its neighbours (`packaging` is no
+    dependency): the release numbers (1.0 is 1.0.0), then dev < pre-release < final < post, then their
+    numbers. Epochs and local versions are not weighed."""
+    m = _RELEASE.match(version.strip().lower())
+    if m is None:
+        return (), 4, ()
+    release = tuple(int(part) for part in m["release"].split("."))
+    while len(release) > 1 and release[-1] == 0:
+        release = release[:-1]
+    rest = m["rest"].split("+", 1)[0].lstrip("-_.")
+    word = re.match(r"[a-z]+", rest)
+    stage = (_STAGES.get(word.group(0), 5) if word else 5) if rest else 4
+    return release, stage, tuple(int(n) for n in re.findall(r"\d+", rest))
+
+
+def _kept_versions(versions: list[str], requirement: str) -> list[str]:
+    """Of pip's releases (oldest first), the ones an agent can act on, in pip's order: all of a short
+    list; else the newest few and the nearest below and above the version the requirement names."""
+    if len(versions) <= VERSIONS_WHOLE:
+        return versions
+    keep = set(range(len(versions) - NEWEST_KEPT, len(versions)))
+    if (asked := _ASKED.search(requirement)) is not None:
+        target = _version_key(asked["version"].removesuffix(".*"))
+        keys = [_version_key(v) for v in versions]
+        order = sorted(range(len(versions)), key=keys.__getitem__)
+        below = [i for i in order if keys[i] < target]
+        above = [i for i in order if keys[i] > target]
+        keep |= {*below[-NEAR_KEPT:], *above[:NEAR_KEPT], *(i for i in order if keys[i] == target)}
+    return [versions[i] for i in sorted(keep)]
+
+
 def _not_found(m: re.Match[str], run: CapturedRun, text: str) -> Problem:
     """`Could not find a version that satisfies the requirement R (from versions: ...)`: the releases are
-    said once, in `available_versions`; the detail names the newest, which the action installs."""
+    said once, in `available_versions` (a long list cut to the ones an agent can pick, the rest counted in
+    `available_versions_omitted`); the detail names the newest, which the action installs."""
     versions = [v for v in m.group("versions").split(", ") if v and v != "none"]
     req = m.group("req")
     name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]
-    extra: dict[str, Any] = {"requirement": req, "available_versions": versions}
+    kept = _kept_versions(versions, req)
+    extra: dict[str, Any] = {"requirement": req, "available_versions": kept}
+    if len(kept) < len(versions):
+        extra["available_versions_omitted"] = len(versions) - len(kept)
     if versions:
         detail = f"no release of {name} matches {req} (newest: {versions[-1]})"
         fix = "Relax the version, or pick one of `available_versions`."
@@ -84,12 +132,18 @@ def _not_found(m: re.Match[str], run: CapturedRun, text: str) -> Problem:
                     )._replace(matched=_not_found_lines(text))
 
 
+def _normalized(name: str) -> str:
+    """A project's name as PEP 503 compares it: `Flask_Login` and `flask-login` are one project."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _conflict(c: re.Match[str], run: CapturedRun, text: str) -> Problem:
     """ResolutionImpossible: the causes pip lists are said once, in `conflicts`; the detail names what
     could not be installed and the dependency they disagree on."""
     causes = [m.group("line").strip() for m in _CAUSED_BY.finditer(text)][:20]
-    wanted = sorted({re.split(r"[<>=!~;\[ (]", cause.split(" depends on ", 1)[-1].removeprefix(
-        "The user requested "), maxsplit=1)[0] for cause in causes} - {""})
+    # one project however its dependants spell it (`Flask`, `flask`): named as PEP 503 normalises it
+    wanted = sorted({_normalized(re.split(r"[<>=!~;\[ (]", cause.split(" depends on ", 1)[-1].removeprefix(
+        "The user requested "), maxsplit=1)[0]) for cause in causes} - {""})
     names = ", ".join(wanted)
     on, of = (f" on {names}", f" of {names}") if wanted else ("", "")
     what = c.group("what")
@@ -280,6 +334,12 @@ class PipAdapter(BaseAdapter):
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         interp = super().interpret(run)
+        # one `Location ... is ignored` line of each local index stays inline (a noise rule drops the rest)
+        firsts: dict[str, str] = {}
+        for m in _IGNORED.finditer(run.text()):
+            firsts.setdefault(m["index"], m.group(0))
+        if firsts:
+            interp = interp._replace(kept_lines=(*interp.kept_lines, *firsts.values()))
         data = interp.data if isinstance(interp.data, dict) else {}
         effects = [{"resource": f"python-package:{p['name']}", "action": p.get("action", "create"),
                     **({"version": p["version"]} if "version" in p else {})} for p in data.get("installed", [])]

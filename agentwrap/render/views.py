@@ -87,7 +87,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
                          + (f"; the full output is in artifact {kept_whole}" if kept_whole else ".")})
     elif kept_whole and not any(s.lean_cut and s.artifact for s in rec.output.values()):
         warnings.append({"code": "OUTPUT_TRUNCATED", "message": "problems show part of the output they were read "
-                         f"from (see their `*_omitted` counts); the full output is in artifact {kept_whole}"})
+                         f"from (see their `*_omitted` counts); the full output: {_artifacts_named(rec)}"})
     if rec.lean_data_cut or rec.lean_data_dropped:
         warnings.append({"code": "DATA_TRUNCATED", "message": _data_cut(rec)})
     for key, value in (("effects", list(rec.effects)), ("warnings", warnings)):
@@ -131,6 +131,13 @@ def _only_asks(rec: RunRecord, s: Stream) -> bool:
 def _artifact_of(rec: RunRecord) -> str | None:
     """The artifact holding the run's whole output (stdout's first), when one was kept."""
     return next((s.artifact for name in ("stdout", "stderr") if (s := rec.output.get(name)) and s.artifact), None)
+
+
+def _artifacts_named(rec: RunRecord) -> str:
+    """Each stream's artifact with the stream's name: a problem read from stderr (pip's list of releases)
+    is not in stdout's artifact, and nothing says which stream a problem was read from."""
+    return ", ".join(f"{name} in artifact {s.artifact}" for name in ("stdout", "stderr")
+                     if (s := rec.output.get(name)) and s.artifact)
 
 
 def _part_shown(rec: RunRecord, problems: list[Problem]) -> bool:
