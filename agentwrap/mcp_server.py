@@ -31,7 +31,6 @@ from agentwrap import __version__, envelope, mcp_tools
 from agentwrap.ids import new_id
 from agentwrap.problem import wrapper_problem
 from agentwrap.render import views
-from agentwrap.schema_files import load
 
 INSTRUCTIONS = ("Run commands with `run` (or `run_read_only`): the answer is one JSON envelope. Read `status`, "
                 "`summary` and `error`; on error follow `error.code_actions` or `error.suggested_fix`; respect "
@@ -40,10 +39,9 @@ _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 
 
 def tools() -> list[types.Tool]:
-    result_schema = load("result")
     return [types.Tool(
         name=spec.name, title=spec.title, description=spec.description, input_schema=spec.input_schema,
-        output_schema=result_schema,
+        output_schema=mcp_tools.output_schema(spec.name),
         annotations=types.ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                           destructive_hint=spec.destructive, idempotent_hint=spec.idempotent,
                                           open_world_hint=spec.open_world))
@@ -75,8 +73,8 @@ def serve(text_content: str = "summary") -> None:
 
 
 def result(env: dict[str, Any], text_content: str) -> types.CallToolResult:
-    """The envelope as structured content; the text is its summary (and the error's detail and fix), or the
-    whole envelope."""
+    """The envelope as structured content; the text is its summary (and the error's detail, place and fix),
+    or the whole envelope."""
     failed = env.get("status") == "error"
     if text_content == "envelope":
         text = views.dumps(env).decode()
@@ -85,11 +83,26 @@ def result(env: dict[str, Any], text_content: str) -> types.CallToolResult:
         error = env.get("error") or {}
         if failed and error:  # the summary is ours (what failed); the detail says the tool's words, once
             text += f"\n{error.get('code')}: {error.get('detail', '')}"
+            place = _place(error.get("location"))
+            if place and place not in text:  # a host that shows only the text still has where to look
+                text += f"\nat {place}"
             if error.get("suggested_fix"):
                 text += f"\nfix: {error['suggested_fix']}"
         text += "\n(the complete answer is in structuredContent)"
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=env,
                                 is_error=failed)
+
+
+def _place(location: Any) -> str:
+    """FILE:LINE:COL of a problem's location (as much of it as is known), or empty."""
+    if not isinstance(location, dict) or not isinstance(location.get("file"), str) or not location["file"]:
+        return ""
+    place = location["file"]
+    for key in ("line", "column"):
+        if not isinstance(location.get(key), int):
+            break
+        place += f":{location[key]}"
+    return str(place)
 
 
 async def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,10 @@ line each call becomes. Pure data and argv building; the SDK glue is `agentwrap.
 
 Every call runs `python -m agentwrap --agent ...`, the same code path as the command line, in a child
 process, so a tool's answer is exactly the CLI's envelope (CONTRACT section 10: `structuredContent` is
-the envelope, `outputSchema` the result schema of `agentwrap schema result`)."""
+the envelope, `outputSchema` the result schema). A host puts the tool list in the model's context every
+session, so `outputSchema` is the result schema made lean (`output_schema`): the concise envelope's
+members for the tools that answer with a run's envelope, the envelope's frame for the others; the
+complete schema stays `agentwrap schema result`."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from typing import Any
 
 from agentwrap import options
 from agentwrap.safety.readonly_env import env_schema
+from agentwrap.schema_files import load
 
 _DETAIL = {"type": "string", "enum": list(options.DETAILS),
            "description": "envelope projection: concise (default, each fact once), standard (the complete "
@@ -123,6 +127,63 @@ TOOLS: tuple[ToolSpec, ...] = (
              read_only=True, destructive=False, idempotent=True, open_world=False),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
+RUN_ENVELOPES = ("run", "run_read_only", "normalize")  # answered with a run's envelope: problems, streams
+
+# What a lean schema keeps of the result schema: types, enums, structure. Descriptions, formats and bounds
+# are the complete schema's (`agentwrap schema result`), which every answer also validates against.
+_LEAN_DROP = frozenset({"$schema", "$id", "title", "description", "format", "pattern", "minimum", "maximum",
+                        "minLength", "minItems", "if", "then", "else", "not"})
+
+
+def _lean(schema: dict[str, Any]) -> dict[str, Any]:
+    if schema.get("$ref") == "#/$defs/timestamp":
+        return {"type": "string"}
+    out = {key: value for key, value in schema.items() if key not in _LEAN_DROP}
+    if "properties" in out:
+        out["properties"] = {name: _lean(sub) for name, sub in out["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = _lean(out[key])
+    if "anyOf" in out:
+        out["anyOf"] = [_lean(sub) for sub in out["anyOf"]]
+    return out
+
+
+def output_schema(name: str) -> dict[str, Any]:
+    """A tool's `outputSchema`: the result schema, lean. A run's envelope is described by its concise
+    members (the default), typed so that the `standard` and `detailed` envelopes a `detail` argument asks
+    for validate too; the other tools' answers by the envelope's frame, the answer being in `data`."""
+    full = load("result")
+    props, defs = full["properties"], full["$defs"]
+    if name not in RUN_ENVELOPES:
+        return {"type": "object", "description": "The envelope (`agentwrap schema result`); the answer is `data`.",
+                "required": ["schema_version", "status", "summary"],
+                "properties": {"status": props["status"], "summary": props["summary"], "data": {}}}
+    stream = _lean(defs["any_stream"])
+    stream["properties"] = {key: stream["properties"][key] for key in defs["concise_stream"]["properties"]}
+    problem = {**_lean(defs["concise_error"]), "required": ["code"]}
+    lean = {key: _lean(props[key]) for key in ("schema_version", "status", "summary", "exit", "data")}
+    lean["exit"]["properties"].pop("duration_ms")
+    decided_by = _lean(props["command"]["properties"]["decided_by"])
+    lean |= {
+        "command": {"type": ["object", "null"], "description": "concise: only `decided_by`, when a shell line "
+                    "failed", "properties": {"decided_by": decided_by}},
+        "output": {"type": "object", "properties": {"stdout": {"$ref": "#/$defs/stream"},
+                                                    "stderr": {"$ref": "#/$defs/stream"}}},
+        "error": {"anyOf": [{"$ref": "#/$defs/problem"}, {"type": "null"}],
+                  "description": "the problem that decided the run (RFC 9457)"},
+        "problems": {"type": "array", "items": {"$ref": "#/$defs/problem"},
+                     "description": "concise: the problems other than `error`"},
+    }
+    lean |= {key: _lean(props[key]) for key in ("problems_omitted", "warnings", "effects", "verification",
+                                                "artifacts")}
+    return {"$schema": full["$schema"], "type": "object",
+            "description": "The envelope, at `detail` concise (the default): each fact once; nothing empty, null "
+                           "or default. standard and detailed add request_id, context, metrics and the empty "
+                           "members. The complete schema: `agentwrap schema result`.",
+            "required": ["schema_version", "status", "summary"], "properties": lean,
+            "if": {"properties": {"status": {"const": "error"}}}, "then": {"required": ["error"]},
+            "$defs": {"problem": problem, "stream": stream}}
 
 
 def _duration(value: Any) -> str:
@@ -196,7 +257,7 @@ def other_args(name: str, args: dict[str, Any], stdin_file: str | None) -> list[
     if name == "explain":
         return ["--agent", "explain", *([str(args["code"])] if "code" in args else [])]
     if name == "normalize":
-        out = ["--agent", "normalize", "--format", "json"]
+        out = ["--agent", "normalize"]  # the --agent projection, concise; `--format json` is the standard one
         for key in ("adapter", "root"):
             if key in args:
                 out += [f"--{key}", str(args[key])]

@@ -70,7 +70,8 @@ def test_tools_are_listed_with_their_schemas_and_honest_annotations(tmp_path: Pa
         assert tool.input_schema["type"] == "object"
         assert "oneOf" not in tool.input_schema and "anyOf" not in tool.input_schema
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
-        assert tool.output_schema == result_schema
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+        assert set(tool.output_schema["properties"]) <= set(result_schema["properties"])  # no invented member
     run = tools["run"]
     assert {"argv", "shell", "cwd", "timeout", "answers", "detail"} <= set(run.input_schema["properties"])
     assert run.annotations.read_only_hint is False and run.annotations.destructive_hint is True
@@ -144,7 +145,8 @@ def test_the_other_tools_and_bad_arguments(tmp_path: Path, result_schema: dict[s
     assert _structured(got["caps"], result_schema)["status"] == "success"
     assert _structured(got["describe"], result_schema)["data"]["name"] == "git"
     normalized = _structured(got["normalize"], result_schema)
-    assert normalized["status"] == "error" and normalized["problems"][0]["location"]["file"] == "src/a.c"
+    assert normalized["status"] == "error" and normalized["error"]["location"]["file"] == "src/a.c"
+    assert normalized["problems"][0]["location"] == {"file": "Makefile", "line": 2}  # concise: not the error again
     assert _structured(got["big"], result_schema)["output"]["stdout"]["truncated"] is True
     assert "line 1234" in str(_structured(got["show"], result_schema)["data"])
     for key in ("both", "type", "unknown"):
@@ -241,3 +243,84 @@ def test_a_timeout_that_is_no_limit_is_refused_in_the_callers_number(tmp_path: P
         assert f"{value}s" not in env["error"]["detail"]  # our `--timeout` text is not what the caller gave
     # a number in exponent form is still a limit (`1e-05s` is no duration `--timeout` reads)
     assert _structured(got["tiny"], result_schema)["error"]["code"] == "TIMEOUT"
+
+
+RUN_ENVELOPES = ("run", "run_read_only", "normalize")
+
+
+def test_the_tool_list_is_lean_and_every_answer_holds_to_its_output_schema(tmp_path: Path,
+                                                                            result_schema: dict[str, Any]) -> None:
+    """A host puts tools/list in the model's context every session: the result schema (22 KB) on each of 7
+    tools was 150 KB. A run's envelope is described by its concise members, typed so that the standard and
+    detailed envelopes validate too; the other tools' answers by the envelope's frame."""
+    got: dict[str, Any] = {}
+    (tmp_path / "f.txt").write_text("a\n")
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("run", {"argv": ["ls", "missing"], "cwd": str(tmp_path)}),
+        ("run", {"argv": ["echo", "hi"], "detail": "standard"}),
+        ("run", {"argv": ["ls", "missing"], "detail": "standard", "cwd": str(tmp_path)}),
+        ("run", {"argv": ["echo", "hi"], "detail": "detailed"}),
+        ("run", {"shell": "false | cat; grep -c a f.txt", "cwd": str(tmp_path)}),
+        ("run", {"shell": "false | cat", "cwd": str(tmp_path), "detail": "standard"}),
+        ("run_read_only", {"argv": ["grep", "-c", "a", "f.txt"], "cwd": str(tmp_path)}),
+        ("run_read_only", {"argv": ["git", "push"]}),
+        ("normalize", {"text": "src/a.c:3:5: error: expected ';'\nmake: *** [Makefile:2: a.o] Error 1\n"}),
+        ("normalize", {"text": "all good\n"}),
+        ("explain", {"code": "TIMEOUT"}), ("explain", {"code": "NO_SUCH_CODE"}), ("capabilities", {}),
+        ("describe", {"name": "git"}), ("artifact_show", {"id": "art_nope"}), ("describe", {"colour": 1})]
+
+    async def body(client: Client) -> None:
+        listed = await client.list_tools()
+        got["bytes"] = len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
+        got["tools"] = {tool.name: tool for tool in listed.tools}
+        got["answers"] = [(name, await client.call_tool(name, args)) for name, args in calls]  # the SDK validates
+
+    _connect(tmp_path, body)
+    tools = got["tools"]
+    assert got["bytes"] < 30_000, got["bytes"]  # 153,404 with the whole result schema on every tool
+    run_schema = tools["run"].output_schema
+    assert all(tools[name].output_schema == run_schema for name in RUN_ENVELOPES)
+    assert set(run_schema["$defs"]) == {"problem", "stream"} and len(str(run_schema)) < 6_000
+    assert set(run_schema["$defs"]["problem"]["properties"]) <= set(result_schema["$defs"]["problem"]["properties"])
+    for name in set(tools) - set(RUN_ENVELOPES):
+        assert len(str(tools[name].output_schema)) < 400, name
+    for name, answer in got["answers"]:
+        env = _structured(answer, result_schema)
+        jsonschema.Draft202012Validator(tools[name].output_schema).validate(env)
+    levels = [("request_id" in env, "env_set" in str(env)) for env in (a.structured_content for _, a in got["answers"])]
+    assert levels[1] == (True, False) and levels[3] == (True, True)  # standard and detailed answers held too
+
+
+def test_normalize_answers_with_the_concise_envelope_as_run_does(tmp_path: Path, result_schema: dict[str, Any]) -> None:
+    got: dict[str, Any] = {}
+    log = "src/a.c:3:5: error: expected ';' before '}' token\n"
+
+    async def body(client: Client) -> None:
+        got["normalize"] = await client.call_tool("normalize", {"text": log})
+
+    _connect(tmp_path, body)
+    env = _structured(got["normalize"], result_schema)
+    jsonschema.validate(env, {"$ref": "#/$defs/concise", "$defs": result_schema["$defs"]})
+    assert not {"request_id", "command", "context", "exit", "output", "metrics", "effects"} & set(env), env
+    assert env["error"]["location"] == {"file": "src/a.c", "line": 3, "column": 5}
+
+
+def test_the_text_content_says_where_the_deciding_problem_is(tmp_path: Path, result_schema: dict[str, Any]) -> None:
+    """A host that shows the model only the text still has the place to look, once."""
+    got: dict[str, Any] = {}
+    (tmp_path / "t.py").write_text('import json\njson.loads("{")\n')
+    rustc = ("error[E0308]: mismatched types\n --> src/main.rs:2:18\n  |\n2 |     let x: i32 = \"a\";\n"
+             "  |            ---   ^^^ expected `i32`, found `&str`\n\n"
+             "error: could not compile `badrs` (bin \"badrs\") due to 1 previous error\n")
+
+    async def body(client: Client) -> None:
+        got["python"] = await client.call_tool("run", {"argv": [sys.executable, "t.py"], "cwd": str(tmp_path)})
+        got["rustc"] = await client.call_tool("normalize", {"text": rustc})
+        got["gcc"] = await client.call_tool("normalize", {"text": "src/a.c:3:5: error: expected ';'\n"})
+
+    _connect(tmp_path, body)
+    text = {key: (_structured(answer, result_schema), answer.content[0].text)[1] for key, answer in got.items()}
+    assert "JSONDecodeError" in text["python"] and "\nat t.py:2\n" in text["python"], text["python"]
+    assert text["rustc"].split("\n")[1:3] == ["E0308: mismatched types: expected `i32`, found `&str`",
+                                              "at src/main.rs:2:18"], text["rustc"]
+    assert text["gcc"].count("src/a.c:3:5") == 1 and "\nat " not in text["gcc"]  # the detail says it already

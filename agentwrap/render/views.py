@@ -365,8 +365,8 @@ def _concise_dict(env: dict[str, Any]) -> dict[str, Any]:
     out.pop("problems", None)
     others = [p for p in env.get("problems", []) if (p.get("code"), p.get("detail")) != (
         (env.get("error") or {}).get("code"), (env.get("error") or {}).get("detail"))]
-    if others:
-        out["problems"] = [_lean_problem_dict(p) for p in others]
+    if others:  # a listed problem's docs page is `agentwrap explain CODE`'s (as a run's concise problems)
+        out["problems"] = [{k: v for k, v in _lean_problem_dict(p).items() if k != "docs_url"} for p in others]
     return out
 
 
