@@ -159,6 +159,13 @@ def test_make_tail_reports_makes_failure(tmp_path: Path) -> None:
     assert any(w["code"] == "PIPE_HID_FAILURE" for w in answer.env["warnings"])
 
 
+def test_a_hidden_failure_that_printed_nothing_lost_nothing_to_the_pipe(tmp_path: Path) -> None:
+    """`false | true`: false wrote nothing for `true` to cut, so its summary claims no partial reading."""
+    answer = aw("--cwd", str(tmp_path), "--shell", "false | true; echo hi")
+    assert answer.env["summary"] == "false: exit status 1"
+    assert answer.env["command"]["decided_by"]["hidden_by_pipe"]
+
+
 def test_a_stage_whose_status_its_adapter_calls_success_is_no_hidden_failure(tmp_path: Path) -> None:
     """grep's status 1 is "no match", a success to its adapter as it is alone: `grep x f | cat` hid nothing,
     so no warning says a failure was hidden; a grep that really failed (status 2) still decides."""

@@ -87,10 +87,12 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
         shown = shown.replace(columns=False)
     problems, problems_omitted = _problems(error, interp.problems)
     summary = _summary(interp, error, run_argv, captured.subcommand, run_result)
-    if reading is not None and reading.piped and interp.summary and summary == interp.summary[:300]:
-        summary = f"{summary[:200]} (counted in what `{reading.piped[:60]}` let through: may not be the total)"
-    elif reading is not None and reading.piped and error is not None:  # read from a part: what it says is partial
-        summary = f"{summary[:200]} (its stdout read from what `{reading.piped[:60]}` let through, not whole)"
+    # a stage that printed nothing on stdout (`false | true`) lost nothing to the stages after it
+    piped = reading.piped if reading is not None and captured.stdout_text.strip() else ""
+    if piped and interp.summary and summary == interp.summary[:300]:
+        summary = f"{summary[:200]} (counted in what `{piped[:60]}` let through: may not be the total)"
+    elif piped and error is not None:  # read from a part: what it says is partial
+        summary = f"{summary[:200]} (its stdout read from what `{piped[:60]}` let through, not whole)"
     said = f"{summary}\n{error.detail}" if error is not None else summary  # what the envelope says in words
     data, cut = bound.bound_data(interp.data, pipeline.max_inline_bytes * bound.DATA_SHARE)
     # Rule 3: a member the adapter names in `concise_written` whose value the caller wrote (a commit's -m)
