@@ -231,8 +231,8 @@ def _evidence(block: list[str], limit: int = 16) -> dict[str, list[str]]:
     rows: list[str] = []
     for line in block[first:]:
         bar = _BAR.match(line)
-        if bar and not (bar.group("marks") or "").strip():
-            continue
+        if bar and not (bar.group("marks") or "").strip(" |"):
+            continue  # an empty row, or one of connectors only (`|` leading a label down to its own row)
         if not (_SRC.match(line) or bar or _ELIDED.match(line)):
             break
         rows.append(line.rstrip())
