@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
+import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -21,9 +25,10 @@ PIP = [sys.executable, "-m", "pip"]
 OFFLINE = ["--isolated", "--no-index"]
 
 
-def _wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+def _wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = (), payload: str = "") -> None:
     dist = f"{name}-{version}.dist-info"
     files = {f"{name}/__init__.py": f"__version__ = {version!r}\n",
+             **({f"{name}/blob.txt": payload} if payload else {}),
              f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
                                  + "".join(f"Requires-Dist: {r}\n" for r in requires),
              f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
@@ -55,8 +60,9 @@ def test_install_upgrade_is_data_and_effects_then_already_satisfied(env):
     assert aw(str(pip), "install", *links, "beta==1.0").code == 0
     answer = aw(str(pip), "install", *links, "beta==2.0", "gamma")
     assert answer.code == 0
-    assert answer.env["data"]["installed"] == [{"name": "beta", "version": "2.0", "action": "update"},
-                                               {"name": "gamma", "version": "1.0", "action": "create"}]
+    assert answer.env["data"]["installed"] == [
+        {"name": "beta", "version": "2.0", "action": "update", "replaced": "1.0"},
+        {"name": "gamma", "version": "1.0", "action": "create"}]
     assert answer.env["effects"] == [
         {"resource": "python-package:beta", "action": "update", "version": "2.0"},
         {"resource": "python-package:gamma", "action": "create", "version": "1.0"}]
@@ -257,3 +263,58 @@ def test_a_conflict_names_a_project_once_however_it_is_spelled(tmp_path):
     assert error["conflicts"] == ["The user requested beta-pkg==1.0", "alpha 1.0 depends on Beta_Pkg>=2.0"]
     assert error["detail"].endswith("their dependencies conflict on beta-pkg"), error["detail"]
     assert "one version of beta-pkg satisfies" in error["suggested_fix"]
+
+
+class _QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+def test_a_dry_run_says_what_it_would_install_and_its_progress_bars_are_noise(tmp_path):
+    """`pip install --dry-run`: pip's `Would install A-1.0 B-2.0` is data.would_install and the summary, not
+    "nothing to install"; a download's progress bar (rich's `━━━━ 152.4/152.4 kB …`, as the terminal left it)
+    is not inline. The wheels come from a loopback HTTP server: pip draws no bar for a local file."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(wheels, "alpha", "1.0")
+    _wheel(wheels, "beta", "2.0")
+    # over 40 kB, the size from which pip draws a bar (the wheel is stored, not compressed)
+    _wheel(wheels, "big", "1.0", payload=base64.b64encode(os.urandom(90_000)).decode())
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(wheels)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        links = ["--isolated", "--no-index", "--no-cache-dir", "--find-links", f"http://127.0.0.1:{server.server_port}/"]
+        answer = aw(*PIP, "install", *links, "--dry-run", "--ignore-installed", "alpha", "beta", "big",
+                    detail="concise")
+        whole = aw(*PIP, "install", *links, "--dry-run", "--ignore-installed", "big").env["output"]["stdout"]["text"]
+    finally:
+        server.shutdown()
+    assert answer.code == 0, answer.env
+    assert answer.env["summary"] == "would install 3 packages (dry run)"
+    assert answer.env["data"]["would_install"] == [{"name": "alpha", "version": "1.0"},
+                                                   {"name": "beta", "version": "2.0"},
+                                                   {"name": "big", "version": "1.0"}]
+    assert "output" not in answer.env, answer.env["output"]
+    assert "━━━━" in whole and " kB " in whole, whole  # the bar, kept in the standard envelope
+
+
+def test_an_upgrade_says_the_version_it_replaced_and_pips_uninstall_lines_are_noise(tmp_path):
+    """`pip install -U beta` over beta 1.0: the old version, which pip says only in its uninstall lines
+    (`Found existing installation: beta 1.0`), is the item's `replaced` and the summary's; those lines, and
+    `pip uninstall -y`'s, are not inline (data says them). beta is not also "already satisfied"."""
+    wheels, target = tmp_path / "wheels", tmp_path / "venv"
+    wheels.mkdir()
+    for version in ("1.0", "2.0"):
+        _wheel(wheels, "beta", version)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True, capture_output=True)
+    python = str(target / "bin" / "python")
+    links = [*PIP, "--python", python, "install", *OFFLINE, "--find-links", str(wheels)]
+    assert aw(*links, "beta==1.0").code == 0
+    upgrade = aw(*links, "-U", "beta", detail="concise").env
+    assert upgrade["data"]["installed"] == [{"name": "beta", "version": "2.0", "action": "update", "replaced": "1.0"}]
+    assert "already_satisfied" not in upgrade["data"], upgrade["data"]
+    assert upgrade["summary"] == "upgraded beta 1.0 -> 2.0"
+    assert "output" not in upgrade, upgrade["output"]
+    removed = aw(*PIP, "--python", python, "uninstall", "-y", "beta", detail="concise").env
+    assert removed["data"]["uninstalled"] == [{"name": "beta", "version": "2.0"}]
+    assert "output" not in removed, removed["output"]

@@ -11,6 +11,11 @@ from agentwrap.lazyre import lazy
 _INSTALLED = lazy(r"^Successfully installed (?P<items>.+)$", re.M)
 _UNINSTALLED = lazy(r"^\s*Successfully uninstalled (?P<item>\S+)$", re.M)
 _REPLACED = lazy(r"^\s*Attempting uninstall: (?P<name>\S+)$", re.M)
+# the installation an upgrade (or downgrade, or --force-reinstall) removes: pip names it under `Attempting
+# uninstall: NAME`, and nowhere else says the version it replaced
+_EXISTING = lazy(r"^\s*Attempting uninstall: (?P<name>\S+)\n\s*Found existing installation: \S+ (?P<version>\S+)$",
+                 re.M)
+_WOULD_INSTALL = lazy(r"^Would install (?P<items>.+)$", re.M)  # `pip install --dry-run`
 _SATISFIED = lazy(r"^Requirement already satisfied: (?P<name>[^\s<>=!~;\[]+)", re.M)
 _SKIPPED = lazy(r"^WARNING: Skipping (?P<name>\S+) as it is not installed\.$", re.M)
 _SAVED = lazy(r"^Saved (?P<path>.+)$", re.M)
@@ -26,13 +31,27 @@ def _name_version(item: str) -> dict[str, str]:
     return {"name": name, "version": version} if name else {"name": item}
 
 
+def _normalized(name: str) -> str:
+    """A project's name as PEP 503 compares it: pip's `Attempting uninstall: Flask_Login` is `flask-login`."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def install(text: str) -> dict[str, Any]:
     installed = [_name_version(i) for m in _INSTALLED.finditer(text) for i in m.group("items").split()]
-    replaced = {m.group("name").lower() for m in _REPLACED.finditer(text)}
+    replaced = {_normalized(m.group("name")) for m in _REPLACED.finditer(text)}
+    old = {_normalized(m.group("name")): m.group("version") for m in _EXISTING.finditer(text)}
     for item in installed:
-        item["action"] = "update" if item["name"].lower() in replaced else "create"
+        name = _normalized(item["name"])
+        item["action"] = "update" if name in replaced else "create"
+        if name in old:
+            item["replaced"] = old[name]
+    # `pip install -U beta` says `Requirement already satisfied: beta` of the version it then replaces
+    done = {_normalized(item["name"]) for item in installed}
     satisfied = sorted({m.group("name") for m in _SATISFIED.finditer(text)})
+    satisfied = [name for name in satisfied if _normalized(name) not in done]
     data: dict[str, Any] = {"installed": installed[:MAX_ITEMS], "already_satisfied": satisfied[:MAX_ITEMS]}
+    if would := [_name_version(i) for m in _WOULD_INSTALL.finditer(text) for i in m.group("items").split()]:
+        data["would_install"] = would[:MAX_ITEMS]
     if saved := [m.group("path").strip() for m in _SAVED.finditer(text)]:
         data["saved"] = saved[:MAX_ITEMS]
     return data

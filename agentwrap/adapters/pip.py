@@ -284,6 +284,29 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
     return found
 
 
+def _installed_summary(installed: list[dict[str, Any]]) -> str:
+    """What an install did, package by package: `upgraded beta 1.0 -> 2.0; installed gamma 1.0` (the
+    version an upgrade replaced is said here and in its item's `replaced`, pip's uninstall lines are noise)."""
+    said: dict[str, list[str]] = {}
+    for p in installed:
+        new, old = p.get("version", ""), p.get("replaced")
+        if old is None or not new:
+            verb, what = "installed", f"{p['name']} {new}".strip()
+        else:
+            order = (_version_key(new) > _version_key(old)) - (_version_key(new) < _version_key(old))
+            verb = {1: "upgraded", -1: "downgraded"}.get(order, "reinstalled")
+            what = f"{p['name']} {new}" if old == new else f"{p['name']} {old} -> {new}"
+        said.setdefault(verb, []).append(what)
+    return "; ".join(f"{verb} {', '.join(names[:8])}" + (" …" if len(names) > 8 else "")
+                     for verb, names in said.items())
+
+
+# pip's lines of an uninstall (its own, or the one an upgrade does first): data.uninstalled and an
+# installed item's `replaced` say them; noise rules drop them inline, a failed run keeps them (no data)
+_UNINSTALL_LINES = lazy(r"^\s*(?:Attempting uninstall: \S+|Found existing installation: \S+ \S+|"
+                        r"Uninstalling \S+:|Successfully uninstalled \S+)$", re.M)
+
+
 class PipAdapter(BaseAdapter):
     codes = tuple(FACTS.values())
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
@@ -318,10 +341,10 @@ class PipAdapter(BaseAdapter):
     def summarize(self, run: CapturedRun, data: Any) -> str | None:
         if not isinstance(data, dict):
             return None
+        if would := data.get("would_install"):
+            return f"would install {len(would)} package{'' if len(would) == 1 else 's'} (dry run)"
         if "installed" in data:
-            names = [f"{p['name']} {p.get('version', '')}".strip() for p in data["installed"]]
-            return (f"installed {', '.join(names[:8])}" + (" …" if len(names) > 8 else "")) if names else \
-                "nothing to install: requirements already satisfied"
+            return _installed_summary(data["installed"]) or "nothing to install: requirements already satisfied"
         if "uninstalled" in data:
             return f"uninstalled {', '.join(p['name'] for p in data['uninstalled']) or 'nothing'}"
         if "packages" in data:
@@ -340,6 +363,8 @@ class PipAdapter(BaseAdapter):
             firsts.setdefault(m["index"], m.group(0))
         if firsts:
             interp = interp._replace(kept_lines=(*interp.kept_lines, *firsts.values()))
+        if run.failed and (undone := [m.group(0) for m in _UNINSTALL_LINES.finditer(run.text())]):
+            interp = interp._replace(kept_lines=(*interp.kept_lines, *undone))
         data = interp.data if isinstance(interp.data, dict) else {}
         effects = [{"resource": f"python-package:{p['name']}", "action": p.get("action", "create"),
                     **({"version": p["version"]} if "version" in p else {})} for p in data.get("installed", [])]
