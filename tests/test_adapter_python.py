@@ -249,3 +249,83 @@ def test_pseudo_files_of_no_user_code_give_no_location_and_multiline_messages_ar
     # `-c` code is the user's: python names it `<string>`, and so does the location
     (dash_c,) = tracebacks.problems(text.replace("<frozen runpy>", "<string>").replace("88", "1"))
     assert dash_c.location == {"file": "<string>", "line": 1}
+
+
+@pytest.mark.parametrize(("code", "says"), [
+    ('d = {"a": 1}\nd["k"]\n', ["The key 'k' is not in the mapping looked up at t.py:2", "`.get('k', DEFAULT)`",
+                                "not in the traceback"]),
+    ('import os\nos.environ["AW_NO_SUCH_VARIABLE"]\n', ["environment variable AW_NO_SUCH_VARIABLE is not set",
+                                                        "`--env AW_NO_SUCH_VARIABLE=VALUE`", "os.environ.get("]),
+    ("import re\nm = re.match('x', 'y')\nm.group(0)\n", ["The value used at t.py:3 is None where `.group`",
+                                                         "trace where it was set", "is not None"]),
+    ("def add(a, b):\n    return a + b\n\nadd(1, 2, 3)\n",
+     ["The call at t.py:4 passes 3 positional arguments where add() takes 2"]),
+    ("def add(a, b):\n    return a + b\n\nadd(1)\n", ["The call at t.py:4 leaves out 'b' that add() requires"]),
+    ("class C:\n    def m():\n        pass\n\nC().m()\n", ["C.m() takes 0", "a method defined without `self`?"]),
+    ("items = [1]\nitems[3]\n", ["An index into a list at t.py:2 is past its end", "`sys.argv[N]`"]),
+    ("total, count = 3, 0\nprint(total / count)\n", ["A divisor at t.py:2 is zero"]),
+    ('int("abc")\n', ["The text 'abc' is not a base-10 integer", "at t.py:1"]),
+    ('import json\njson.loads("")\n', ["not valid JSON at its line 1 column 1", "the json module raised",
+                                      "empty input"]),
+    ("prnt(1)\n", ["Use `print` instead of `prnt` at t.py:1"]),
+])
+def test_an_exception_whose_kind_says_what_to_do_gets_that_fix(tmp_path, code, says):
+    _script(tmp_path, "t.py", code)
+    error = aw("--cwd", str(tmp_path), PY, "t.py", detail="concise").error
+    assert error["code"] == "PYTHON_EXCEPTION"
+    for words in says:
+        assert words in error["suggested_fix"], error["suggested_fix"]
+    assert "fix the code at the location" not in error["suggested_fix"]
+
+
+def test_an_exception_whose_kind_says_nothing_more_has_no_fix_rather_than_a_template(tmp_path):
+    _script(tmp_path, "t.py", "raise RuntimeError('the backend said no')\n")
+    concise = aw("--cwd", str(tmp_path), PY, "t.py", detail="concise").error
+    assert concise["code"] == "PYTHON_EXCEPTION" and concise["detail"] == "RuntimeError: the backend said no"
+    assert "suggested_fix" not in concise  # "fix the code at the location" says nothing the location does not
+    assert aw("--cwd", str(tmp_path), PY, "t.py").error["suggested_fix"] is None  # the full record: null
+    _script(tmp_path, "f.py", "open('data/in.csv')\n")
+    missing = aw("--cwd", str(tmp_path), PY, "f.py", detail="concise").error
+    assert missing["code"] == "PYTHON_FILE_NOT_FOUND" and "Create 'data/in.csv'" in missing["suggested_fix"]
+
+
+def test_dash_m_from_the_wrong_folder_names_the_folder_that_holds_the_package(tmp_path):
+    (tmp_path / ".git").mkdir()
+    _script(tmp_path, "sub/__init__.py", "")
+    _script(tmp_path, "sub/use.py", "print('used')\n")
+    (tmp_path / "other").mkdir()
+    error = aw("--cwd", str(tmp_path / "other"), PY, "-m", "sub.use").error
+    assert (error["code"], error["module"], error["target"]) == ("PYTHON_MODULE_NOT_FOUND", "sub", "sub.use")
+    assert error["local_module"] == str(tmp_path / "sub")
+    assert f"from {tmp_path}, the folder that holds sub" in error["suggested_fix"]
+    assert not any("pip" in a["command"] for a in error["code_actions"])  # 'sub' on PyPI is a stranger's
+    for action in error["code_actions"]:  # each one runs the module as it was meant to run
+        done = subprocess.run(action["command"], cwd=action.get("cwd", tmp_path / "other"), capture_output=True,
+                              text=True)
+        assert (done.returncode, done.stdout) == (0, "used\n"), done.stderr
+    assert [a.get("cwd") for a in error["code_actions"]] == [str(tmp_path / "other"), str(tmp_path)]
+
+
+def test_dash_m_of_a_package_nowhere_in_reach_says_to_run_it_from_its_folder(tmp_path):
+    (tmp_path / ".git").mkdir()
+    error = aw("--cwd", str(tmp_path), PY, "-m", "nosuchpkg_xyz.use").error
+    assert (error["code"], error["module"], error["target"]) == ("PYTHON_MODULE_NOT_FOUND", "nosuchpkg_xyz",
+                                                                  "nosuchpkg_xyz.use")
+    assert error["detail"] == "python -m nosuchpkg_xyz.use: No module named nosuchpkg_xyz"
+    assert "Run it from the folder that contains `nosuchpkg_xyz/` (the project root)" in error["suggested_fix"]
+    assert "check the module name" in error["suggested_fix"]
+    assert not any(a.get("is_preferred") for a in error["code_actions"])  # an install is a guess here
+
+
+def test_a_bad_call_made_by_library_code_points_at_the_callback_and_the_fix_names_files_as_the_location_does():
+    text = ('Traceback (most recent call last):\n  File "/w/app.py", line 3, in <module>\n    run(on_done)\n'
+            '  File "/usr/lib/python3.11/site-packages/lib/x.py", line 9, in run\n    callback(1, 2)\n'
+            "TypeError: on_done() takes 1 positional argument but 2 were given\n")
+    [found] = tracebacks.problems(text, cwd="/w")
+    assert found.location == {"file": "/w/app.py", "line": 3}  # made relative later, with the location
+    assert found.suggested_fix == ("A call made in library code (reached from app.py:3) passes 2 positional "
+                                   "arguments where on_done() takes 1: a function you passed to it as a callback "
+                                   "may have the wrong signature.")
+    assert found.extra["function"] == "on_done"
+    [elsewhere] = tracebacks.problems(text, cwd="/elsewhere")
+    assert "(reached from /w/app.py:3)" in (elsewhere.suggested_fix or "")

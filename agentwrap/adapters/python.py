@@ -8,6 +8,7 @@ then name `python -m pip`, the same interpreter).
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Any
 
 from agentwrap.adapter import presentation_of
@@ -33,6 +34,8 @@ from agentwrap.sdk import (
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "python.spec.toml")
 
 _MODULE_LINE = lazy(r"^\S+: No module named (?P<module>[\w.]+)$", flags=8)  # re.MULTILINE
+_SPEC_LINE = lazy(r"^\S+: Error while finding module specification for '(?P<target>[\w.]+)' "
+                  r"\(ModuleNotFoundError: (?P<message>No module named [^)]+)\)$", flags=8)  # re.MULTILINE
 _VERSION = lazy(r"^Python (?P<version>\d+\.\d+\.\d+\S*)", flags=8)
 
 
@@ -117,7 +120,7 @@ def _ends_stderr(run: CapturedRun, problem: Problem) -> bool:
 
 def _diagnostics(run: CapturedRun) -> list[Problem]:
     text = run.text()
-    found = tracebacks.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0])
+    found = tracebacks.problems(text, tool="python", exit_code=run.exit_code, python=run.argv[0], cwd=run.cwd)
     # Only the last traceback ended the program; earlier ones (threads, logged exceptions) were survived.
     # One that is the last thing the program printed ended it even when it exited 0 (a `main()` wrapper
     # that prints and swallows it): that run is an error, not a success (CONTRACT section 2).
@@ -126,15 +129,41 @@ def _diagnostics(run: CapturedRun) -> list[Problem]:
             found[i] = found_problem.replace(extra={**(found_problem.extra or {}), "fatal_on_success": True})
         elif not run.failed or i < len(found) - 1:
             found[i] = found_problem.replace(severity="warning")
-    match = _MODULE_LINE.search(text)
-    if match and run.failed:
-        info = module_not_found(f"No module named '{match.group('module')}'", installer_for(run.argv[0]))
-        if info is not None:
-            found.append(problem(
-                "python", info.declared, f"python -m: No module named {match.group('module')}", safe_to_retry=True,
-                exit_code=run.exit_code, suggested_fix=info.suggested_fix, docs_url=info.docs_url,
-                code_actions=info.code_actions, extra=info.extra))
+    missing = _dash_m_missing(run, text) if run.failed else None
+    if missing is not None:
+        found.append(missing)
     return [_local_module(run, p) for p in found]
+
+
+def _dash_m_missing(run: CapturedRun, text: str) -> Problem | None:
+    """`python -m TARGET` whose module python could not find: `PY: No module named X` (the target itself),
+    or `PY: Error while finding module specification for 'a.b' (ModuleNotFoundError: No module named 'a')`
+    (a package on the way to it). Its own package not found is a folder question before an install one."""
+    spec = _SPEC_LINE.search(text)
+    match = spec or _MODULE_LINE.search(text)
+    if match is None:
+        return None
+    message = spec.group("message") if spec else f"No module named '{match.group('module')}'"
+    info = module_not_found(message, installer_for(run.argv[0]))
+    if info is None:
+        return None
+    module = info.extra["module"]
+    mode, target, _ = _options_end(list(run.argv))
+    target = spec.group("target") if spec else target if mode == "-m" and target else module
+    fix, actions = info.suggested_fix, info.code_actions
+    extra = {**info.extra, **({"target": target} if target != module else {})}
+    top = module.split(".", 1)[0]
+    if target != module and "." not in module and (target + ".").startswith(module + "."):
+        # `-m sub.use` without `sub/` in reach: python looked in the current folder first, then sys.path
+        command = actions[0].command if actions else None
+        install = f"; if '{top}' is a distribution to install, `{shlex.join(command)}`" if command else ""
+        fix = (f"No package '{top}' is importable from here: `{shlex.join([run.argv[0], '-m', target])}` looks "
+               f"for `{top}/` in the current folder first, then on sys.path. Run it from the folder that contains "
+               f"`{top}/` (the project root), or check the module name{install}.")
+        actions = tuple(a._replace(is_preferred=False) for a in actions)
+    detail = f"python -m {target}: No module named {module}" if spec else f"python -m: No module named {module}"
+    return problem("python", info.declared, detail, safe_to_retry=True, exit_code=run.exit_code,
+                   suggested_fix=fix, docs_url=info.docs_url, code_actions=actions, extra=extra)
 
 
 def _script(argv: list[str]) -> str | None:
@@ -157,7 +186,9 @@ def _local_module(run: CapturedRun, found: Problem) -> Problem:
     local = python_paths.find(module, python_paths.starts(run.cwd, file, script))
     if local is None:
         return found
-    fix, actions, facts = python_paths.python_fix(local, run.argv, run.cwd, script, installer_for(run.argv[0]))
+    mode, target, _ = _options_end(list(run.argv))
+    fix, actions, facts = python_paths.python_fix(local, run.argv, run.cwd, script, installer_for(run.argv[0]),
+                                                  target=target if mode == "-m" else None)
     extra = {k: v for k, v in (found.extra or {}).items() if k not in ("distribution", "distribution_guess")}
     return found.replace(suggested_fix=fix, code_actions=actions, extra={**extra, **facts})
 

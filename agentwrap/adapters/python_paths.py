@@ -117,10 +117,12 @@ def _kind(local: LocalModule) -> str:
 
 
 def python_fix(local: LocalModule, argv: Sequence[str], cwd: str, script: str | None, installer: Sequence[str],
-               ) -> tuple[str, tuple[CodeAction, ...], dict[str, Any]]:
+               *, target: str | None = None) -> tuple[str, tuple[CodeAction, ...], dict[str, Any]]:
     """(fix, actions, facts) for `python [OPTIONS] SCRIPT|-c|-m` that missed the project's own module.
     Preferred: the same command with the folder on PYTHONPATH (the same folder, the same arguments); the
-    `-m` form only when the run's folder is that folder (a script's relative paths resolve the same)."""
+    `-m` form only when the run's folder is that folder (a script's relative paths resolve the same).
+    `target`: the module of `-m TARGET`, which python finds from the folder it runs in: running it from
+    the folder that holds the package is then the other way."""
     if script:
         folder = _shown(os.path.dirname(os.path.join(cwd, script)), cwd)
         first = f"the script's folder ({folder})" if folder else "the script's folder (the current one)"
@@ -142,6 +144,11 @@ def python_fix(local: LocalModule, argv: Sequence[str], cwd: str, script: str | 
             actions.append(CodeAction(title=f"Run {script} as module {module}",
                                       command=(*before, "-m", module, *argv[at + 1:]),
                                       applicability="machine_applicable"))
+    if target and os.path.normpath(cwd) != os.path.normpath(local.folder):
+        ways.append(f"run `{shlex.join([argv[0], '-m', target])}` from {local.folder}, the folder that holds "
+                    f"{local.name} (relative paths then resolve from there)")
+        actions.append(CodeAction(title=f"Run from {local.folder}", command=tuple(argv), cwd=local.folder,
+                                  applicability="maybe_incorrect"))
     if local.installable and local.root:
         ways.append(f"install the project editable (`{shlex.join([*installer, '-e', local.root])}`)")
     fix = (f"'{local.name}' is this project's own {_kind(local)} at {_shown(local.path, cwd)}, not a distribution "

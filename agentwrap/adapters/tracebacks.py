@@ -210,10 +210,10 @@ def parse(text: str) -> list[Traceback]:
 
 
 def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = None, severity: str = "error",
-               python: str = "python3") -> Problem:
+               python: str = "python3", cwd: str | None = None) -> Problem:
     """One Problem for a traceback chain: the final exception decides, the earlier ones ride along."""
     exc = tb.final
-    info = classify(exc, python=python, nothing_ran=tb.headerless)
+    info = classify(exc, python=python, nothing_ran=tb.headerless, cwd=cwd)
     location = exc.location()
     extra: dict[str, Any] = {"tool": tool, "exception": exc.type, "message": exc.message[:2000]}
     innermost = exc.frames[-1] if exc.frames else None
@@ -240,7 +240,7 @@ def to_problem(tb: Traceback, *, tool: str = "python", exit_code: int | None = N
 
 
 def problems(text: str, *, tool: str = "python", exit_code: int | None = None, severity: str = "error",
-             python: str = "python3") -> list[Problem]:
-    """A Problem per traceback chain found in `text` (bounded to the last 50)."""
-    return [to_problem(tb, tool=tool, exit_code=exit_code, severity=severity, python=python)
+             python: str = "python3", cwd: str | None = None) -> list[Problem]:
+    """A Problem per traceback chain found in `text` (bounded to the last 50); `cwd`: the run's folder."""
+    return [to_problem(tb, tool=tool, exit_code=exit_code, severity=severity, python=python, cwd=cwd)
             for tb in parse(text)[-50:]]
