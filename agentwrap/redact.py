@@ -48,6 +48,9 @@ _PROSE_AFTER = lazy(r" [a-z]{2,} [a-z]")
 _CODE_VALUE = lazy(r"[a-z_][a-z_.]*")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "bool", "string", "String", "Optional", "SecretStr", "Any", "None"})
 _BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
+# What follows `password:` in a status line, not a password (`passwd: Not found`, `Password: incorrect`)
+_STATUS_WORDS = frozenset({"not", "invalid", "incorrect", "required", "missing", "denied", "wrong", "empty",
+                           "expired", "unchanged", "changed", "updated", "mismatch", "rejected", "accepted"})
 _PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
 # Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`,
 # and an empty input field (pinentry's `Passphrase: ________`).
@@ -607,6 +610,8 @@ class Redactor:
             return m.group(0)
         if group == "v" and ":" in sep and "=" not in sep and _PROSE_AFTER.match(m.string, m.end()):
             return m.group(0)  # "password: The password for the login." is a sentence
+        if group == "v" and ":" in sep and "=" not in sep and value.lower() in _STATUS_WORDS:
+            return m.group(0)  # "passwd: Not found", "Password: incorrect": a status, not the password
         if "," in sep and m.string[m.start() - 1 : m.start()] != "(":
             return m.group(0)  # `"X_TOKEN", "..."` is a call's pair; `'Token', 'copy_context'` a list
         if not any(word in found["key"].upper() for word in ("PASS", "PWD")):

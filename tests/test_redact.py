@@ -283,6 +283,8 @@ NEGATIVE = [
     # a file's error names the file: the words after it are the error, not a value
     ("file-error-passwd", "/etc/passwd: Permission denied"),
     ("file-error-token", "cat: /run/secrets/token: No such file or directory"),
+    # a status after the label is no password (a program named passwd, or a login's verdict)
+    ("status-after-label", "passwd: Not executable\npasswd: not found\nPassword: incorrect"),
     (
         "pem-certificate",
         "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0B\n-----END CERTIFICATE-----",
