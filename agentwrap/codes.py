@@ -44,7 +44,8 @@ _CODES = (
     CodeInfo("TIMEOUT", "timeout", "Program exceeded the time limit",
              "The program was still running when --timeout expired; its whole process tree was ended.",
              "timeout", 504, 124, True, False,
-             ("Raise the limit with `--timeout` (e.g. `--timeout 10m`).",
+             ("Raise the limit with `--timeout` (e.g. `--timeout 10m`); where an agent host's hook set it, raise "
+              "the host's own limit for the call instead (Claude Code's Bash `timeout`, up to 10 minutes).",
               "Use `--detach` and `agentwrap op wait` for long operations.",
               "Check whether the program was waiting on the network or a lock.")),
     CodeInfo("INPUT_REQUIRED", "input-required", "Program asked for input",
