@@ -51,8 +51,10 @@ def test_a_jsonl_launch_prints_only_the_operations_first_event() -> None:
     assert started["sequence"] == 1 and started["detached"] is True
     assert started["argv"] == ["sh", "-c", line] and str(started["program"]).endswith("sh")
     assert aw("op", "wait", op_id, "--timeout", "30").code == 0
-    events = _lines(aw("--format", "jsonl", "op", "events", op_id, check=False).stdout)
+    replayed = aw("--format", "jsonl", "op", "events", op_id, check=False).stdout
+    events = _lines(replayed)
     assert events[0] == started  # the launcher's line is the operation's own first event
+    assert replayed.splitlines()[0] == launched.stdout.splitlines()[0]  # byte for byte (CONTRACT 8)
     assert [e["sequence"] for e in events] == list(range(1, len(events) + 1))
     assert [e["type"] for e in events].count("operation_started") == 1
     assert events[-1]["type"] == "operation_completed" and events[-1]["status"] == "success"

@@ -177,7 +177,8 @@ def _events(ns: Any, ctx: CommandContext) -> Outcome:
     if ctx.format == "jsonl":
         import json
 
-        text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+        # compact, as the events were written and as the launcher printed the first: the same bytes
+        text = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
         return Outcome(None, 0, raw_output=text)
     data = {"operation_id": ns.id, "state": state.get("state"), "after": ns.after, "next_after": last,
             "complete": complete, "events": events}
