@@ -64,3 +64,17 @@ def test_the_launch_summary_quotes_the_argv_as_a_shell_would() -> None:
     launched = aw("--detach", "--", "sh", "-c", "echo start; sleep 1")
     assert launched.env["summary"].endswith(": sh -c 'echo start; sleep 1'")
     aw("op", "wait", launched.env["operation_id"], "--timeout", "30")
+
+
+def test_op_events_under_agent_carries_the_final_envelope_concise() -> None:
+    """`agentwrap --agent op events` is read by an agent: the operation_completed event's envelope is the
+    concise one `op wait` gives, not the audit record (jsonl keeps the events as written)."""
+    launched = aw("--detach", "--", "sh", "-c", "echo done", detail="concise").env
+    op_id = launched["data"]["operation_id"]
+    assert aw("op", "wait", op_id, "--timeout", "30").code == 0
+    events = aw("op", "events", op_id, detail="concise").env["data"]["events"]
+    final = events[-1]
+    assert final["type"] == "operation_completed"
+    result = aw("op", "result", op_id, detail="concise").env
+    assert final["envelope"] == {k: v for k, v in result.items() if k != "operation_id"}
+    assert "request_id" not in final["envelope"] and "metrics" not in final["envelope"]

@@ -180,6 +180,11 @@ def _events(ns: Any, ctx: CommandContext) -> Outcome:
         # compact, as the events were written and as the launcher printed the first: the same bytes
         text = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
         return Outcome(None, 0, raw_output=text)
+    if ctx.detail != "standard" and any(e.get("type") == "operation_completed" for e in events):
+        # the final envelope inside operation_completed at the level asked for, as `op result` gives it
+        final = store.read_result(path, ctx.detail)
+        events = [{**e, "envelope": final} if final is not None and e.get("type") == "operation_completed" else e
+                  for e in events]
     data = {"operation_id": ns.id, "state": state.get("state"), "after": ns.after, "next_after": last,
             "complete": complete, "events": events}
     return _answer(ctx, f"{_plural(len(events), 'event')} of {ns.id} after sequence {ns.after}", data, ns.id)
