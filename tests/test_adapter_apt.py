@@ -130,3 +130,28 @@ def test_parsers_read_apt_list_dpkg_list_and_simulation_lines():
                          "1 upgraded, 1 newly installed, 1 to remove and 0 not upgraded.\n")
     assert plan["remove"] == [{"name": "postfix", "version": "3.7"}]
     assert plan["install"][0]["name"] == "exim4" and plan["counts"]["removed"] == 1
+
+
+def _concise_text(case_name: str) -> tuple[str, str]:
+    from conftest import ROOT
+
+    from agentwrap import fixtures
+    from agentwrap.render import views
+
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if c.adapter == "apt" and c.name == case_name)
+    out = views.concise(fixtures.replay_record(registry.builtin("apt"), case)).get("output", {})
+    return (out.get("stdout", {}).get("text", ""), out.get("stderr", {}).get("text", ""))
+
+
+def test_concise_install_leaves_out_what_the_data_holds():
+    """A real `apt-get install -y cowsay` (captured): the counts line and each Unpacking / Setting up /
+    Processing triggers line are in data.counts and data.install; the suggestions and sizes stay."""
+    stdout, _ = _concise_text("install-cowsay")
+    assert not re.search(r"^(?:Unpacking|Setting up|Processing triggers|\d+ upgraded, )", stdout, re.M), stdout
+    assert "Suggested packages:" in stdout and "After this operation" in stdout
+
+
+def test_concise_dpkg_list_drops_its_legend_and_padding():
+    stdout, _ = _concise_text("dpkg-list")
+    assert "Desired=" not in stdout and "+++-" not in stdout and "Err?=" not in stdout, stdout
+    assert "  " not in stdout.replace("\n", " \n")  # cells one space apart

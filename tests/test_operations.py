@@ -62,6 +62,23 @@ def test_a_failed_program_keeps_its_exit_code() -> None:
     assert aw("op", "status", op_id).env["data"]["state"] == "failed"
 
 
+def test_status_says_each_state_in_english() -> None:
+    """Not "operation … is succeeded" / "is cancelled": a finished state is a verb, a live one "is running"."""
+    done = _detach("true")
+    assert aw("op", "wait", done, "--timeout", "30").code == 0
+    assert aw("op", "status", done).env["summary"].startswith(f"operation {done} succeeded")
+    bad = _detach("sh", "-c", "exit 3")
+    aw("op", "wait", bad, "--timeout", "30")
+    assert aw("op", "status", bad).env["summary"].startswith(f"operation {bad} failed")
+    running = _detach("sleep", "30.75")
+    deadline = time.monotonic() + 20
+    while aw("op", "status", running).env["data"]["state"] != "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert aw("op", "status", running).env["summary"].startswith(f"operation {running} is running")
+    assert aw("op", "cancel", running).code == 0
+    assert aw("op", "status", running).env["summary"].startswith(f"operation {running} was cancelled")
+
+
 def test_wait_that_times_out_says_still_running() -> None:
     op_id = _detach("sleep", "30.5")
     ans = aw("op", "wait", op_id, "--timeout", "200ms")

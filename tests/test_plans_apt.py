@@ -48,3 +48,21 @@ def test_drift_names_the_package_that_changed() -> None:
     assert "cowsay was not installed when planned and is 3.03 now" in changes
     assert any("resolver now picks cowsay 3.04" in c for c in changes)
     assert plans.package_drift(planned, planned) == []
+
+
+def test_drift_a_dependency_installed_meanwhile_is_named_as_installed() -> None:
+    """The resolver drops a dependency installed by hand since the plan: that is the cause, named from dpkg's
+    real database (bash is installed here), not "the resolver now picks no longer bash: the index changed"."""
+    planned = {"installed": {"cowsay": None, "bash": None}, "resolution": {"cowsay": "3.03", "bash": "5"}}
+    now = {"installed": {"cowsay": None}, "resolution": {"cowsay": "3.03"}}
+    changes = plans.apt_install_drift(planned, now)
+    assert len(changes) == 1 and changes[0].startswith("bash was not installed when planned and is "), changes
+    assert not changes[0].endswith("is not installed now")
+
+
+def test_drift_a_package_the_resolver_drops_for_no_known_reason_is_said_in_english() -> None:
+    planned = {"installed": {"cowsay": None, "no-such-package-x": None},
+               "resolution": {"cowsay": "3.03", "no-such-package-x": "1"}}
+    now = {"installed": {"cowsay": None}, "resolution": {"cowsay": "3.03"}}
+    assert plans.apt_install_drift(planned, now) == [
+        "the resolver no longer picks no-such-package-x: the index or the requirements changed"]

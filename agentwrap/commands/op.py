@@ -89,11 +89,17 @@ def _view(op_id: str, state: dict[str, Any], path: Path) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+#: Each state as the status summary says it: "operation op_… succeeded", "… was cancelled", "… is running".
+_STATE_WORDS = {"starting": "is starting", "running": "is running", "succeeded": "succeeded", "failed": "failed",
+                "cancelled": "was cancelled", "lost": "was lost"}
+
+
 def _status(ns: Any, ctx: CommandContext) -> Outcome:
     path = store.folder(ns.id)
     state = liveness.current(path)
     view = _view(ns.id, state, path)
-    return _answer(ctx, f"operation {ns.id} is {view['state']}" + (f": {view['summary']}" if "summary" in view else ""),
+    said = _STATE_WORDS.get(str(view["state"]), f"is {view['state']}")
+    return _answer(ctx, f"operation {ns.id} {said}" + (f": {view['summary']}" if "summary" in view else ""),
                    view, ns.id)
 
 

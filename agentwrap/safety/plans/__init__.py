@@ -165,5 +165,5 @@ def _prune(now: float) -> None:
 PLANNERS: dict[str, Planner] = {
     "git_push": Planner(git_push.plan, git_push.verify, git_push.drift),
     "pip_install": Planner(packages.pip_install_plan, packages.pip_install_verify, packages.package_drift),
-    "apt_install": Planner(packages.apt_install_plan, packages.apt_install_verify, packages.package_drift),
+    "apt_install": Planner(packages.apt_install_plan, packages.apt_install_verify, packages.apt_install_drift),
 }

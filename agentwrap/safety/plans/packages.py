@@ -46,18 +46,33 @@ def pip_install_plan(argv: list[str], cwd: str) -> Planned:
 def package_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """For package managers: an installed version changed, or the resolver would now pick others."""
     changes = []
+    moved = set()
     for name, version in planned["installed"].items():
-        current = now["installed"].get(name)
+        if name not in now["installed"]:
+            continue  # not read now (the resolver dropped it): unknown, not "not installed"
+        current = now["installed"][name]
         if current != version:
+            moved.add(name)
             changes.append(f"{name} was {version or 'not installed'} when planned and is "
                            f"{current or 'not installed'} now")
     if planned["resolution"] != now["resolution"]:
         added = {k: v for k, v in now["resolution"].items() if planned["resolution"].get(k) != v}
-        gone = sorted(set(planned["resolution"]) - set(now["resolution"]))
-        said = ", ".join(f"{k} {v or '(removal)'}" for k, v in sorted(added.items()))
-        said = said or f"no longer {', '.join(gone)}"
-        changes.append(f"the resolver now picks {said}: the index or the requirements changed")
+        gone = sorted(set(planned["resolution"]) - set(now["resolution"]) - moved)  # a move explains its own
+        if added:
+            said = ", ".join(f"{k} {v or '(removal)'}" for k, v in sorted(added.items()))
+            changes.append(f"the resolver now picks {said}: the index or the requirements changed")
+        if gone:
+            changes.append(f"the resolver no longer picks {', '.join(gone)}: the index or the requirements changed")
     return changes
+
+
+def apt_install_drift(planned: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """package_drift, with dpkg read for the planned packages the resolver no longer picks: one installed by
+    hand meanwhile is named as such, not as a change of the index."""
+    unread = sorted(set(planned["installed"]) - set(now["installed"]))
+    if unread:
+        now = {**now, "installed": {**now["installed"], **_dpkg_versions(unread, "/")}}
+    return package_drift(planned, now)
 
 
 def pip_install_verify(plan: dict[str, Any]) -> dict[str, Any]:
