@@ -69,7 +69,7 @@ def test_a_compilers_place_is_said_once_by_the_location(tmp_path):
     ("src/b.ts:1:2 - error TS2305: elsewhere", "src/b.ts:1:2 - error TS2305: elsewhere"),  # another column: kept
 ])
 def test_every_compiler_place_form_is_said_once(detail, lean):
-    from agentwrap.render.views import _without_location
+    from agentwrap.render.concise_problems import _without_location
 
     assert _without_location(detail, {"file": "src/b.ts", "line": 1, "column": 21}) == lean
 

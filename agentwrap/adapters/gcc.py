@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted, link_fixed
+from agentwrap.adapters.compiler_links import link_fixed
+from agentwrap.adapters.compiler_problems import CODES, compiler_problems, counted
 from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Interpretation, Problem, Spec
 
 #: The declarative part (rules, prompts, effects, noise, descriptor): data, validated like a user's.

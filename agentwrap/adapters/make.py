@@ -11,8 +11,9 @@ import shlex
 from typing import Any
 
 from agentwrap.adapters import tracebacks
+from agentwrap.adapters.compiler_links import LINKER_CODES, link_fixed
 from agentwrap.adapters.compiler_paths import rooted, shown_path
-from agentwrap.adapters.compiler_problems import LINKER_CODES, link_fixed, located_problems
+from agentwrap.adapters.compiler_problems import located_problems
 from agentwrap.adapters.gcc import COMPILER, GccAdapter, invocation
 from agentwrap.adapters.make_folders import LEVEL, Folders, folder_of_message, start_folder
 from agentwrap.adapters.python_errors import DECLARED
