@@ -31,22 +31,38 @@ GENERIC: dict[str, str] = {
 EDITOR_VARS = ("EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "KUBE_EDITOR", "SVN_EDITOR")
 ASKPASS_VARS = ("GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS")
 
+#: Variables that turn a program's colours off (generic or an adapter's). They are set only when the output is
+#: read by a program (json, jsonl, problem, --agent, piped): a person at a terminal (pretty) keeps the program's
+#: colours, as the live view shows them, and a NO_COLOR of the person's own still reaches the program.
+COLOUR_OFF = ("NO_COLOR", "CARGO_TERM_COLOR", "NODE_DISABLE_COLORS")
+
 
 def listed(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The prevention environment as `describe` and `capabilities` list it once (CONTRACT 2a), so that no
-    envelope repeats it; shim paths are shown under the per-run folder `$AGENTWRAP_SHIMS`."""
+    envelope repeats it; shim paths are shown under the per-run folder `$AGENTWRAP_SHIMS`. It is a machine
+    run's; a person's (pretty on a terminal) leaves out `colour_off(...)` of it."""
     shims = {kind: f"$AGENTWRAP_SHIMS/agentwrap-{kind}" for kind in ("editor", "askpass")}
     env = environment(shims, extra)
     env["AGENTWRAP_REQUEST_LOG"] = "$AGENTWRAP_SHIMS/requests.jsonl"
     return dict(sorted(env.items()))
 
 
-def environment(shims: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variables agentwrap sets for the program: generic prevention, shims, then `extra` (adapter)."""
+def colour_off(env: Mapping[str, str]) -> list[str]:
+    """The names in `env` that turn colours off: what a person's run at a terminal does not set."""
+    return [name for name in COLOUR_OFF if name in env]
+
+
+def environment(shims: Mapping[str, str], extra: Mapping[str, str] | None = None, *,
+                colour: bool = False) -> dict[str, str]:
+    """The variables agentwrap sets for the program: generic prevention, shims, then `extra` (adapter).
+    `colour`: a person reads the output on a terminal, so the colour-off variables are not set."""
     env = dict(GENERIC)
     if "editor" in shims:
         env.update(dict.fromkeys(EDITOR_VARS, shims["editor"]))
     if "askpass" in shims:
         env.update(dict.fromkeys(ASKPASS_VARS, shims["askpass"]))
     env.update(extra or {})
+    if colour:
+        for name in COLOUR_OFF:
+            env.pop(name, None)
     return env

@@ -135,7 +135,30 @@ def test_success_and_remote_exit_status(sshd):
     failed = aw("--timeout", "20", *sshd.ssh("known_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1",
                                              "exit 3"))
     assert failed.code == 3  # the remote command's status, passed through
-    assert failed.error["code"] == "COMMAND_FAILED" and failed.error["safe_to_retry"] is False
+    assert failed.error["code"] == "SSH_REMOTE_COMMAND_FAILED" and failed.error["safe_to_retry"] is False
+
+
+def test_a_remote_commands_failure_is_the_remote_commands_not_a_local_missing_file(sshd):
+    r = aw("--timeout", "20", *sshd.ssh("known_hosts", "-o", "BatchMode=yes", "-i", str(sshd.dir / "client"),
+                                        "root@127.0.0.1", "ls /nonexist; exit 7"))
+    assert r.code == 7
+    err = r.error
+    assert err["code"] == "SSH_REMOTE_COMMAND_FAILED" and err["safe_to_retry"] is False  # not FILE_NOT_FOUND
+    assert "status 7" in err["detail"] and "root@127.0.0.1" in err["detail"]
+    assert "/nonexist" in err["detail"] and "remote host" in err["suggested_fix"] and err["remote_exit_code"] == 7
+    assert "Check the path" not in str(r.env)  # no local-path fix for a path on the remote host
+    assert "/nonexist" in r.env["output"]["stderr"]["text"]  # the remote's lines kept as text
+    assert not any(p["code"] == "FILE_NOT_FOUND" for p in r.env.get("problems") or [])
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["ssh", "host", "ls", "/x"], ["ls", "/x"]), (["ssh", "-p", "22", "-oBatchMode=yes", "u@h", "exit 7"], ["exit 7"]),
+    (["ssh", "-vi", "key", "h"], []), (["ssh", "--", "h", "true"], ["true"]), (["scp", "a", "h:b"], []),
+])
+def test_the_remote_command_is_read_off_the_command_line(argv, command):
+    from agentwrap.adapters.ssh import remote_command
+
+    assert remote_command(argv) == command
 
 
 def test_scp_missing_remote_file_is_not_found(sshd, tmp_path):

@@ -91,6 +91,13 @@ def test_the_prevention_environment_is_listed_once_by_describe():
     assert prevention["GIT_TERMINAL_PROMPT"] == "0" and prevention["GIT_PAGER"] == "cat"
 
 
+def test_describe_says_which_prevention_variables_a_persons_run_leaves_out():
+    data = aw("describe", "node").env["data"]
+    assert data["prevention_env"]["NODE_DISABLE_COLORS"] == "1" and data["prevention_env"]["NO_COLOR"] == "1"
+    assert sorted(data["prevention_env_machine_only"]) == ["NODE_DISABLE_COLORS", "NO_COLOR"]
+    assert aw("capabilities").env["data"]["prevention_env_machine_only"] == ["NO_COLOR"]
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository of 20 commits whose messages are long: a log that must be cut to fit."""

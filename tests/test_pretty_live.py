@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -101,6 +102,26 @@ def test_colour_is_kept_only_as_sgr_and_only_when_allowed(env):
     assert "\x1b" not in plain and "red words" in plain
     answer = json.loads(seen(env, "--format", "json", *py(code)))
     assert answer["output"]["stdout"]["text"] == "red words\ntitled\nagain\n"  # the envelope stays clean
+
+
+def test_a_colour_aware_program_paints_for_a_person_and_not_for_an_agent(env):
+    # a program that colours only when NO_COLOR is unset (no-color.org), as pytest and most CLIs do
+    code = ("import os; off = os.environ.get('NO_COLOR'); print('NO_COLOR=' + repr(off)); "
+            "print('plain' if off else '\\x1b[32mgreen words\\x1b[0m')")
+    screen = seen(env, *py(code))
+    assert "NO_COLOR=None" in screen and "\x1b[32mgreen words\x1b[0m" in screen  # pretty on a terminal
+    answer = json.loads(seen(env, "--agent", *py(code)))
+    assert answer["output"]["stdout"]["text"] == "NO_COLOR='1'\nplain\n"  # an agent's run turns colour off
+    own = seen({**env, "NO_COLOR": "yes"}, *py(code))
+    assert "NO_COLOR='yes'" in own and "\x1b[32m" not in own  # the person's own NO_COLOR reaches the program
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
+def test_an_adapters_colour_off_variable_is_for_machines_only(env):
+    code = "console.log('disabled=' + process.env.NODE_DISABLE_COLORS)"
+    assert "disabled=undefined" in seen(env, "--", "node", "-e", code)  # node's adapter, a person's run
+    answer = json.loads(seen(env, "--agent", "--", "node", "-e", code))
+    assert answer["output"]["stdout"]["text"] == "disabled=1\n"
 
 
 def test_a_resize_reaches_the_programs_terminal(env):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentwrap.sdk import Adapter, BaseAdapter, Spec
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Interpretation, ProblemCode, Spec, problem
 
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "ssh.spec.toml")
 
@@ -90,11 +90,66 @@ def destination(argv: list[str]) -> dict[str, str]:
     return {}
 
 
+#: ssh's own failures (connection, authentication, host key, bad option) end with 255; any other status of a
+#: run that named a remote command is that command's.
+_SSH_OWN_STATUS = 255
+
+REMOTE_COMMAND_FAILED = ProblemCode(
+    code="SSH_REMOTE_COMMAND_FAILED", title="ssh: the remote command failed", category="dependency", status=502,
+    retryable=False, safe_to_retry=False,  # what the remote command changed is unknown
+    suggested_fix="Read the remote command's output (its paths and programs are the remote host's, not this "
+                  "machine's); the exit status is the remote command's own (ssh's own failures are 255).")
+
+
+def remote_command(argv: list[str]) -> list[str]:
+    """The words ssh sends the remote host as its command (after the destination); [] for scp, for ssh with
+    no command (a login shell) and when no destination is named."""
+    if not argv or os.path.basename(argv[0]) != "ssh":
+        return []
+    with_value = _SSH_WITH_VALUE
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return words[i + 2:]
+        if not word.startswith("-") or word == "-":
+            return words[i + 1:]
+        for at, letter in enumerate(word[1:], 1):
+            if letter in with_value:
+                if not word[at + 1:]:
+                    i += 1  # the option's value is the next word
+                break
+        i += 1
+    return []
+
+
 class SshAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
+    codes = (REMOTE_COMMAND_FAILED,)
 
     def argv_values(self, argv: list[str]) -> dict[str, str]:
         return destination(argv)
+
+    def _read(self, run: CapturedRun) -> Interpretation:
+        """A remote command's own failure (any status but ssh's 255) is the remote command's: its lines name
+        the remote host's files and commands, so the generic rules (a local path's FILE_NOT_FOUND and its
+        fix) do not read them; the error names the remote status and the remote lines stay as output text."""
+        command = remote_command(list(run.argv))
+        if (not command or not run.failed or run.signal is not None or run.exit_code == _SSH_OWN_STATUS
+                or any(p.severity == "error" for p in self.find_problems(run))):
+            return super()._read(run)  # ssh's own failure, or one ssh.spec.toml names (a command not found)
+        from agentwrap.adapter import last_error_line
+
+        host = destination(list(run.argv)).get("destination", "the remote host")
+        shown = " ".join(command)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        reason = last_error_line(run)
+        detail = f"the remote command `{shown}` on {host} exited with status {run.exit_code}" + (
+            f": {reason}" if reason else " and printed nothing")
+        error = problem(self.name, REMOTE_COMMAND_FAILED, detail, exit_code=run.exit_code,
+                        extra={"remote_exit_code": run.exit_code, "host": host})
+        return Interpretation(summary=detail[:300], error=error, problems=(), data=None, success=False)
 
 
 ADAPTER: Adapter = SshAdapter()

@@ -56,7 +56,9 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
         adapters.append({"name": name, "purpose": descriptor.get("purpose", ""),
                          "matches": descriptor.get("matches") or ["*"]})
     data = {"version": __version__, "features": FEATURES, "adapters": adapters, "not_available_yet": list(NOT_YET),
-            "prevention_env": prevention.listed()}  # every run's; `describe NAME` adds the adapter's own
+            "prevention_env": prevention.listed(),  # every run's; `describe NAME` adds the adapter's own
+            # not set when a person reads the run on a terminal (pretty): they see the program's colours
+            "prevention_env_machine_only": prevention.colour_off(prevention.GENERIC)}
     return Outcome(envelope.build(request_id=ctx.request_id, data=data, warnings=warnings,
                                   summary=f"agentwrap {__version__}: {len(FEATURES)} features, "
                                           f"{len(adapters)} adapters"), 0)

@@ -20,6 +20,8 @@ def main(args: Sequence[str], ctx: CommandContext) -> Outcome:
     except registry.NoSuchAdapter as exc:  # named as the caller wrote it: no --adapter was given
         raise UsageError(f"describe {ns.name}: no adapter is named {ns.name!r}{exc.hint}",
                          suggested_fix="Run `agentwrap capabilities` to list the adapters.") from None
-    data["prevention_env"] = prevention.listed(data.get("env"))  # set on every run of this adapter
+    data["prevention_env"] = prevention.listed(data.get("env"))  # set on every machine run of this adapter
+    # a person's run (pretty on a terminal) leaves these out: the program's colours are shown to them
+    data["prevention_env_machine_only"] = prevention.colour_off(data["prevention_env"])
     return Outcome(envelope.build(request_id=ctx.request_id, data=data,
                                   summary=f"{ns.name}: {data['purpose']}"), 0)

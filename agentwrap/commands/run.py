@@ -172,8 +172,9 @@ def _wrapped(argv: list[str], adapter: Adapter, opts: Options, result: session.R
 
 def child_environment(shims: ShimDir, adapter_env: dict[str, str],
                       opts: Options) -> tuple[dict[str, str], dict[str, str]]:
-    """What agentwrap sets for the program (prevention, shims, the caller's --env), and its whole environment."""
-    env_set = prevention.environment(shims.paths, adapter_env)
+    """What agentwrap sets for the program (prevention, shims, the caller's --env), and its whole environment.
+    A person at a terminal (persons_window) sees the program's colours: no colour-off variable is set for them."""
+    env_set = prevention.environment(shims.paths, adapter_env, colour=persons_window(opts) is not None)
     env_set["AGENTWRAP_REQUEST_LOG"] = str(shims.log)
     if shims.answers_file:
         env_set["AGENTWRAP_ANSWERS"] = shims.answers_file
