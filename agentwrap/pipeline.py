@@ -6,6 +6,8 @@ screen when it needs a prompt's wording; nothing here touches a process.
 
 from __future__ import annotations
 
+import _thread  # the settle timer: agentwrap's run path imports no `threading`
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,9 @@ PROMPT_LINES = 8  # a dialog (pinentry, whiptail) asks above its button row and 
 # After an --answer reply the prompt is what the program writes after it, read on a screen of its own; past
 # this much output the old prompt has long scrolled away and the run's own screen says it again.
 SINCE_ANSWER_BYTES = 64 * 1024
+# --format jsonl: how often the lines above the cursor are looked at; one unchanged at two looks in a row is
+# emitted then, not only once it scrolls off the screen (CONTRACT 8): 0.3-0.6 s after the program wrote it
+SETTLE_EVERY = 0.3
 
 
 class Pipeline:
@@ -68,6 +73,9 @@ class Pipeline:
         self._since_bytes = 0
         self._hidden = 0  # values an adapter named, hidden after the run (see hide)
         self._hide_warnings: list[dict[str, str]] = []
+        # the settle timer's thread and the runner's (or relay's) take turns at the cleaners and the events
+        self._lock = _thread.allocate_lock()
+        self._settling = False
 
     def _transient_handler(self, stream: str) -> Callable[[str], None] | None:
         progress, events = self.progress, self.events
@@ -83,6 +91,25 @@ class Pipeline:
 
     # --- the runner's Sink ------------------------------------------------------------------
     def output(self, stream: str, data: bytes) -> None:
+        with self._lock:
+            self._output(stream, data)
+        if not self._settling and self.events is not None and self.live_output and self._results is None:
+            self._settling = True
+            _thread.start_new_thread(self._settle_loop, ())
+
+    def _settle_loop(self) -> None:
+        """Until `finish`: each stream's lines above its cursor that stopped changing go out as events now."""
+        while True:
+            time.sleep(SETTLE_EVERY)
+            with self._lock:
+                if self._results is not None:
+                    return
+                for stream in STREAMS:
+                    text = self.cleaners[stream].settle()
+                    if text:
+                        self._commit(stream, text)
+
+    def _output(self, stream: str, data: bytes) -> None:
         if self.tee is not None:
             self.tee(stream, data)
         self.captures[stream].add_raw_bytes(len(data))
@@ -100,6 +127,10 @@ class Pipeline:
     def answering(self) -> None:
         """An --answer reply is about to be written: from now on the prompt is only what the program writes
         after it, so that a rule never matches the question it already answered (`Continue? [y/N] Name:`)."""
+        with self._lock:
+            self._answering()
+
+    def _answering(self) -> None:
         cols, rows = self.window or (250, 50)
         self._since = {s: TerminalCleaner(rows=rows, cols=cols) for s in STREAMS}
         self._since_text = {s: [] for s in STREAMS}
@@ -108,6 +139,10 @@ class Pipeline:
     def prompt_text(self) -> str:
         """What the program last showed: the unfinished lines of the stream it wrote to last (since the last
         --answer reply, when there was one)."""
+        with self._lock:
+            return self._prompt_text()
+
+    def _prompt_text(self) -> str:
         cleaners = self._since if self._since is not None else self.cleaners
         order = [self.last_stream, *(s for s in STREAMS if s != self.last_stream)]
         # a prompt is an unfinished line: the stream whose cursor sits after text asks (npm writes
@@ -122,12 +157,20 @@ class Pipeline:
     def since_answer(self) -> str | None:
         """Everything the program wrote on both streams since the last --answer reply (redacted), or None:
         no reply yet, or more than SINCE_ANSWER_BYTES since it."""
+        with self._lock:
+            return self._since_answer()
+
+    def _since_answer(self) -> str | None:
         if self._since is None:
             return None
         parts = ["".join(self._since_text[s]) + self._since[s].screen_tail(PROMPT_LINES) for s in STREAMS]
         return "\n".join(self.redactors[s].redact(p) for s, p in zip(STREAMS, parts, strict=True) if p.strip())
 
     def event(self, kind: str, payload: dict[str, object]) -> None:
+        with self._lock:
+            self._event(kind, payload)
+
+    def _event(self, kind: str, payload: dict[str, object]) -> None:
         if kind == WINDOW_RESIZED:  # the runner's word to the cleaners, not an event of the stream
             cols, rows = int(payload["cols"]), int(payload["rows"])  # type: ignore[call-overload]
             self.window = (cols, rows)
@@ -186,6 +229,10 @@ class Pipeline:
         return f"{head}\n[agentwrap: middle of the output omitted from analysis]\n{tail}", False
 
     def finish(self) -> dict[str, StreamResult]:
+        with self._lock:
+            return self._finish()
+
+    def _finish(self) -> dict[str, StreamResult]:
         if self._results is not None:  # finished already (a shell line's verdict reads it first)
             return self._results
         results = {}

@@ -4,7 +4,8 @@ Rows scrolled off the top (of the screen, or of a scroll region) are final: they
 change again, so memory stays bounded by the window. A row is materialised only when written to or
 reached by a line feed, so a cursor parked far down (a size probe) adds no blank lines. Rows only ever
 appended to come out byte-exact (tabs and trailing spaces kept); rows rewritten in place come out as a
-person sees them: trailing blanks dropped, spinner frames gone.
+person sees them: trailing blanks dropped, spinner frames gone. `settle` emits ended rows above the cursor
+before they scroll away, once they stop changing (live `--format jsonl` events), and marks them emitted.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from agentwrap.cells import FILL
 from agentwrap.lazyre import lazy
 
 DIRTY, WRAP, SPUN = 1, 2, 4  # row flags: rewritten in place; continues on the next row; was a spinner
+SERIAL = 8  # flags >> SERIAL: the row's number for `settle` (0: none), which moves with the row
 _SPINNERS = frozenset("|/-\\◐◓◑◒◴◷◶◵▖▘▝▗◜◝◞◟◠◡◰◳◲◱✶✸✹✺✻✽·•●○◉◎⊙←↖↑↗→↘↓↙┤┘┴└├┌┬┐▁▂▃▄▅▆▇█")
 _TAB_CELLS = lazy("\t\x00*")
 _LEAD_SPINNER = frozenset("◐◓◑◒◴◷◶◵▖▘▝▗◜◝◞◟◰◳◲◱✶✸✹✺✻✽")
@@ -61,7 +63,11 @@ class Screen:
         self.saved = (0, 0)
         self.last = ""  # the last graphic character written, for REP
         self.main: tuple[list[str], list[int], int, int] | None = None  # the main screen, while on the alternate
-        self._cont = False  # the last emitted row wrapped: the next one continues its line
+        self._cont = False  # the last row committed (above the screen) wrapped: the next one continues its line
+        # `settle`: what each numbered row emitted before it left the screen, and what it showed when last seen
+        self._serial = 0
+        self._sent: dict[int, str] = {}
+        self._seen: dict[int, str] = {}
 
     # -- writing ------------------------------------------------------------------------------------
 
@@ -500,7 +506,7 @@ class Screen:
             self.lines.extend([""] * k)
             self.flags.extend([0] * k)
 
-    def _final(self, line: str, flags: int) -> str | None:
+    def _final(self, line: str, flags: int, cont: bool) -> str | None:
         """The committed form of a row: rewritten rows lose padding and spinner frames."""
         if flags & WRAP:  # a row its line continues from: blank cells are part of it, unless the one
             gap = self.cols - cells.width(line)  # a wide character left when it did not fit
@@ -513,19 +519,78 @@ class Screen:
         if not flags & DIRTY:
             return line
         line = line.rstrip(" ")
-        if self._cont:
+        if cont:
             return line
         if flags & SPUN and _is_spinner(line):
             return None
         return _strip_lead_spinner(line)
 
-    def _emit_row(self, line: str, flags: int) -> None:
-        text = self._final(line, flags)
-        if text == "" and self._cont and flags & DIRTY:
+    def _row_out(self, line: str, flags: int, cont: bool) -> str | None:
+        """What committing a row emits, after a row that wrapped (`cont`) or not; None: nothing."""
+        text = self._final(line, flags, cont)
+        if text == "" and cont and flags & DIRTY:
             text = "\n"  # a continuation row erased: the screen shows an empty row there
+        if text is None or flags & WRAP:
+            return text
+        return text + "\n"
+
+    def _emit_row(self, line: str, flags: int) -> None:
+        out = self._row_out(line, flags, self._cont)
         self._cont = bool(flags & WRAP)
-        if text is not None:
-            self._emit(text if self._cont else text + "\n")
+        if flags >> SERIAL and self._was_sent(flags >> SERIAL, out):
+            return
+        if out is not None:
+            self._emit(out)
+
+    def _was_sent(self, serial: int, out: str | None) -> bool:
+        """Whether `settle` emitted this numbered row as it is now (forgotten: it leaves the screen)."""
+        self._seen.pop(serial, None)
+        return self._sent.pop(serial, None) == (out or "")
+
+    def settle(self) -> None:
+        """Emits, early, the lines above the cursor's row that have not changed since the last call: a log
+        of the screen for readers who cannot wait until a row scrolls away (`--format jsonl`).
+
+        Lines go out whole and in order from the top; one still changing (or still going on at the cursor's
+        row) holds those below it. Each row is numbered and remembered as emitted: when it leaves the screen
+        (scrolled away or at `finish`) unchanged it is not emitted again; redrawn since, its new state is
+        emitted then, or here once it stops changing, as new text (as a log shows a redraw)."""
+        if self.main is not None:  # the alternate screen never reaches the output
+            return
+        lines, flags = self.lines, self.flags
+        limit, cont, k, held = min(self.row, len(lines)), self._cont, 0, False
+        while k < limit:
+            end = k
+            while end < limit and flags[end] & WRAP:
+                end += 1
+            if end >= limit:  # the line goes on at the cursor's row
+                break
+            outs, fresh, stable = [], False, True
+            for r in range(k, end + 1):
+                serial = flags[r] >> SERIAL
+                if not serial:
+                    self._serial += 1
+                    serial = self._serial
+                    flags[r] |= serial << SERIAL
+                out = self._row_out(lines[r], flags[r], cont) or ""
+                cont = bool(flags[r] & WRAP)
+                outs.append((serial, out))
+                if self._sent.get(serial) != out:
+                    fresh = True
+                    if self._seen.get(serial) != out:
+                        self._seen[serial] = out
+                        stable = False
+            held = held or (fresh and not stable)  # the lines below are only looked at
+            if fresh and not held:
+                for serial, out in outs:
+                    self._sent[serial] = out
+                    self._seen.pop(serial, None)
+                self._emit("".join(out for _, out in outs))
+            k = end + 1
+        if len(self._sent) + len(self._seen) > 2 * self.rows + 16:  # rows erased or deleted, never committed
+            alive = {f >> SERIAL for f in flags}
+            self._sent = {s: t for s, t in self._sent.items() if s in alive}
+            self._seen = {s: t for s, t in self._seen.items() if s in alive}
 
     def _commit_top(self, k: int) -> None:
         if k <= 0:
@@ -553,9 +618,13 @@ class Screen:
             end -= 1  # blanked by an erase or a scroll, not ended by a newline of the program
         for line, f in zip(self.lines[:end - 1], self.flags[:end - 1], strict=True):
             self._emit_row(line, f)
-        last = self._final(self.lines[end - 1], self.flags[end - 1] & ~WRAP)
-        self._emit(last or "")
+        flags = self.flags[end - 1] & ~WRAP
+        last = self._final(self.lines[end - 1], flags, self._cont)
+        if not (flags >> SERIAL and self._was_sent(flags >> SERIAL, f"{last or ''}\n")):
+            self._emit(last or "")
         self.lines, self.flags, self._cont = [""], [0], False
+        self._sent.clear()
+        self._seen.clear()
         self.row = self.col = 0
 
     def pending(self) -> list[str] | None:
@@ -570,7 +639,7 @@ class Screen:
         out, line = [], ""
         for k in range(end):
             flags = self.flags[k] if k < end - 1 else self.flags[k] & ~WRAP
-            text = self._final(self.lines[k], flags)
+            text = self._final(self.lines[k], flags, self._cont)
             if text is None:  # a spinner's frame: committed as nothing
                 continue
             line += text

@@ -155,6 +155,12 @@ class TerminalCleaner:
             raise ValueError("rows and cols must be positive")
         self._screen.resize(rows, cols)
 
+    def settle(self) -> str:
+        """Emits early the lines above the cursor that stopped changing (see Screen.settle): committed text
+        that the screen will not emit again unless the program redraws it."""
+        self._screen.settle()
+        return self._take()
+
     def pending_lines(self) -> list[str] | None:
         """The lines on screen not yet committed, as `finish` would emit them (the last one still open);
         None while the alternate screen is up."""
