@@ -115,8 +115,22 @@ def test_dpkg_stopped_at_a_conffile_question_names_the_unpacked_package(tmp_path
         assert a.error["code_actions"][0]["command"] == ["dpkg", "--force-confold", "-i", second.name]
         assert "mine" in Path("/etc/agentwrap-test-conf.conf").read_text()  # nothing only an answer could do
     finally:
-        subprocess.run(["dpkg", "--purge", "agentwrap-test-conf"], capture_output=True)
+        _purge("agentwrap-test-conf")
     assert subprocess.run(["dpkg", "--audit"], capture_output=True, text=True).stdout == ""
+
+
+def _purge(package: str, wait: float = 20.0) -> None:
+    """Purge `package`, waiting while another dpkg holds its lock (on a busy machine a dpkg run elsewhere, or
+    one this test's run left ending, can hold it for a moment; a purge that gave up would leave the package
+    unpacked and the audit would blame this test's run)."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        done = subprocess.run(["dpkg", "--purge", package], capture_output=True, text=True)
+        if done.returncode == 0 or "lock" not in done.stderr or time.monotonic() > deadline:
+            return
+        time.sleep(0.5)
 
 
 @pytest.mark.slow
@@ -139,5 +153,5 @@ def test_apt_relaying_dpkgs_conffile_question_is_refused_not_left_to_hang(tmp_pa
         assert a.env["effects"][0]["resource"] == "package:agentwrap-test-conf"
         assert "mine" in Path("/etc/agentwrap-test-conf.conf").read_text()
     finally:
-        subprocess.run(["dpkg", "--purge", "agentwrap-test-conf"], capture_output=True)
+        _purge("agentwrap-test-conf")
     assert subprocess.run(["dpkg", "--audit"], capture_output=True, text=True).stdout == ""
