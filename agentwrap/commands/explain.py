@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +85,8 @@ def _explain_adapter_code(ctx: CommandContext, found: list[catalog.Entry], raw: 
         "status": first.status,
         "retryable": first.retryable,
         "safe_to_retry": first.safe_to_retry,
-        "fixes": advice.usable([_filled(first.suggested_fix, code)] if first.suggested_fix else []),
+        "fixes": advice.usable([_filled(first.suggested_fix, code if member else None)] if first.suggested_fix
+                               else []),
         "tools": sorted({e.tool for e in found}),
     }
     if first.pattern:
@@ -95,9 +97,10 @@ def _explain_adapter_code(ctx: CommandContext, found: list[catalog.Entry], raw: 
     return _answer(ctx, f"{code}: {first.title} (category {first.category}; {tools})", data)
 
 
-def _filled(fix: str, code: str) -> str:
-    """A family's fix names its member as CODE (`rustc --explain CODE`): the code asked about fills it."""
-    return fix.replace("`rustc --explain CODE`", f"`rustc --explain {code}`") if code != "CODE" else fix
+def _filled(fix: str, member: str | None) -> str:
+    """A family's fix names its member as the word CODE (`rustc --explain CODE`): the member asked about
+    (E0308) fills it; asked about the family itself, the placeholder stays."""
+    return re.sub(r"\bCODE\b", member, fix) if member else fix
 
 
 def _explain_warning(ctx: CommandContext, code: str) -> Outcome:

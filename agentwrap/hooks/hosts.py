@@ -26,6 +26,7 @@ Sources (read 2026-12):
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -147,8 +148,6 @@ def _ms(value: Any) -> float | None:
 
 
 def _env_ms(name: str) -> float | None:
-    import os
-
     raw = os.environ.get(name, "")
     return _ms(int(raw)) if raw.isdigit() else None
 
