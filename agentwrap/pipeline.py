@@ -6,11 +6,12 @@ screen when it needs a prompt's wording; nothing here touches a process.
 
 from __future__ import annotations
 
-import _thread  # the settle timer: agentwrap's run path imports no `threading`
+import _thread  # a lock: agentwrap's run path imports no `threading`
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agentwrap import signal_mask
 from agentwrap.artifacts import ArtifactError, ArtifactRef, ArtifactStore, rewrite_hidden
 from agentwrap.batch import Batch
 from agentwrap.capture import StreamCapture, StreamResult
@@ -95,7 +96,7 @@ class Pipeline:
             self._output(stream, data)
         if not self._settling and self.events is not None and self.live_output and self._results is None:
             self._settling = True
-            _thread.start_new_thread(self._settle_loop, ())
+            signal_mask.start_thread(self._settle_loop)
 
     def _settle_loop(self) -> None:
         """Until `finish`: each stream's lines above its cursor that stopped changing go out as events now."""

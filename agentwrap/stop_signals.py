@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from agentwrap import signal_mask
+
 STOP = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _held: list[int] = []
 _raise_now = False
@@ -56,9 +58,8 @@ def take() -> int | None:
 
 def release() -> None:
     """Python's defaults again; a signal held until now is delivered now."""
-    for s in STOP:
-        if signal.getsignal(s) is _note:
-            signal.signal(s, signal.default_int_handler if s == signal.SIGINT else signal.SIG_DFL)
+    signal_mask.put_back({s: signal.default_int_handler if s == signal.SIGINT else signal.SIG_DFL
+                          for s in STOP if signal.getsignal(s) is _note})
     first = take()
     if first is not None:
         signal.raise_signal(first)

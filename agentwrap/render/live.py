@@ -21,13 +21,13 @@ the pipeline's own cleaning.
 
 from __future__ import annotations
 
-import _thread  # the quiet timer: agentwrap's run path imports no `threading`
+import _thread  # a lock: agentwrap's run path imports no `threading`
 import copy
 import os
 import re
 import time
 
-from agentwrap import cells
+from agentwrap import cells, signal_mask
 from agentwrap.redact import Redactor
 from agentwrap.terminal import TerminalCleaner
 
@@ -198,7 +198,7 @@ class LiveView:
         self._quiet_at = time.monotonic() + QUIET
         if not self._timer:
             self._timer = True
-            _thread.start_new_thread(self._wait, ())
+            signal_mask.start_thread(self._wait)
 
     def _wait(self) -> None:
         while True:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import _thread
 from typing import Any
 
+from agentwrap import signal_mask
+
 try:
     from _queue import SimpleQueue
 except ImportError:  # not CPython
@@ -56,7 +58,7 @@ class ThreadedSink:
 
     def output(self, stream: str, data: bytes) -> None:
         if not self._started:
-            _thread.start_new_thread(self._work, ())
+            signal_mask.start_thread(self._work)
             self._started = True
         self._slots.get()  # blocks while _DEPTH batches are in flight
         self._items.put((stream, data))

@@ -6,7 +6,6 @@ that signals (SIGCHLD, and SIGINT/SIGTERM/SIGHUP sent to agentwrap) write to.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import errno
 import os
@@ -18,7 +17,7 @@ import termios
 import time
 from typing import IO, Any, NamedTuple, Protocol
 
-from agentwrap import stop_signals
+from agentwrap import signal_mask, stop_signals
 from agentwrap.ids import rfc3339
 from agentwrap.lazyre import lazy
 from agentwrap.runner import forward, prompts, spawn, tree
@@ -395,15 +394,14 @@ class _Session:
             finally:
                 self.chans.close_child_ends()
             if spec.stdin is not None and self.chans.stdin_pipe_w is not None:
-                _thread.start_new_thread(_feed, (spec.stdin, self.chans.stdin_pipe_w))
+                signal_mask.start_thread(_feed, spec.stdin, self.chans.stdin_pipe_w)
             self._loop(start)
         except BaseException:
             self._end_forwarders()
             raise
         finally:
             signal.set_wakeup_fd(old_wakeup)
-            for s, h in old_handlers.items():
-                signal.signal(s, h)
+            signal_mask.put_back(old_handlers)
             spare = [] if self.chans.answer_fd in (None, self.chans.stdout_fd) else [self.chans.answer_fd]
             for fd in (*self.streams, *self.finished, self.wake_r, wake_w, *spare):
                 with contextlib.suppress(OSError):
