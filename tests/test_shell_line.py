@@ -159,6 +159,18 @@ def test_make_tail_reports_makes_failure(tmp_path: Path) -> None:
     assert any(w["code"] == "PIPE_HID_FAILURE" for w in answer.env["warnings"])
 
 
+def test_a_line_whose_own_status_is_a_later_stages_exits_with_the_deciding_stages(tmp_path: Path) -> None:
+    """`make | grep x`: bash's status is grep's 1 (no match), but make's 2 decided the line. agentwrap exits
+    with make's code, as it would have had the pipe hidden it; the envelope keeps the line's own status."""
+    (tmp_path / "Makefile").write_text("all:\n\t@echo building\n\t@false\n")
+    line = "make 2>&1 | grep nothing-like-this"
+    assert bash(line, tmp_path).returncode == 1
+    answer = aw("--cwd", str(tmp_path), "--shell", line)
+    assert answer.env["status"] == "error" and answer.code == 2 and answer.error["exit_code"] == 2
+    assert answer.env["exit"]["code"] == 1
+    assert answer.env["command"]["decided_by"]["argv"] == ["make"]
+
+
 def test_a_hidden_failure_that_printed_nothing_lost_nothing_to_the_pipe(tmp_path: Path) -> None:
     """`false | true`: false wrote nothing for `true` to cut, so its summary claims no partial reading."""
     answer = aw("--cwd", str(tmp_path), "--shell", "false | true; echo hi")
