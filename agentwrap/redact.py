@@ -1,44 +1,25 @@
 """Secret redaction for everything agentwrap shows or stores (CONTRACT section 2: "No secret ever appears").
 
-The hot path sees tens of megabytes of build output holding no secret, so cheap regexes (stage 1) pick the
-lines that may hold one and the precise, slower patterns (stage 2) run on those lines only. Only PEM private
+The hot path sees tens of megabytes of build output holding no secret, so cheap regexes (stage 1,
+`secret_scan`) pick the lines that may hold one and the precise, slower patterns here (stage 2) run on those
+lines only; which names hold a secret is `secret_names`'. Only PEM private
 keys span lines: ``Redactor.redact`` remembers an unfinished key between calls.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, NamedTuple
 
-from agentwrap import literals
+from agentwrap import secret_scan
 from agentwrap.batch import Batch
 from agentwrap.lazyre import lazy
-from agentwrap.percent import quoted
+from agentwrap.secret_names import is_secret_name, name_words
 
 REDACTED = "[REDACTED]"
 
-# Names whose value is a secret, matched on word parts so KEYBOARD, MONKEY and TOKENIZERS stay out.
-SECRET_NAME = lazy(
-    r"(?:^|[^A-Z0-9])(?:TOKEN|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTHTOKEN|APIKEY"
-    r"|(?:PRIVATE|API|ACCESS)_?KEY)(?:$|[^A-Z0-9])"
-    r"|[^A-Z0-9](?:KEY(?:_DATA)?|PAT|PASS|PWD)$|(?:^|[^A-Z0-9])AUTH$|[A-Z0-9](?:PASSWORD|PASSWD|TOKEN)$"
-)  # matched on upper-cased forms only: without IGNORECASE it compiles in a third of the time (~1.5 ms a run)
-# ...except names that describe a secret rather than hold it (TOKEN_FILE is a path, TOKEN_TYPE a word).
-_DESCRIBES = lazy(
-    r"_(?:FILES?|PATH|DIR|TYPE|NAME|URL|URI|ENDPOINT|HOST|PORT|USER(?:NAME)?|LENGTH|LEN|SIZE|COUNT|LIMIT"
-    r"|TTL|EXPIRY|EXPIRES(?:_AT|_IN)?|HEADER|PREFIX|FORMAT|MODE|ENV|VAR|HELPER|COMMAND|CMD|PROMPT|POLICY"
-    r"|METHOD|SCOPES?|REQUIRED|ENABLED|DISABLED|STDIN)$"
-)
-_MAYBE_SECRET = lazy(r"tok|secret|pass|pwd|cred|key|pat|auth", re.IGNORECASE)
-# Names every environment has that the prefilter above lets through (PATH holds "pat", PWD "pwd"): no
-# secrets, answered without compiling SECRET_NAME (~1 ms of every run). A test holds them to the rule.
-PLAIN_NAMES = frozenset(("PATH", "PWD", "OLDPWD", "MANPATH", "INFOPATH", "PYTHONPATH", "LD_LIBRARY_PATH"))
-_CAMEL = lazy(r"([a-z0-9])([A-Z])")
-_ACRONYM = lazy(r"([A-Z]+)([A-Z][a-z])")  # APIToken, DBPassword, NPMToken: API_Token
-_NON_ALNUM = lazy(r"[^A-Za-z0-9]+")
 # `password: str` in source code is a type, not a value.
 # A value that continues as an expression (`= prefix + str(x)`, `= '%s' % x`) or is a plain lowercase
 # name assigned with spaces (`token = nextchar`) is source code.
@@ -47,11 +28,9 @@ _WORDS = frozenset({"pass", "password", "passwd", "secret", "token", "user", "na
 _PROSE_AFTER = lazy(r" [a-z]{2,} [a-z]")
 _CODE_VALUE = lazy(r"[a-z_][a-z_.]*")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "bool", "string", "String", "Optional", "SecretStr", "Any", "None"})
-_BORING = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "undefined", "enabled", "disabled"})
 # What follows `password:` in a status line, not a password (`passwd: Not found`, `Password: incorrect`)
 _STATUS_WORDS = frozenset({"not", "invalid", "incorrect", "required", "missing", "denied", "wrong", "empty",
                            "expired", "unchanged", "changed", "updated", "mismatch", "rejected", "accepted"})
-_PATHLIKE = lazy(r"(?:~|\.{0,2})/[\w./-]*")
 # Values that stand for a secret without being one: `password=<your password>`, `--token TOKEN`, `$PASS`,
 # and an empty input field (pinentry's `Passphrase: ________`).
 _PLACEHOLDER = lazy(
@@ -59,45 +38,6 @@ _PLACEHOLDER = lazy(
     r"|(?i:null|none|true|false)"
 )
 
-
-# Stage 1: (memchr gate, detector, runs on the lowered copy). Every stage-2 match contains a detector match,
-# so skipping the other lines is safe. Each detector starts with a literal, which sre finds with a tight
-# loop; a rare first character and cheap lookaheads keep the cost of false starts low. Keywords count only
-# as labels, so prose ("the key", "token at", "Author:", "passed") stays out of stage 2.
-def _label_tail(kw: str) -> str:
-    """What must follow a keyword: `kw...=`, `"kw...": ` or `--kw-x VALUE`."""
-    return (rf"(?:[a-z0-9_.-]{{0,64}}\\?[\"']?(?:[ \t]+(?:string|str|\[\]byte))?"
-            rf"[ \t]*(?:[?+!:.]{{0,3}}=|:|(?<=[\"']),(?=[ \t]*[\"'])|>(?=[^<\s]))"
-            rf"|(?<=-{kw})[a-z0-9-]{{0,32}}[ \t]+[^\s-])")
-
-
-_DETECTORS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
-    (gate, lazy(pattern), lowered)
-    for gate, pattern, lowered in (
-        ("k", rf"k(?:en(?<=token)(?![a-z]){_label_tail('token')}|ey(?![a-z]){_label_tail('key')}"
-              rf"|ey(?: block)?-----(?<=ivate key-----|key block-----)|ie(?<=cookie){_label_tail('cookie')}"
-              r"|\.com(?<=slack\.com)|[-_](?<=sk.)|_(?<=rk_))", True),
-        ("p", rf"p(?:ass{_label_tail('pass')}|assword[ \t]+[^\s=:]|wd{_label_tail('pwd')}"
-              rf"|at(?<=_pat){_label_tail('_pat')}|m_(?<=npm_)|ypi-)", True),
-        ("c", rf"c(?:ret(?<=secret){_label_tail('secret')}|red(?:entials?|s){_label_tail('cred')}"
-              r"|_(?<=whsec_))", True),
-        ("u", rf"auth(?:orization|token|(?![a-z0-9])){_label_tail('auth')}", True),
-        ("b", r"bearer", True),
-        ("g", r"g(?=l(?:pat|dt|rtr?|ptt|ft|imt|agent|oas|cbt|soat|ffct|wt)-|h[pousr]_|ithub_pat_|r1348941)", True),
-        ("x", r"x(?=ox[a-z]-|app-)", True),
-        ("A", r"A(?=KIA|SIA|BIA|CCA|Iza|BSK[A-Za-z0-9+/]{40})", False),
-        (" -", r" -(?:[pa]|u[ \t]+[^\s:]{1,128}:\S)", True),  # mysql -pX, sshpass -p, redis-cli -a, curl -u u:p
-        ("curl", r"curl(?=[^\n]{0,300}?[ \t]-(?:-(?:proxy-)?user|[a-z]{0,6}u))", True),  # -uU:P, --user=U:P
-        ("J", r"J(?<=eyJ)", False),
-        ("@", r"://[^\s?#]{1,1200}@", False),
-    )
-)  # fmt: skip
-# Lowercase substrings that every detector match contains: text holding none of them comes back unchanged.
-TRIGGERS: tuple[str, ...] = (
-    "token", "key", "cookie", "slack", "sk-", "sk_", "rk_", "pass", "pwd", "_pat", "npm_", "pypi-", "secret",
-    "cred", "whsec_", "auth", "bearer", "gl", "gh", "xox", "xapp-", "akia", "asia", "aiza", "eyj", "@",
-    "abia", "acca", "absk", "gr1348941", " -", "curl",
-)  # fmt: skip
 
 # Stage 2. Every quantifier is bounded, so a multi-megabyte line stays linear.
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
@@ -187,136 +127,9 @@ def _is_code(m: re.Match[str], key: str, value: str, sep: str, *, bare: bool) ->
 def _names_the_key(key: str, value: str) -> bool:
     """`token = self.token`, `password = password_input`, `apiKey: apiKeyValue`: a name built of the key's
     words is code. `token: prodtoken2024` only holds the word: a value (a kubeconfig's, a .env file's)."""
-    words = {w.lower() for w in _WORD_PARTS.split(_CAMEL.sub(r"\1_\2", value)) if w}
-    last = _WORD_PARTS.split(_CAMEL.sub(r"\1_\2", key))[-1].lower()
+    words = {w.lower() for w in name_words(value) if w}
+    last = name_words(key)[-1].lower()
     return bool(last) and last in words
-
-
-_WORD_PARTS = lazy(r"[^A-Za-z0-9]+|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
-
-
-def is_secret_name(name: str) -> bool:
-    if name in PLAIN_NAMES or not _MAYBE_SECRET.search(name):  # most names: no need to normalise
-        return False
-    # apiKey, x-api-key and API_KEY all become API_KEY, so one pattern serves every spelling; the form
-    # without camel-case splitting keeps PassWord whole.
-    split = _ACRONYM.sub(r"\1_\2", _CAMEL.sub(r"\1_\2", name))
-    forms = {_NON_ALNUM.sub("_", n).strip("_").upper() for n in (name, split)}
-    return any(SECRET_NAME.search(form) and not _DESCRIBES.search(form) for form in forms)
-
-
-def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """Values of secret-named variables worth redacting literally (len >= 6, no booleans, numbers, paths)."""
-    found: set[str] = set()
-    for name, value in environ.items():
-        if not is_secret_name(name):
-            continue
-        # A multi-line value (a key file in a variable) may reach us one line at a time.
-        for part in {value.strip(), *(value.splitlines() if "\n" in value else ())}:
-            part = part.strip()
-            boring = len(part) < 6 or part.lower() in _BORING or (part.isdigit() and len(part) < 12)
-            if not boring and not _PATHLIKE.fullmatch(part) and not part.startswith("-----"):
-                found.update((part, quoted(part, safe="")))  # the same secret inside a URL
-    return sorted(found, key=len, reverse=True)
-
-
-# What the one-pass scan looks for: each detector's match lies on a line holding one of its literals
-# here. Narrower than TRIGGERS where a detector allows ("glpat-", not "gl", which English is full of).
-_LINE_LITERALS: tuple[str, ...] = (
-    "token", "key", "cookie", "slack.com", "sk-", "sk_", "rk_",  # k
-    "pass", "pwd", "_pat", "npm_", "pypi-",  # p
-    "secret", "credential", "creds", "whsec_",  # c
-    "auth", "bearer",  # u, b
-    "glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glagent-", "gloas-", "glcbt-",
-    "glsoat-", "glffct-", "glwt-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "gr1348941",  # g
-    "xox", "xapp-", "akia", "asia", "abia", "acca", "aiza", "absk",  # x, A
-    " -p", " -a", " -u", "eyj", "://",  # ' -', J, @
-    "curl",
-)  # fmt: skip
-_MAX_TRIGGER_HITS = 1024  # per call; past this the detectors scan the whole text, as cheap by then
-_DENSE_SKIP = 16  # calls (batches of up to 256 KiB) without the prefilter once one was dense
-
-
-def _trigger_lines(low: bytes) -> list[tuple[int, int]] | None:
-    """Sorted spans of the lines of `low` that hold a trigger, or None when there are too many to list.
-
-    One Aho-Corasick pass finds all the literals at once, at ~3 GB/s on text holding none, and without
-    the GIL (the runner's reading thread runs meanwhile); the detectors are eight sre passes over the whole text
-    that hold it. Build output holds few triggers, so the detectors then read a few lines only.
-    """
-    global _AUTOMATON
-    if _AUTOMATON is None:  # leftmost-first: a line holding a literal still gets a match (none spans lines)
-        _AUTOMATON = literals.automaton(t.encode() for t in _LINE_LITERALS)
-    hits = _AUTOMATON.find_matches_as_indexes(low)
-    return None if len(hits) > _MAX_TRIGGER_HITS else literals.hit_lines(hits, low)
-
-
-_AUTOMATON: Any = None
-
-
-def _detect(hay: str, low: str) -> set[tuple[int, int]]:
-    spans: set[tuple[int, int]] = set()
-    for gate, detector, on_lowered in _DETECTORS:
-        scan = low if on_lowered else hay
-        if gate[-1] not in scan or (len(gate) > 1 and gate not in scan):  # a memchr first, then " -"
-            continue
-        m = detector.search(scan)
-        while m:
-            end = scan.find("\n", m.end()) + 1 or len(scan)
-            spans.add((scan.rfind("\n", 0, m.start()) + 1, end))
-            m = detector.search(scan, end) if end < len(scan) else None
-    return spans
-
-
-def _detect_in_lines(hay: str, low: str, lines: list[tuple[int, int]]) -> set[tuple[int, int]]:
-    """`_detect` on the given whole lines only (a detector match never leaves its line), mapped back."""
-    offsets, at = [], 0
-    for start, end in lines:
-        offsets.append(at)
-        at += end - start
-    sub_hay = "".join(hay[start:end] for start, end in lines)
-    sub_low = "".join(low[start:end] for start, end in lines)
-    spans = set()
-    for start, end in _detect(sub_hay, sub_low):
-        k = bisect.bisect_right(offsets, start) - 1  # spans are whole lines: one of those joined
-        spans.add((lines[k][0] + start - offsets[k], lines[k][0] + end - offsets[k]))
-    return spans
-
-
-def _candidate_lines(text: str) -> list[tuple[int, int]]:
-    """Sorted spans of the whole lines (newline included) that some detector flagged."""
-    return _scan(text, prefilter=True)[0]
-
-
-def _scan(text: str, *, prefilter: bool, batch: Batch | None = None) -> tuple[list[tuple[int, int]], bool]:
-    """`_candidate_lines`, and whether the text was too dense with literals for the prefilter to pay."""
-    # lower() on non-ASCII text is an order of magnitude slower. Its UTF-8 bytes read as Latin-1 keep one
-    # character per byte, so the detectors run at full speed on byte offsets, mapped back below.
-    raw = None if text.isascii() else text.encode("utf-8", "surrogatepass")
-    if raw is None:
-        # the salient scanner reads the same lower-cased bytes: made once, in `batch`
-        lower = Batch.of(text, batch).ascii_lower()
-        hay, low_bytes = text, lower if lower is not None else text.lower().encode("ascii")
-    else:
-        low_bytes = raw.lower()
-        hay = raw.decode("latin-1")
-    # Every detector match lies on a line holding one of _LINE_LITERALS: other lines cannot be flagged.
-    lines = _trigger_lines(low_bytes) if prefilter else None
-    if lines is not None and not lines:
-        return [], False
-    low = low_bytes.decode("latin-1")  # ASCII or UTF-8 read as Latin-1: one character per byte either way
-    spans = _detect(hay, low) if lines is None else _detect_in_lines(hay, low, lines)
-    ordered = sorted(spans)  # distinct whole lines never overlap
-    dense = prefilter and lines is None
-    if raw is None or not ordered:
-        return ordered, dense
-    mapped, byte_pos, char_pos = [], 0, 0
-    for start, end in ordered:
-        char_pos += len(raw[byte_pos:start].decode("utf-8", "surrogatepass"))
-        line_chars = len(raw[start:end].decode("utf-8", "surrogatepass"))
-        mapped.append((char_pos, char_pos + line_chars))
-        char_pos, byte_pos = char_pos + line_chars, end
-    return mapped, dense
 
 
 class _ArgvRule(NamedTuple):
@@ -488,8 +301,8 @@ class Redactor:
             text = _XML_BLOCK.sub(self._tagged, text)
         out: list[str] = []
         pos, in_pem = self._pem_body(text, 0, out) if in_pem else (0, False)
-        spans, dense = _scan(text, prefilter=not self._dense_left, batch=batch)
-        self._dense_left = _DENSE_SKIP if dense else max(0, self._dense_left - 1)
+        spans, dense = secret_scan.scan(text, prefilter=not self._dense_left, batch=batch)
+        self._dense_left = secret_scan.DENSE_SKIP if dense else max(0, self._dense_left - 1)
         for start, end in spans:
             if start < pos:
                 continue  # already consumed as a PEM body

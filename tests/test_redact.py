@@ -15,8 +15,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agentwrap import redact
-from agentwrap.redact import PLAIN_NAMES, REDACTED, TRIGGERS, Redactor, is_secret_name, secret_values
+from agentwrap import secret_names
+from agentwrap.redact import REDACTED, Redactor
+from agentwrap.secret_names import PLAIN_NAMES, is_secret_name, secret_values
+from agentwrap.secret_scan import TRIGGERS
 
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
@@ -598,5 +600,5 @@ def test_a_token_after_an_assignment_or_a_dot_inside_a_word_is_found() -> None:
 def test_a_plain_name_the_shortcut_answers_is_no_secret_by_the_whole_rule(name: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """PLAIN_NAMES only saves compiling SECRET_NAME: without it, each of them is still no secret."""
-    monkeypatch.setattr(redact, "PLAIN_NAMES", frozenset())
+    monkeypatch.setattr(secret_names, "PLAIN_NAMES", frozenset())
     assert not is_secret_name(name)

@@ -23,7 +23,8 @@ from agentwrap.logs.engine import LogResult, Normalizer
 from agentwrap.logs.matchers import MatcherError
 from agentwrap.logs.reader import MAX_LINE
 from agentwrap.problem import Problem, wrapper_problem
-from agentwrap.redact import Redactor, secret_values
+from agentwrap.redact import Redactor
+from agentwrap.secret_names import secret_values
 
 FORMATS = ("json", "jsonl", "sarif", "github", "problem")
 

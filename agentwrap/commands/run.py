@@ -16,9 +16,9 @@ from agentwrap.errors import UsageError
 from agentwrap.options import Options, working_dir
 from agentwrap.outcome import Reading, build
 from agentwrap.pipeline import Pipeline
-from agentwrap.redact import is_secret_name, secret_values
 from agentwrap.runner import run_folder, session
 from agentwrap.runner.shims import ShimDir
+from agentwrap.secret_names import is_secret_name, secret_values
 
 if TYPE_CHECKING:
     from agentwrap.adapter import Adapter

@@ -122,6 +122,7 @@ def _plain(text: bytes) -> bool:
         return False
     if _CONTROL.search(decoded):
         return False
-    from agentwrap.redact import Redactor, secret_values
+    from agentwrap.redact import Redactor
+    from agentwrap.secret_names import secret_values
 
     return Redactor(secret_values(os.environ)).redact(decoded) == decoded

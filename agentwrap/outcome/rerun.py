@@ -19,7 +19,7 @@ from typing import Any
 
 from agentwrap.outcome.record import RunRecord
 from agentwrap.problem import CodeAction, Problem
-from agentwrap.redact import is_secret_name
+from agentwrap.secret_names import is_secret_name
 
 
 def carried(opts: Any) -> tuple[str, ...]:

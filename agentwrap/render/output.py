@@ -8,8 +8,9 @@ from typing import IO, Any
 from agentwrap.envelope import Outcome
 from agentwrap.options import Options
 from agentwrap.outcome.record import RunRecord
-from agentwrap.redact import Redactor, secret_values
+from agentwrap.redact import Redactor
 from agentwrap.render import views
+from agentwrap.secret_names import secret_values
 
 
 class Writer:

@@ -330,8 +330,9 @@ def _register_attached(path: Path, argv: list[str]) -> None:
 
 
 def _finish_attached(path: Path, outcome: envelope.Outcome, opts: Options) -> None:
-    from agentwrap.redact import Redactor, secret_values
+    from agentwrap.redact import Redactor
     from agentwrap.render import views
+    from agentwrap.secret_names import secret_values
 
     redactor = Redactor([*secret_values(os.environ), *secret_values(opts.env)])
     standard = redactor.redact_obj(outcome.envelope)

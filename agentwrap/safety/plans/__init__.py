@@ -33,7 +33,6 @@ from agentwrap.ids import new_id, rfc3339
 from agentwrap.lazyre import lazy
 from agentwrap.operations import store
 from agentwrap.problem import CodeAction
-from agentwrap.redact import is_secret_name
 from agentwrap.safety.plans import git_push, packages
 from agentwrap.safety.plans.base import (
     PlanApplied,
@@ -47,6 +46,7 @@ from agentwrap.safety.plans.base import (
     PlanNotFound,
     probe_environment,
 )
+from agentwrap.secret_names import is_secret_name
 
 __all__ = ["PLANNERS", "PlanApplied", "PlanDrift", "PlanEnvMismatch", "PlanError", "PlanExpired",
            "PlanHashMismatch", "PlanNotFound", "Planned", "Planner", "digest_of", "env_for_apply", "env_to_pass_again",
