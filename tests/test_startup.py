@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentwrap import registry
+from agentwrap import plugin_index
 from agentwrap.runner.relay import ThreadedSink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,48 +63,48 @@ def test_the_index_is_what_importlib_metadata_finds(site):
     _dist(second, "other-1.egg-info", _ep("shared = other:S", "bare = x:y"))
     from importlib.metadata import entry_points
 
-    expected = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
+    expected = {ep.name: ep.value for ep in entry_points(group=plugin_index.GROUP)}
     assert expected == {"foo": "foo:A", "shared": "other:S", "zed": "zed:Z", "bare": "x:y"}
-    assert registry._read_entry_points() == expected
-    assert registry._read_entry_points() == expected  # again, from the cache
+    assert plugin_index.read_entry_points() == expected
+    assert plugin_index.read_entry_points() == expected  # again, from the cache
 
 
 def test_installing_removing_and_rewriting_a_plugin_are_seen(site, tmp_path):
     work, first, second = site
     info = _dist(first, "plug-1.dist-info", _ep("echo = plug:A"))
     _age(info / "entry_points.txt", info, first)
-    assert registry._read_entry_points() == {"echo": "plug:A"}
+    assert plugin_index.read_entry_points() == {"echo": "plug:A"}
     cache = tmp_path / "cache" / "entry-points.json"
     assert json.loads(cache.read_text())["folders"][str(first)]["dists"][0][0] == "plug-1.dist-info"
 
     (info / "entry_points.txt").write_text(_ep("echo = plug:B", "cat = plug:C"))  # in place, as egg_info does
     _age(info / "entry_points.txt", info, first)
-    assert registry._read_entry_points() == {"echo": "plug:B", "cat": "plug:C"}
+    assert plugin_index.read_entry_points() == {"echo": "plug:B", "cat": "plug:C"}
 
     other = _dist(second, "more-1.dist-info", _ep("grep = more:G"))
     _age(other / "entry_points.txt", other, second)
-    assert registry._read_entry_points() == {"echo": "plug:B", "cat": "plug:C", "grep": "more:G"}
+    assert plugin_index.read_entry_points() == {"echo": "plug:B", "cat": "plug:C", "grep": "more:G"}
 
     shutil.rmtree(info)  # uninstalled
     os.utime(first, ns=(AN_HOUR_AGO + 100, AN_HOUR_AGO + 100))
-    assert registry._read_entry_points() == {"grep": "more:G"}
+    assert plugin_index.read_entry_points() == {"grep": "more:G"}
 
 
 def test_a_busy_working_directory_does_not_rewrite_the_cache(site, tmp_path):
     work, first, _ = site
     info = _dist(first, "plug-1.dist-info", _ep("echo = plug:A"))
     _age(info / "entry_points.txt", info, first, work)
-    assert registry._read_entry_points() == {"echo": "plug:A"}
+    assert plugin_index.read_entry_points() == {"echo": "plug:A"}
     cache = tmp_path / "cache" / "entry-points.json"
     written = cache.stat().st_mtime_ns, cache.read_bytes()
     for i in range(3):
         (work / f"edited-{i}.txt").write_text("x")
         os.utime(work, ns=(AN_HOUR_AGO + 10 + i, AN_HOUR_AGO + 10 + i))
-        assert registry._read_entry_points() == {"echo": "plug:A"}
+        assert plugin_index.read_entry_points() == {"echo": "plug:A"}
     assert (cache.stat().st_mtime_ns, cache.read_bytes()) == written
     # ...unless it holds a distribution of its own (a source checkout with an egg-info beside setup.py)
     _dist(work, "mine-1.egg-info", _ep("make = mine:M"))
-    assert registry._read_entry_points() == {"make": "mine:M", "echo": "plug:A"}
+    assert plugin_index.read_entry_points() == {"make": "mine:M", "echo": "plug:A"}
 
 
 def test_a_damaged_or_old_cache_is_rebuilt(site, tmp_path):
@@ -116,7 +116,7 @@ def test_a_damaged_or_old_cache_is_rebuilt(site, tmp_path):
                     json.dumps({"version": 2, "folders": {str(first): {"mtime": 1, "dists": [[1]]}}}),
                     '{"version": 2, "folders": []}', "not json"):
         cache.write_text(content)
-        assert registry._read_entry_points() == {"echo": "plug:A"}
+        assert plugin_index.read_entry_points() == {"echo": "plug:A"}
 
 
 def _imports(env: dict[str, str], cwd: Path, *argv: str) -> str:
