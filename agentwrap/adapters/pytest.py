@@ -67,6 +67,9 @@ _FACTS: dict[str, ProblemCode] = {c.code: c for c in (
 )}
 _UNRECOGNIZED = lazy(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
 _VERSION = lazy(r"^pytest (\d+\.\d+\S*)$", re.M)
+# The short summary's lines of tests that did not fail, printed only when the caller asks (`-rA`, `-rpsx`):
+# each says one test's outcome, which the failures' words must not be taken to restate.
+_ASKED_OUTCOME = lazy(r"^(?:PASSED|XFAIL|XPASS|SKIPPED) \S.*$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
                "--fixtures-per-test"}
 
@@ -462,7 +465,8 @@ class PytestAdapter(BaseAdapter):
             summary = f"pytest: {counts.replace(' deselected', ' deselected' + deselected_by(run.argv), 1)}"
         if error is not None and ran:
             summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
-        return interp._replace(problems=problems, error=error, summary=summary[:300])
+        kept = (*interp.kept_lines, *_ASKED_OUTCOME.findall(run.stdout_text))
+        return interp._replace(problems=problems, error=error, summary=summary[:300], kept_lines=kept)
 
 
 def _outcome(data: Any, argv: tuple[str, ...] | list[str]) -> str:
