@@ -189,6 +189,10 @@ def _evidence(r: Report) -> list[str]:
     return kept
 
 
+_XPASS_STRICT = "[XPASS(strict)]"
+_XPASS_FIX = ("The test is expected to fail (xfail strict) and passed: if what it waits for is fixed, remove its "
+              "xfail mark; if not, the test no longer shows the bug: make it fail again.")
+
 CAPTURED_LINES = 20  # of each captured section a problem carries: its last lines, nearest the failure
 CAPTURED_WIDTH = 300
 
@@ -226,6 +230,11 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
         fix = (f"Fix the code under test or the test; the exception was raised at {r.crash['file']}:"
                f"{r.crash['line']}." if r.crash else None)
         said = f": {r.message}" if r.message else ""  # a failure block cut before its message says none
+        if r.message.startswith(_XPASS_STRICT):  # it passed: "failed: [XPASS(strict)]" reads as a broken test
+            why = r.message[len(_XPASS_STRICT):].strip()
+            said, fix = f" passed, but is marked xfail(strict=True){f': {why}' if why else ''}", _XPASS_FIX
+            return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title}{said}", run, location=location,
+                            fix=fix, actions=rerun, extra=extra)
         return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed{said}", run, location=location,
                         fix=fix, actions=rerun, extra=extra)
     if r.fixture:

@@ -1,0 +1,35 @@
+"""Each test's outcome said as what it is, on captured runs (fixtures/pytest).
+
+pytest's short summary lines for tests that did not fail (`-rA`, `-rp`) are printed because the caller asked,
+each one test's outcome: a passing case of a parametrized test shares its words with the failing case's
+problem, and must not be dropped as if that problem said it. A strict xfail that passed is a failure of the
+run, but not a broken test: its problem says it passed, and what to do about its mark."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import ROOT
+
+from agentwrap import fixtures, registry
+from agentwrap.render import views
+
+
+def _concise(name: str) -> dict[str, Any]:
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "pytest") if c.name == name)
+    return views.concise(fixtures.replay_record(registry.builtin("pytest"), case))
+
+
+def test_a_strict_xfail_that_passed_says_it_passed_and_what_to_do() -> None:
+    error = _concise("xpass-strict")["error"]
+    assert error["detail"] == ("test_cache.py::test_missing_key_raises passed, but is marked xfail(strict=True): "
+                               "issue 12: missing keys raise")
+    assert "remove its xfail mark" in error["suggested_fix"]
+
+
+def test_ra_keeps_the_passing_case_beside_the_failing_one() -> None:
+    concise = _concise("ra-passed-beside-failed")
+    text = concise["output"]["stdout"]["text"].splitlines()
+    assert "PASSED test_add.py::test_add[1-2-3]" in text  # the failing test_add[2-2-5] is not this one
+    assert "XFAIL test_add.py::test_add_floats - rounding" in text
+    assert not any(line.startswith("FAILED ") for line in text)  # the problem says that one
