@@ -3,7 +3,8 @@
 pytest's short summary lines for tests that did not fail (`-rA`, `-rp`) are printed because the caller asked,
 each one test's outcome: a passing case of a parametrized test shares its words with the failing case's
 problem, and must not be dropped as if that problem said it. A strict xfail that passed is a failure of the
-run, but not a broken test: its problem says it passed, and what to do about its mark."""
+run, but not a broken test: its problem says it passed, and what to do about its mark. A run stopped from
+outside (a timeout) names the test -v said was running (`data.running`)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,9 @@ def test_ra_keeps_the_passing_case_beside_the_failing_one() -> None:
     assert "PASSED test_add.py::test_add[1-2-3]" in text  # the failing test_add[2-2-5] is not this one
     assert "XFAIL test_add.py::test_add_floats - rounding" in text
     assert not any(line.startswith("FAILED ") for line in text)  # the problem says that one
+
+
+def test_a_stopped_verbose_run_names_the_test_that_was_running() -> None:
+    # captured with `--timeout 5`: -v printed the hanging test's id, then the run was ended (SIGTERM)
+    concise = _concise("timeout-verbose-running")
+    assert concise["data"]["running"] == "test_net.py::test_waits_for_server"

@@ -69,6 +69,9 @@ _UNRECOGNIZED = lazy(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", 
 _VERSION = lazy(r"^pytest (\d+\.\d+\S*)$", re.M)
 # The short summary's lines of tests that did not fail, printed only when the caller asks (`-rA`, `-rpsx`):
 # each says one test's outcome, which the failures' words must not be taken to restate.
+# -v names each test before it runs and its outcome after: a last line that is a node id alone is the test
+# that was running when the run was stopped (a timeout, a signal), the one to look at.
+_RUNNING = lazy(r"^(?P<nodeid>[^\s:]+\.py::\S.*?)\s*$")
 _ASKED_OUTCOME = lazy(r"^(?:PASSED|XFAIL|XPASS|SKIPPED) \S.*$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
                "--fixtures-per-test"}
@@ -475,7 +478,19 @@ class PytestAdapter(BaseAdapter):
         if error is not None and ran:
             summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
         kept = (*interp.kept_lines, *_ASKED_OUTCOME.findall(run.stdout_text))
-        return interp._replace(problems=problems, error=error, summary=summary[:300], kept_lines=kept)
+        data = interp.data
+        if (running := _running(run)) and (data is None or isinstance(data, dict)):
+            data = {**(data or {}), "running": running}
+        return interp._replace(problems=problems, error=error, summary=summary[:300], kept_lines=kept, data=data)
+
+
+def _running(run: CapturedRun) -> str | None:
+    """The test -v had named and not yet ended when pytest was stopped from outside (a signal, a timeout)."""
+    if run.signal is None and run.exit_code is not None:
+        return None
+    last = next((line for line in reversed(run.stdout_text.splitlines()) if line.strip()), "")
+    match = _RUNNING.match(last)
+    return match["nodeid"] if match else None
 
 
 def _outcome(data: Any, argv: tuple[str, ...] | list[str]) -> str:
