@@ -40,3 +40,13 @@ def test_a_stopped_verbose_run_names_the_test_that_was_running() -> None:
     # captured with `--timeout 5`: -v printed the hanging test's id, then the run was ended (SIGTERM)
     concise = _concise("timeout-verbose-running")
     assert concise["data"]["running"] == "test_net.py::test_waits_for_server"
+
+
+def test_pytest_ended_by_a_timeout_wrapper_is_read_by_pytests_adapter() -> None:
+    # `timeout 4 pytest -v`: timeout's own 124 decides (COMMAND_TIMED_OUT); what pytest printed is pytest's
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "generic") if c.name == "timeout-wrapper-verbose")
+    concise = views.concise(fixtures.replay_record(registry.builtin("generic"), case))
+    assert concise["error"]["code"] == "COMMAND_TIMED_OUT"
+    assert concise["data"]["running"] == "test_net.py::test_waits_for_server"
+    text = concise.get("output", {}).get("stdout", {}).get("text", "")
+    assert "=" * 8 not in text and "                [ 50%]" not in text  # pytest's layout, not 250 columns
