@@ -91,6 +91,9 @@ class PipAdapter(BaseAdapter):
             return _installed_summary(data["installed"]) or "nothing to install: requirements already satisfied"
         if "uninstalled" in data:
             return f"uninstalled {', '.join(p['name'] for p in data['uninstalled']) or 'nothing'}"
+        if run.subcommand == "download" and "saved" in data:
+            n = len(data["saved"])
+            return f"pip download: {n} file{'' if n == 1 else 's'} in place" if n else None
         if "packages" in data:
             return f"{len(data['packages'])} package" + ("" if len(data["packages"]) == 1 else "s")
         if "ok" in data:
