@@ -4,7 +4,8 @@ pytest's short summary lines for tests that did not fail (`-rA`, `-rp`) are prin
 each one test's outcome: a passing case of a parametrized test shares its words with the failing case's
 problem, and must not be dropped as if that problem said it. A strict xfail that passed is a failure of the
 run, but not a broken test: its problem says it passed, and what to do about its mark. A run stopped from
-outside (a timeout) names the test -v said was running (`data.running`)."""
+outside (a timeout) names the test -v said was running (`data.running`). A long -vv diff keeps the lines that
+say what differs, wherever they are in it."""
 
 from __future__ import annotations
 
@@ -50,3 +51,13 @@ def test_pytest_ended_by_a_timeout_wrapper_is_read_by_pytests_adapter() -> None:
     assert concise["data"]["running"] == "test_net.py::test_waits_for_server"
     text = concise.get("output", {}).get("stdout", {}).get("text", "")
     assert "=" * 8 not in text and "                [ 50%]" not in text  # pytest's layout, not 250 columns
+
+
+def test_a_long_vv_diff_keeps_what_differs_not_its_last_equal_items() -> None:
+    # pytest -vv prints all 120 items of both dicts; the one that differs is the 77th
+    concise = _concise("vv-long-dict-diff")
+    evidence = concise["error"]["evidence"]
+    assert "E         {'option_77': '77'} != {'option_77': 77}" in evidence
+    assert "E         -     'option_77': 77," in evidence and "E         +     'option_77': '77'," in evidence
+    assert evidence[0].startswith(">       assert load_settings()")
+    assert "output" not in concise  # no `?  +  +` mark line left over from the summary's copy of the diff
