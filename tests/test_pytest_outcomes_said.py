@@ -5,7 +5,7 @@ each one test's outcome: a passing case of a parametrized test shares its words 
 problem, and must not be dropped as if that problem said it. A strict xfail that passed is a failure of the
 run, but not a broken test: its problem says it passed, and what to do about its mark. A run stopped from
 outside (a timeout) names the test -v said was running (`data.running`). A long -vv diff keeps the lines that
-say what differs, wherever they are in it."""
+say what differs, wherever they are in it. pytest-xdist's worker start lines are noise."""
 
 from __future__ import annotations
 
@@ -61,3 +61,13 @@ def test_a_long_vv_diff_keeps_what_differs_not_its_last_equal_items() -> None:
     assert "E         -     'option_77': 77," in evidence and "E         +     'option_77': '77'," in evidence
     assert evidence[0].startswith(">       assert load_settings()")
     assert "output" not in concise  # no `?  +  +` mark line left over from the summary's copy of the diff
+
+
+def test_xdist_worker_start_lines_are_not_sent() -> None:
+    # `pytest -n 2`: `created: 2/2 workers` and `2 workers [4 items]` say nothing the counts do not
+    concise = _concise("xdist-two-failures")
+    assert concise["summary"] == "pytest: 2 failed, 2 passed in 11.07s"
+    assert [p["detail"] for p in [concise["error"], *concise["problems"]]] == [
+        "test_nums.py::test_even[1] failed: assert (1 % 2) == 0",
+        "test_nums.py::test_even[3] failed: assert (3 % 2) == 0"]
+    assert "output" not in concise
