@@ -120,6 +120,14 @@ def _unformatted(file: str, ruff: str) -> Problem:
                  {"rule": "unformatted", "fixable": False}, (action,))
 
 
+def _would_fix(file: str, ruff: str) -> Problem:
+    """A file `ruff check --diff` shows fixes for: its violations, which the diff fixes (it names no rule)."""
+    action = CodeAction(title=f"Apply the fixes to {file}", command=(ruff, "check", "--fix", file),
+                        applicability="machine_applicable", is_preferred=True)
+    return _make("RUFF_VIOLATION", f"{file}: violations ruff can fix (the diff shows the fix)", {"file": file},
+                 {"fixable": True}, (action,), "Apply the diff: run `ruff check --fix` on the file.")
+
+
 def _violation_fix(rule: str, has_action: bool) -> str:
     """The declared fix of a violation, naming its rule (`ruff rule F401`, `# noqa: F401`), not `CODE`."""
     first = "apply the fix action" if has_action else "change the code"
@@ -163,6 +171,8 @@ class RuffAdapter(BaseAdapter):
         out.extend(_failure(*failure) for failure in rp.failures(text))
         if run.subcommand == "format" and run.exit_code == 1 and not any(p.code == "RUFF_UNFORMATTED" for p in out):
             out.extend(_unformatted(file, ruff) for file in _DIFF_FILE.findall(run.stdout_text))
+        if run.subcommand == "check" and run.exit_code == 1 and "--diff" in run.argv and not out:
+            out.extend(_would_fix(file, ruff) for file in _DIFF_FILE.findall(run.stdout_text))
         return out
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
@@ -180,7 +190,7 @@ class RuffAdapter(BaseAdapter):
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         interp = super().interpret(run)
-        if run.subcommand != "format":
+        if run.subcommand != "format" and "--diff" not in run.argv:
             return interp
         # a diff's `--- FILE` / `+++ FILE` say which file each hunk changes: kept though a problem names the file
         heads = [line for m in _DIFF_FILE.finditer(run.stdout_text) for line in m.group(0).splitlines()]
@@ -198,6 +208,9 @@ class RuffAdapter(BaseAdapter):
             if data.get("would_reformat"):
                 return f"ruff format: {_n(data['would_reformat'], 'file')} would be reformatted"
             return f"ruff format: {data.get('reformatted', 0)} reformatted, {data['unchanged']} unchanged"
+        if data.get("would_fix") and not data["errors"]:
+            files = len(set(_DIFF_FILE.findall(run.stdout_text)))
+            return f"ruff: would fix {_n(data['would_fix'], 'error')}" + (f" in {_n(files, 'file')}" if files else "")
         if data["errors"]:
             fixed = f", {data['fixed']} fixed" if data.get("fixed") else ""
             return (f"ruff: {_n(data['errors'], 'error')} in {_n(data['files'], 'file')} "
