@@ -18,7 +18,8 @@ _EXISTING = lazy(r"^\s*Attempting uninstall: (?P<name>\S+)\n\s*Found existing in
 _WOULD_INSTALL = lazy(r"^Would install (?P<items>.+)$", re.M)  # `pip install --dry-run`
 _SATISFIED = lazy(r"^Requirement already satisfied: (?P<name>[^\s<>=!~;\[]+)", re.M)
 _SKIPPED = lazy(r"^WARNING: Skipping (?P<name>\S+) as it is not installed\.$", re.M)
-_SAVED = lazy(r"^Saved (?P<path>.+)$", re.M)
+# a file pip wrote, or found already there from an earlier run (`pip download -d DIR` again): in place either way
+_SAVED = lazy(r"^\s*(?:Saved|File was already downloaded) (?P<path>.+)$", re.M)
 _NOT_FOUND = lazy(r"^WARNING: Package\(s\) not found: (?P<names>.+)$", re.M)
 _VERSION = lazy(r"^pip (?P<version>\S+) from (?P<location>.+) \(python (?P<python>[\d.]+)\)$", re.M)
 _CHECK = lazy(r"^(?P<name>\S+) (?P<version>\S+) (?:requires (?P<missing>\S+), which is not installed|"

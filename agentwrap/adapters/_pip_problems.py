@@ -23,6 +23,9 @@ _NETWORK = lazy(r"Failed to establish a new connection|Connection refused|Max re
                       r"RemoteDisconnected|Connection aborted")
 _NOT_FOUND = lazy(r"^ERROR: Could not find a version that satisfies the requirement (?P<req>.+?) "
                         r"\(from versions: (?P<versions>[^)]*)\)", re.M)
+# PEP 668's refusal, from its first line to pip's closing hint (the OS's text between them varies by distribution)
+_MANAGED = lazy(r"^error: externally-managed-environment\n(?:.*\n)*?hint: See PEP 668 .*$|"
+                r"^error: externally-managed-environment$", re.M)
 _CONFLICT = lazy(r"^ERROR: (?:Cannot install (?P<what>.+?) because these package versions have conflicting "
                        r"dependencies\.|ResolutionImpossible)", re.M)
 _CAUSED_BY = lazy(r"^\s+(?P<line>(?:\S+ \S+ depends on .+|The user requested .+))$", re.M)
@@ -218,7 +221,7 @@ def diagnostics(run: CapturedRun) -> list[Problem]:
         found.append(_not_found(m, run, text))
     if (c := _CONFLICT.search(text)) is not None:
         found.append(_conflict(c, run, text))
-    if re.search(r"^error: externally-managed-environment", text, re.M):
+    if (managed := _MANAGED.search(text)) is not None:
         args = argv[1:]
         venv = "python3 -m venv .venv && .venv/bin/python -m pip " + shlex.join(args)
         found.append(_problem(
@@ -229,7 +232,8 @@ def diagnostics(run: CapturedRun) -> list[Problem]:
                                 applicability="maybe_incorrect", is_preferred=True),
                      CodeAction(title="Override the OS protection (may break system packages)",
                                 command=(*argv, "--break-system-packages"), applicability="maybe_incorrect")),
-            docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/"))
+            docs="https://packaging.python.org/en/latest/specifications/externally-managed-environments/",
+        )._replace(matched=managed.group(0)))  # the OS's explanation, which the problem says: its source lines
     if _BUILD.search(text) is not None:
         found.append(_build_failed(run, text))
     if (pyproject := _pyproject_invalid(run, text)) is not None:

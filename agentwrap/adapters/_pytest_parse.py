@@ -89,7 +89,33 @@ def evidence(body: list[str], internal: bool = True) -> tuple[str, ...]:
         else:
             statement = False
     kept = [k[:200] for k in kept if k.strip() not in ("E", "")]
-    return tuple(kept[-EVIDENCE_LINES:])
+    return _bounded(kept)
+
+
+# What an assertion's long explanation says about the difference, wherever it is in the block: pytest's
+# summary of it (`Differing items:` and the item under it, `Left contains ...`, `At index 3 diff: ...`) and
+# the changed lines of its full diff (`-`, `+`, and the `?` marks under them). A -vv dict diff prints every
+# equal item too: its last lines are no fact, and the changed ones may be anywhere.
+_DIFF_SAYS = lazy(r"^E\s+(?:Differing items:|Differing attributes:|Left contains |Right contains |At index \d+ diff:|"
+                  r"Omitting \d+ identical items|.+ != .+)")
+_DIFF_SIDE = lazy(r"^E\s+[-+?] ")
+
+
+def _bounded(kept: list[str]) -> tuple[str, ...]:
+    """`kept` within EVIDENCE_LINES: the last lines, unless the lines that say the difference would be cut,
+    which are then kept first (in their order), with the `>` line and what room is left of the last lines."""
+    if len(kept) <= EVIDENCE_LINES:
+        return tuple(kept)
+    said = [i for i, line in enumerate(kept) if _DIFF_SAYS.match(line) or _DIFF_SIDE.match(line)]
+    if not said or said[0] >= len(kept) - EVIDENCE_LINES:
+        return tuple(kept[-EVIDENCE_LINES:])
+    chosen = {i for i, line in enumerate(kept) if line.startswith(">")}
+    chosen.update(said[:max(0, EVIDENCE_LINES - len(chosen))])
+    tail = len(kept) - 1
+    while len(chosen) < EVIDENCE_LINES and tail >= 0:
+        chosen.add(tail)
+        tail -= 1
+    return tuple(kept[i] for i in sorted(chosen)[:EVIDENCE_LINES])
 
 
 def failure_blocks(text: str) -> dict[str, str]:

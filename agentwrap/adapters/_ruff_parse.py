@@ -138,6 +138,8 @@ _FOUND = lazy(r"^Found (?P<n>\d+) errors?(?: \((?P<fixed>\d+) fixed, (?P<left>\d
 _FIXABLE = lazy(r"^\[\*\] (?P<n>\d+) fixable with", re.M)
 _UNSAFE_N = lazy(r"(?P<n>\d+) unsafe fix(?:es)? (?:are )?available", re.M)
 _PASSED = lazy(r"^All checks passed!", re.M)
+# `ruff check --fix --diff` (or --diff alone): the fixes it shows and did not apply
+_WOULD_FIX = lazy(r"^Would fix (?P<n>\d+) errors?\b", re.M)
 _FORMAT = lazy(r"^(?:(?P<changed>\d+) files? (?P<verb>would be reformatted|reformatted))?(?:, )?"
                      r"(?:(?P<same>\d+) files? (?:already formatted|left unchanged))?\s*$", re.M)
 
@@ -159,6 +161,9 @@ def counts(text: str, found: list[Diagnostic]) -> dict[str, Any] | None:
         data["unsafe_fixable"] = int(m["n"])
     if _PASSED.search(text):
         data.update(errors=0, files=0, fixable=0, unsafe_fixable=0)
+        seen = True
+    for m in _WOULD_FIX.finditer(text):
+        data["would_fix"] = int(m["n"])
         seen = True
     for m in _FORMAT.finditer(text):
         if m["changed"] or m["same"]:

@@ -165,7 +165,10 @@ class MypyAdapter(BaseAdapter):
         notes = [n for n in (error.extra or {}).get("notes", []) if not _HINT.search(n)]
         if notes:
             extra["notes"] = notes
-        lean = error._replace(extra=extra)
+        # ... and its printed line goes from the text as the fix's words: the problem was read from it too
+        said = [n for n in (error.extra or {}).get("notes", []) if _HINT.search(n)]
+        printed = [line.strip() for line in run.text().splitlines() if any(line.endswith(f"note: {n}") for n in said)]
+        lean = error._replace(extra=extra, matched="\n".join(x for x in (error.matched, *printed) if x))
         return interp._replace(error=lean, problems=tuple(lean if p == error else p for p in interp.problems))
 
     summarize_failures = True

@@ -91,6 +91,9 @@ class PipAdapter(BaseAdapter):
             return _installed_summary(data["installed"]) or "nothing to install: requirements already satisfied"
         if "uninstalled" in data:
             return f"uninstalled {', '.join(p['name'] for p in data['uninstalled']) or 'nothing'}"
+        if run.subcommand == "download" and "saved" in data:
+            n = len(data["saved"])
+            return f"pip download: {n} file{'' if n == 1 else 's'} in place" if n else None
         if "packages" in data:
             return f"{len(data['packages'])} package" + ("" if len(data["packages"]) == 1 else "s")
         if "ok" in data:
@@ -109,12 +112,30 @@ class PipAdapter(BaseAdapter):
             interp = interp._replace(kept_lines=(*interp.kept_lines, *firsts.values()))
         if run.failed and (undone := [m.group(0) for m in _UNINSTALL_LINES.finditer(run.text())]):
             interp = interp._replace(kept_lines=(*interp.kept_lines, *undone))
+        if interp.error is not None and interp.error.code in _REFUSED_PROMPT:
+            interp = _without_traceback(interp, run)
         data = interp.data if isinstance(interp.data, dict) else {}
         effects = [{"resource": f"python-package:{p['name']}", "action": p.get("action", "create"),
                     **({"version": p["version"]} if "version" in p else {})} for p in data.get("installed", [])]
         effects += [{"resource": f"python-package:{p['name']}", "action": "delete",
                      **({"version": p["version"]} if "version" in p else {})} for p in data.get("uninstalled", [])]
         return interp._replace(effects=tuple(effects))
+
+
+# pip answers a prompt PIP_NO_INPUT refused with its own traceback (`ERROR: Exception:` ... `raise Exception(`
+# ... `Exception: No input was expected ($PIP_NO_INPUT set); question: Proceed (Y/n)?`): pip's internals, which
+# the problem says in a line. They are the lines the problem was read from, so the text leaves them out.
+_REFUSED_PROMPT = ("PIP_CONFIRMATION_REQUIRED", "PIP_CREDENTIALS_REQUIRED")
+_PIP_TRACEBACK = lazy(r"^ERROR: Exception:\n(?:.*\n)*?.*No input was expected \(\$PIP_NO_INPUT set\).*$", re.M)
+
+
+def _without_traceback(interp: Interpretation, run: CapturedRun) -> Interpretation:
+    found = _PIP_TRACEBACK.search(run.stderr_text) or _PIP_TRACEBACK.search(run.stdout_text)
+    error = interp.error
+    if found is None or error is None:
+        return interp
+    lean = error._replace(matched="\n".join(x for x in (error.matched, found.group(0)) if x))
+    return interp._replace(error=lean, problems=tuple(lean if p == error else p for p in interp.problems))
 
 
 ADAPTER: Adapter = PipAdapter(Spec.from_toml(SPEC_FILE))

@@ -67,6 +67,12 @@ _FACTS: dict[str, ProblemCode] = {c.code: c for c in (
 )}
 _UNRECOGNIZED = lazy(r"^[\w.-]+: error: unrecognized arguments: (?P<args>.+)$", re.M)
 _VERSION = lazy(r"^pytest (\d+\.\d+\S*)$", re.M)
+# The short summary's lines of tests that did not fail, printed only when the caller asks (`-rA`, `-rpsx`):
+# each says one test's outcome, which the failures' words must not be taken to restate.
+# -v names each test before it runs and its outcome after: a last line that is a node id alone is the test
+# that was running when the run was stopped (a timeout, a signal), the one to look at.
+_RUNNING = lazy(r"^(?P<nodeid>[^\s:]+\.py::\S.*?)\s*$")
+_ASKED_OUTCOME = lazy(r"^(?:PASSED|XFAIL|XPASS|SKIPPED) \S.*$", re.M)
 _READ_FLAGS = {"--co", "--collect-only", "--version", "-V", "--help", "-h", "--fixtures", "--markers",
                "--fixtures-per-test"}
 
@@ -186,6 +192,10 @@ def _evidence(r: Report) -> list[str]:
     return kept
 
 
+_XPASS_STRICT = "[XPASS(strict)]"
+_XPASS_FIX = ("The test is expected to fail (xfail strict) and passed: if what it waits for is fixed, remove its "
+              "xfail mark; if not, the test no longer shows the bug: make it fail again.")
+
 CAPTURED_LINES = 20  # of each captured section a problem carries: its last lines, nearest the failure
 CAPTURED_WIDTH = 300
 
@@ -223,6 +233,11 @@ def _from_report(r: Report, run: CapturedRun, failed_too: bool = False) -> Probl
         fix = (f"Fix the code under test or the test; the exception was raised at {r.crash['file']}:"
                f"{r.crash['line']}." if r.crash else None)
         said = f": {r.message}" if r.message else ""  # a failure block cut before its message says none
+        if r.message.startswith(_XPASS_STRICT):  # it passed: "failed: [XPASS(strict)]" reads as a broken test
+            why = r.message[len(_XPASS_STRICT):].strip()
+            said, fix = f" passed, but is marked xfail(strict=True){f': {why}' if why else ''}", _XPASS_FIX
+            return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title}{said}", run, location=location,
+                            fix=fix, actions=rerun, extra=extra)
         return _problem("PYTEST_TEST_FAILED", f"{r.nodeid or r.title} failed{said}", run, location=location,
                         fix=fix, actions=rerun, extra=extra)
     if r.fixture:
@@ -462,7 +477,20 @@ class PytestAdapter(BaseAdapter):
             summary = f"pytest: {counts.replace(' deselected', ' deselected' + deselected_by(run.argv), 1)}"
         if error is not None and ran:
             summary = f"pytest: {counts}" if failing else f"pytest: {counts}; {error.detail}"
-        return interp._replace(problems=problems, error=error, summary=summary[:300])
+        kept = (*interp.kept_lines, *_ASKED_OUTCOME.findall(run.stdout_text))
+        data = interp.data
+        if (running := _running(run)) and (data is None or isinstance(data, dict)):
+            data = {**(data or {}), "running": running}
+        return interp._replace(problems=problems, error=error, summary=summary[:300], kept_lines=kept, data=data)
+
+
+def _running(run: CapturedRun) -> str | None:
+    """The test -v had named and not yet ended when pytest was stopped from outside (a signal, a timeout)."""
+    if run.signal is None and run.exit_code is not None:
+        return None
+    last = next((line for line in reversed(run.stdout_text.splitlines()) if line.strip()), "")
+    match = _RUNNING.match(last)
+    return match["nodeid"] if match else None
 
 
 def _outcome(data: Any, argv: tuple[str, ...] | list[str]) -> str:

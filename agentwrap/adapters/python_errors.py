@@ -147,10 +147,8 @@ def classify(exc: PyException, *, python: str = "python3", nothing_ran: bool = F
     if name == "ModuleNotFoundError" and (info := module_not_found(exc.message, installer_for(python))):
         return info
     if name in ("SyntaxError", "IndentationError", "TabError"):
-        where = f" at {exc.syntax['file']}:{exc.syntax['line']}" if exc.syntax else ""
-        return _info("PYTHON_SYNTAX_ERROR",
-                     f"Fix the {name}{where}: {exc.message.splitlines()[0] if exc.message else name}.",
-                     DOCS + name, safe=nothing_ran)
+        # "Fix the SyntaxError at FILE:LINE: MESSAGE" would be the detail and the location again: no fix to say
+        return _info("PYTHON_SYNTAX_ERROR", None, DOCS + name, safe=nothing_ran)
     if name == "ImportError":
         return _info("PYTHON_IMPORT_ERROR", "A name is missing from an installed module: usually a version mismatch "
                      "(upgrade or pin the package) or a circular import in your code.", DOCS + "ImportError")

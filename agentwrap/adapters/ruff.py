@@ -9,10 +9,23 @@ ruff's `[*]` marker, effects depend on --fix/--check/--diff, and the counts are 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from agentwrap.adapters import _ruff_parse as rp
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, CodeAction, Effects, Problem, ProblemCode, Spec, problem
+from agentwrap.lazyre import lazy
+from agentwrap.sdk import (
+    Adapter,
+    BaseAdapter,
+    CapturedRun,
+    CodeAction,
+    Effects,
+    Interpretation,
+    Problem,
+    ProblemCode,
+    Spec,
+    problem,
+)
 
 DOCS = "https://docs.astral.sh/ruff/"
 _READ_ONLY = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
@@ -95,6 +108,26 @@ def _problem(d: rp.Diagnostic, ruff: str) -> Problem:
     return _make(code, d.text, location, extra, actions, fix)._replace(matched=d.block)
 
 
+# `ruff format --diff` shows each file it would change as a diff, `--- FILE` over `+++ FILE`, and no
+# `unformatted:` diagnostic: each such file is the problem --check would report
+_DIFF_FILE = lazy(r"^--- (\S.*)\n\+\+\+ \1$", re.M)
+
+
+def _unformatted(file: str, ruff: str) -> Problem:
+    action = CodeAction(title=f"Reformat {file}", command=(ruff, "format", file), applicability="machine_applicable",
+                        is_preferred=True)
+    return _make("RUFF_UNFORMATTED", "unformatted: File would be reformatted", {"file": file},
+                 {"rule": "unformatted", "fixable": False}, (action,))
+
+
+def _would_fix(file: str, ruff: str) -> Problem:
+    """A file `ruff check --diff` shows fixes for: its violations, which the diff fixes (it names no rule)."""
+    action = CodeAction(title=f"Apply the fixes to {file}", command=(ruff, "check", "--fix", file),
+                        applicability="machine_applicable", is_preferred=True)
+    return _make("RUFF_VIOLATION", f"{file}: violations ruff can fix (the diff shows the fix)", {"file": file},
+                 {"fixable": True}, (action,), "Apply the diff: run `ruff check --fix` on the file.")
+
+
 def _violation_fix(rule: str, has_action: bool) -> str:
     """The declared fix of a violation, naming its rule (`ruff rule F401`, `# noqa: F401`), not `CODE`."""
     first = "apply the fix action" if has_action else "change the code"
@@ -136,6 +169,10 @@ class RuffAdapter(BaseAdapter):
         text = run.text()
         out = [_problem(d, ruff) for d in rp.diagnostics(text)[:1000]]
         out.extend(_failure(*failure) for failure in rp.failures(text))
+        if run.subcommand == "format" and run.exit_code == 1 and not any(p.code == "RUFF_UNFORMATTED" for p in out):
+            out.extend(_unformatted(file, ruff) for file in _DIFF_FILE.findall(run.stdout_text))
+        if run.subcommand == "check" and run.exit_code == 1 and "--diff" in run.argv and not out:
+            out.extend(_would_fix(file, ruff) for file in _DIFF_FILE.findall(run.stdout_text))
         return out
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
@@ -151,6 +188,14 @@ class RuffAdapter(BaseAdapter):
                 out.append(p)
         return out
 
+    def interpret(self, run: CapturedRun) -> Interpretation:
+        interp = super().interpret(run)
+        if run.subcommand != "format" and "--diff" not in run.argv:
+            return interp
+        # a diff's `--- FILE` / `+++ FILE` say which file each hunk changes: kept though a problem names the file
+        heads = [line for m in _DIFF_FILE.finditer(run.stdout_text) for line in m.group(0).splitlines()]
+        return interp._replace(kept_lines=(*interp.kept_lines, *heads)) if heads else interp
+
     def parse(self, run: CapturedRun) -> Any:
         return rp.counts(run.text(), rp.diagnostics(run.text()))
 
@@ -163,6 +208,9 @@ class RuffAdapter(BaseAdapter):
             if data.get("would_reformat"):
                 return f"ruff format: {_n(data['would_reformat'], 'file')} would be reformatted"
             return f"ruff format: {data.get('reformatted', 0)} reformatted, {data['unchanged']} unchanged"
+        if data.get("would_fix") and not data["errors"]:
+            files = len(set(_DIFF_FILE.findall(run.stdout_text)))
+            return f"ruff: would fix {_n(data['would_fix'], 'error')}" + (f" in {_n(files, 'file')}" if files else "")
         if data["errors"]:
             fixed = f", {data['fixed']} fixed" if data.get("fixed") else ""
             return (f"ruff: {_n(data['errors'], 'error')} in {_n(data['files'], 'file')} "

@@ -43,6 +43,9 @@ class Reading(NamedTuple):
     # Its stdout reached the line's through a `head` (`pytest | head -3`): the line's stdout is the lines head
     # let through, what the caller asked to see, so it is shown as printed, not filtered by this adapter's rules.
     as_printed: bool = False
+    # What the line's other commands printed, each (stream, text as printed, text as its own adapter lays it
+    # out): `pytest -q; echo $?` is decided by echo, and pytest's 250-column rules are not echo's to keep.
+    others: tuple[tuple[str, str, str], ...] = ()
 
 
 def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, result: RunResult,
@@ -106,7 +109,8 @@ def build(*, request_id: str, argv: list[str], program: str, adapter: Adapter, r
     as_printed = reading is not None and reading.as_printed
     whole = shown.parsed_whole and interp.data is not None and captured.complete and not as_printed
     streams, fired, refs = _streams(results, pipeline, interp, problems, lean_data, summary, shown,
-                                    parsed_whole=whole, written=tuple(written.values()), as_printed=as_printed)
+                                    parsed_whole=whole, written=tuple(written.values()), as_printed=as_printed,
+                                    others=reading.others if reading is not None else ())
     if whole and lean_data is not None:
         # The text stands in for the data, so it has the data's bound (`pip list` is a long table).
         as_text, _, _ = bound.stream(results["stdout"], pipeline.analysis_text("stdout"),
@@ -168,8 +172,8 @@ def _problems(error: Problem | None, found: tuple[Problem, ...]) -> tuple[tuple[
 
 def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Interpretation,
              problems: tuple[Problem, ...], lean_data: Any, summary: str, shown: Presentation,
-             parsed_whole: bool, written: Sequence[str] = (), as_printed: bool = False
-             ) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
+             parsed_whole: bool, written: Sequence[str] = (), as_printed: bool = False,
+             others: Sequence[tuple[str, str, str]] = ()) -> tuple[dict[str, Stream], set[str], list[ArtifactRef]]:
     explained = bool(interp.problems) or interp.data is not None
     # What the reader knows: the summary, the problems, the lean data, and what the caller wrote that the
     # lean data leaves out for that reason (`written`: a commit's subject given with -m)
@@ -188,7 +192,8 @@ def _streams(results: dict[str, StreamResult], pipeline: Pipeline, interp: Inter
                 result, pipeline.analysis_text(name), budget=pipeline.max_inline_bytes, store=pipeline.store,
                 explained=explained and not patch, parsed_whole=parsed_whole and name == "stdout",
                 noise=shown.noise_for(name), said=said, layout=shown.layout, patch=patch,
-                columns=shown.columns and name == "stdout", kept=interp.kept_lines)
+                columns=shown.columns and name == "stdout", kept=interp.kept_lines,
+                rewrites=[(text, laid) for stream, text, laid in others if stream == name])
         fired |= hits
         refs += [ref] if ref is not None else []
     return streams, fired, refs

@@ -80,16 +80,22 @@ def shrink(result: StreamResult, budget: int, store: ArtifactStore | None) -> St
 def stream(result: StreamResult, analysed: tuple[str, bool], *, budget: int, store: ArtifactStore | None,
            explained: bool, parsed_whole: bool, noise: Sequence[Any], said: Said | None,
            layout: bool = False, patch: bool = False,
-           columns: bool = False, kept: Sequence[str] = ()) -> tuple[Stream, set[str], ArtifactRef | None]:
+           columns: bool = False, kept: Sequence[str] = (),
+           rewrites: Sequence[tuple[str, str]] = ()) -> tuple[Stream, set[str], ArtifactRef | None]:
     """The stream of the record: its standard text and its lean text, each within its budget. The lean
     text is filtered from `analysed` (what the adapter read: the whole output, or its head and tail, and
     whether it was whole), so what survives the noise rules and the facts already given is what the budget
-    is spent on."""
+    is spent on. `rewrites`: (text, lean) of other commands of a shell line, each read by its own adapter: where
+    `analysed` holds that text once, its lean form stands in for it."""
     full_text, whole = analysed
+    rewritten = False
+    for printed, laid in rewrites:
+        if printed != laid and printed.strip() and full_text.count(printed) == 1:
+            full_text, rewritten = full_text.replace(printed, laid), True
     standard = shrink(result, max(256, budget // EXPLAINED_SHARE), store) if explained else result
     noisy = restated = 0
     fired: set[str] = set()
-    filtered = parsed_whole or bool(noise) or layout or explained or patch or columns
+    filtered = parsed_whole or bool(noise) or layout or explained or patch or columns or rewritten
     if parsed_whole:
         lean, restated = "", result.lines  # the data holds every fact of this text
     elif filtered:

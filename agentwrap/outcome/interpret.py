@@ -55,6 +55,10 @@ def interpret_with_reader(adapter: Adapter, captured: CapturedRun, depth: int = 
     own, notes = _read(adapter, captured)
     if depth >= _MAX_DEPTH:
         return own, notes, adapter, list(captured.argv)
+    if own.error is not None and own.error.code == "COMMAND_TIMED_OUT":
+        stopped = _timed_out_reading(own, captured, depth)
+        if stopped is not None:
+            return stopped[0], notes + stopped[1], stopped[2], stopped[3]
     for argv in launched_commands(adapter, captured):
         launched = inner_adapter(argv[0]) if argv else None
         if launched is None:
@@ -67,6 +71,25 @@ def interpret_with_reader(adapter: Adapter, captured: CapturedRun, depth: int = 
             said = reading.replace(summary=_own_summary(reading, run))
             return _said_both(said, list(captured.argv), argv, named), notes, reader, read_argv
     return own, notes, adapter, list(captured.argv)
+
+
+def _timed_out_reading(own: Interpretation, captured: CapturedRun, depth: int
+                       ) -> tuple[Interpretation, list[Note], Adapter, list[str]] | None:
+    """`timeout 60 pytest -v` ended by its limit (124, timeout's own status): timeout's problem decides, and
+    the command it ended is read by its own adapter as a run stopped by SIGTERM, which is what timeout sent:
+    the failures it printed before, the test -v said was running, its text laid out as its own."""
+    from agentwrap import wrappers
+
+    found = wrappers.expired(captured.argv, captured.exit_code if captured.signal is None else None)
+    inner = inner_adapter(found.argv[0]) if found is not None and found.argv else None
+    if found is None or inner is None:
+        return None
+    run = captured.replace(argv=tuple(found.argv), exit_code=None, signal=15, subcommand=inner.subcommand(found.argv))
+    reading, notes, reader, read_argv = interpret_with_reader(inner, run, depth + 1)
+    seen = {(p.code, p.detail) for p in own.problems}
+    problems = (*own.problems, *(p for p in reading.problems if (p.code, p.detail) not in seen))
+    data = reading.data if reading.data is not None else own.data
+    return own.replace(problems=problems, data=data), notes, reader, read_argv
 
 
 def _launched_run(launcher: Adapter, captured: CapturedRun, argv: list[str]) -> CapturedRun:

@@ -36,7 +36,8 @@ _WORD = lazy(r"[^\W_]+")
 # How long a step took, and how far a run had got (pytest's `[ 38%]`): no fact for the next step
 _TIMING = lazy(r"\b(?:in )?\d+(?:\.\d+)?(?:ms|s)\b|\[\s*\d+%\]")
 # A line that only marks the line above it: python's `^^^^`, a compiler's `|  ^~~~`, a code frame's margin.
-_MARKS = lazy(r"^\s*[\^~|]+(?:\s+[\^~|]+)*\s*$")
+# marks under the line above: carets, and difflib's `?   ^ ++` line under a `- ` or `+ ` line of a diff (pytest's)
+_MARKS = lazy(r"^\s*(?:[\^~|]+(?:\s+[\^~|]+)*|\?\s+[-+^][-+^ ]*)\s*$")
 _FRAME = lazy(r"^[\s\u2500-\u257f]*[\u2500-\u257f][\s\u2500-\u257f]*$")  # a box's edge (terraform's `╷ │ ╵`)
 # A line of source a tool quotes: a code frame's row (gcc's and rustc's `  12 |     x = foo(bar)`, babel's
 # `> 12 | ...`), and the line under a header that names a file's line (python's `File "a.py", line 3, in f`,

@@ -286,8 +286,9 @@ def _read(plan: model.Line | None, sink: Any, pipeline: Pipeline, result: sessio
         return None, extra, named  # `git log > /dev/null`: what it printed was thrown away, not "no commits"
     warnings += _hidden_failures(plan, executions, decision)
     extra["decided_by"] = verdict.described(decision, plan)
+    others = verdict.laid_out(plan, executions, decision, segments, opts.adapter, opts.no_adapter)
     return verdict.reading(decision, segments, pipeline, streams, result, cwd, opts_adapter=opts.adapter,
-                           no_adapter=opts.no_adapter, taps=taps), extra, named
+                           no_adapter=opts.no_adapter, taps=taps, others=others), extra, named
 
 
 def _hidden_failures(plan: model.Line, executions: list[Execution], decision: verdict.Decision) -> list[dict[str, str]]:

@@ -19,6 +19,7 @@ from agentwrap.adapter import Adapter, CapturedRun, presentation_of
 from agentwrap.capture import StreamResult
 from agentwrap.outcome import Reading
 from agentwrap.outcome.interpret import interpret
+from agentwrap.outcome.lean import lean_text
 from agentwrap.pipeline import Pipeline
 from agentwrap.runner.session import RunResult
 from agentwrap.shell.model import Command, Line, Unit
@@ -213,7 +214,8 @@ def _stage_of(line: Line, run: Execution, segments: dict[int, Pipeline], whole: 
 
 def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
             streams: dict[str, StreamResult], result: RunResult, cwd: str, *, opts_adapter: str | None,
-            no_adapter: bool, taps: dict[int, Tap] | None = None) -> Reading:
+            no_adapter: bool, taps: dict[int, Tap] | None = None,
+            others: tuple[tuple[str, str, str], ...] = ()) -> Reading:
     """What the deciding command's adapter reads: its own output (all of it where a `| tail` or `| head`
     after it kept a copy of all of it), status and folder."""
     adapter, argv = adapter_for(decision.command, opts_adapter, no_adapter, ended=True, status=decision.status)
@@ -229,10 +231,43 @@ def reading(decision: Decision, segments: dict[int, Pipeline], whole: Pipeline,
     # read whole, its counts are its own; cut (the copy's last bytes only), they are what the copy held
     whole_read = tapped is not None and tapped[1]
     return Reading(list(argv), adapter, captured, stage_result, "" if whole_read else _downstream(decision),
-                   as_printed=_through_head(decision))
+                   as_printed=_through_head(decision), others=others)
 
 
 _PASS_ON = {"cat", "tee"}  # stages that pass every line on unchanged
+_PASS_SOME = {*_PASS_ON, "tail", "head"}  # stages that pass on lines of what they read, unchanged
+
+
+def laid_out(line: Line, executions: list[Execution], decision: Decision, segments: dict[int, Pipeline],
+             opts_adapter: str | None = None, no_adapter: bool = False) -> tuple[tuple[str, str, str], ...]:
+    """What the line's other units printed, (stream, text, lean text), where the program that printed it draws
+    for a terminal (its adapter's `layout`: pytest's 250-column `=====` rules and padded `[100%]`): rules
+    shortened and padding taken out. Its noise rules are not applied: they drop what its own problems and data
+    would say (a failure's `___ test_add ___` header), and no problem of it is shown.
+    `pytest -q; echo $?` is decided by echo, whose adapter knows nothing of pytest's layout."""
+    out: list[tuple[str, str, str]] = []
+    for execution in executions:
+        if execution.header or execution.unit < 0 or execution.unit == decision.unit.index:
+            continue
+        segment = segments.get(execution.unit)
+        unit = line.units[execution.unit] if execution.unit < len(line.units) else None
+        if segment is None or unit is None:
+            continue
+        stage = len(unit.stages) - 1  # `pytest | tail -5` printed pytest's lines: read them as pytest's
+        while stage > 0 and (later := unit.stages[stage]) is not None and (later.program or "") in _PASS_SOME:
+            stage -= 1
+        command = unit.stages[stage]
+        if command is None or not command.words:
+            continue
+        shown = presentation_of(*adapter_for(command, opts_adapter, no_adapter))
+        if not shown.layout:
+            continue
+        for stream in ("stdout", "stderr"):
+            text = segment.analysis_text(stream)[0]
+            lean = lean_text(text, (), None, True)[0]
+            if lean != text and (stream, text, lean) not in out:
+                out.append((stream, text, lean))
+    return tuple(out)
 
 
 def _downstream(decision: Decision) -> str:
