@@ -97,6 +97,17 @@ def test_missing_module_suggests_the_right_distribution(tmp_path):
     action = error["code_actions"][0]
     assert action["command"] == [PY, "-m", "pip", "install", DISTRIBUTIONS[missing]]
     assert action["applicability"] == "maybe_incorrect"  # the name may be a local module
+    assert action["is_preferred"] is True  # a known import name's distribution
+
+
+def test_a_distribution_guessed_from_the_import_name_is_offered_but_never_preferred(tmp_path):
+    """`import nosuchmod_xyz`: a PyPI name nobody mapped to that import may be anyone's (typosquatting), so the
+    install is there to see, not the fix an agent takes without checking the name."""
+    error = aw("--cwd", str(tmp_path), PY, "-c", "import nosuchmod_xyz").error
+    assert error["code"] == "PYTHON_MODULE_NOT_FOUND" and "distribution_guess" in error
+    (action,) = error["code_actions"]
+    assert action["command"] == [PY, "-m", "pip", "install", "nosuchmod_xyz"]
+    assert not action.get("is_preferred")
 
 
 def _own_package(tmp_path):

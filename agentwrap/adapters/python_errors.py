@@ -123,9 +123,11 @@ def module_not_found(message: str, installer: tuple[str, ...]) -> ErrorInfo | No
         fix = (f"Install the distribution that provides '{module}' ({dist}) into the interpreter that ran it: "
                f"`{shlex.join([*installer, dist])}`. If '{top}' is your own code, run from the project root "
                "or add its folder to PYTHONPATH instead.")
+        # A name guessed from the import is never the preferred fix: PyPI names are first come, first served, and
+        # an import name that is no distribution's may be anyone's (typosquatting); the agent checks it first.
         actions = (CodeAction(title=f"Install {dist} (provides module '{top}')", command=(*installer, dist),
                               applicability="maybe_incorrect",
-                              is_preferred=True),)
+                              is_preferred=mapped),)
         if not mapped:
             extra["distribution_guess"] = "the import name; a distribution may be named differently on PyPI"
     return _info("PYTHON_MODULE_NOT_FOUND", fix, DOCS + "ModuleNotFoundError", actions, extra=extra)
