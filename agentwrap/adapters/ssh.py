@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Interpretation, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Interpretation, Problem, ProblemCode, Spec, problem
 
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "ssh.spec.toml")
 
@@ -93,6 +93,7 @@ def destination(argv: list[str]) -> dict[str, str]:
 #: ssh's own failures (connection, authentication, host key, bad option) end with 255; any other status of a
 #: run that named a remote command is that command's.
 _SSH_OWN_STATUS = 255
+_HOST_KEY_EXPLAINED = frozenset(("SSH_HOST_KEY_UNKNOWN", "SSH_HOST_KEY_CHANGED"))
 
 REMOTE_COMMAND_FAILED = ProblemCode(
     code="SSH_REMOTE_COMMAND_FAILED", title="ssh: the remote command failed", category="dependency", status=502,
@@ -130,6 +131,15 @@ class SshAdapter(BaseAdapter):
 
     def argv_values(self, argv: list[str]) -> dict[str, str]:
         return destination(argv)
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        """ssh ends an unknown or changed host key with `Host key verification failed.`: that line only
+        restates the problem the lines above it name (with the fingerprint and the fix), so it is kept as
+        a problem of its own only when nothing above explains it."""
+        found = super().find_problems(run)
+        if any(p.code in _HOST_KEY_EXPLAINED for p in found):
+            found = [p for p in found if p.code != "SSH_HOST_KEY_VERIFICATION_FAILED"]
+        return found
 
     def _read(self, run: CapturedRun) -> Interpretation:
         """A remote command's own failure (any status but ssh's 255) is the remote command's: its lines name
