@@ -38,3 +38,17 @@ def test_what_was_sent_and_the_certificate_facts_stay() -> None:
         assert fact in stderr, fact
     _, failed = _stderr("tls-self-signed-verbose")
     assert "TLS alert, unknown CA" in failed
+
+
+def test_a_failed_write_names_the_folder_o_writes_into() -> None:
+    """`curl -sS -o /nonexistent/dir/out.json URL` (captured) says only `Failure writing output to
+    destination`; the action names the folder from the command line, and nothing when there is no -o."""
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if c.adapter == "curl" and c.name == "write-error")
+    env = views.concise(fixtures.replay_record(registry.builtin("curl"), case))
+    assert env["error"]["code"] == "CURL_WRITE_ERROR"
+    assert [a["command"] for a in env["error"]["code_actions"]] == [["mkdir", "-p", "--", "/nonexistent/dir"]]
+    from agentwrap.adapters._curl_parse import output_folder
+
+    assert output_folder(["curl", "-o", "x.json", "u"]) is None and output_folder(["curl", "u"]) is None
+    assert output_folder(["curl", "--output-dir", "d", "-so", "a/b.json", "u"]) == "d/a"
+    assert output_folder(["curl", "-o", "-", "u"]) is None
