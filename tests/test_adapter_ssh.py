@@ -242,3 +242,14 @@ def test_strict_checking_of_an_unknown_key_prefers_showing_its_fingerprint_and_t
     assert "ssh-keyscan -p PORT HOST >>" in r.error["suggested_fix"]
     assert (sshd.dir / "strict_hosts").read_text() == ""
     assert "problems" not in r.env and "Host key verification failed" not in r.stdout.decode()
+
+
+def test_a_remote_failures_quoted_line_is_said_once_and_its_other_lines_stay(sshd):
+    """The detail quotes the remote command's last error line: the concise text does not say it again;
+    what else the remote command printed stays."""
+    argv = sshd.ssh("known_hosts", "-o", "BatchMode=yes", "-i", str(sshd.dir / "client"), "root@127.0.0.1",
+                    "echo first-step-done; ls /nonexist; exit 7")
+    r = aw("--timeout", "20", *argv, detail="concise")
+    assert r.code == 7 and "/nonexist" in r.error["detail"]
+    assert "/nonexist" not in str(r.env.get("output", {}))
+    assert "first-step-done" in r.env["output"]["stdout"]["text"]

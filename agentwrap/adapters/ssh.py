@@ -158,8 +158,10 @@ class SshAdapter(BaseAdapter):
         detail = f"the remote command `{shown}` on {host} exited with status {run.exit_code}" + (
             f": {reason}" if reason else " and printed nothing")
         error = problem(self.name, REMOTE_COMMAND_FAILED, detail, exit_code=run.exit_code,
-                        extra={"remote_exit_code": run.exit_code, "host": host})
-        return Interpretation(summary=detail[:300], error=error, problems=(), data=None, success=False)
+                        # `command`: the words it ran are no words it printed (outcome.lean.facts_said)
+                        extra={"remote_exit_code": run.exit_code, "host": host, "command": shown})
+        # listed, so that the concise text leaves out the remote line the detail quotes (the others stay)
+        return Interpretation(summary=detail[:300], error=error, problems=(error,), data=None, success=False)
 
 
 ADAPTER: Adapter = SshAdapter()
