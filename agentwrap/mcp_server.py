@@ -162,7 +162,7 @@ def _refusal(args: dict[str, Any], detail: str) -> dict[str, Any] | None:
 
     argv = [str(a) for a in args["argv"]]
     adapter, _ = registry.find(argv[0], forced=args.get("adapter"), disabled=bool(args.get("no_adapter")))
-    verdict = readonly.classify(argv, adapter)
+    verdict = readonly.classify(argv)  # the program's own adapter judges, not the one forced to read it
     why = readonly_env.refused({str(k): str(v) for k, v in (args.get("env") or {}).items()})
     if verdict.read_only and why is None:
         return None

@@ -17,11 +17,9 @@ def attached(args: list[str], opts: Options, request_id: str,
     line = shell_line(args)  # the engine itself is imported only for a line: a plain run pays nothing for it
     if line is not None:  # read by the adapter of the command that decided it
         if opts.read_only:
-            from agentwrap import registry
             from agentwrap.safety import readonly
 
-            readonly.check(args, registry.find(args[0], forced=opts.adapter, disabled=opts.no_adapter)[0], opts.env,
-                           working_dir(opts))
+            readonly.check(args, opts.env, working_dir(opts))
         from agentwrap.shell.run import execute as run_line
 
         return run_line(line[0], line[1], opts, request_id=request_id, shell=args[0], emit=emit)

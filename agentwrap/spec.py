@@ -255,7 +255,8 @@ class Spec:
         if chosen is None:
             return None, []
         values = {**(from_argv or {}), "prog": argv[0], "subcommand": subcommand or ""}
-        return chosen.suggested_fix, _actions(chosen.code_actions, argv, values)
+        fix = _fill(chosen.suggested_fix, values) if chosen.suggested_fix else None  # ssh's `-p {port} {host}`
+        return fix, _actions(chosen.code_actions, argv, values)
 
     def presentation(self, subcommand: str | None) -> Presentation:
         """How this tool's text reads for a model: its noise lines, and whether its data says it all."""

@@ -155,3 +155,24 @@ def test_concise_dpkg_list_drops_its_legend_and_padding():
     stdout, _ = _concise_text("dpkg-list")
     assert "Desired=" not in stdout and "+++-" not in stdout and "Err?=" not in stdout, stdout
     assert "  " not in stdout.replace("\n", " \n")  # cells one space apart
+
+
+@pytest.mark.parametrize("case_name", ["remove-one-simulated", "remove-held-simulated"])
+def test_concise_removal_plan_is_said_once_by_the_data_whatever_its_length(case_name: str):
+    """A real `apt-get -s remove bc` (captured): the one-name `REMOVED:` list and each `Remv NAME [VERSION]`
+    line are data.plan.remove and data.remove; the held list is data.plan.held_changed; a list the data
+    does not hold (packages no longer required) stays."""
+    stdout, _ = _concise_text(case_name)
+    assert "REMOVED" not in stdout and not re.search(r"^Remv ", stdout, re.M), stdout
+    if case_name == "remove-held-simulated":
+        assert "held packages" not in stdout and "no longer required:\n  libjq1 libonig5" in stdout
+
+
+def test_a_one_name_list_the_data_does_not_hold_whole_stays():
+    """`jq` is in data.plan.remove, but a list of `jq` alone under another heading is not that list."""
+    from agentwrap.outcome.lean import facts_said, lean_text
+
+    text = "The following packages will be REMOVED:\n  jq yq\nThe following extra packages:\n  jq\n"
+    said = facts_said([], {"plan": {"remove": ["jq", "yq"]}})
+    lean, *_ = lean_text(text, (), said, layout=False)
+    assert lean == "The following extra packages:\n  jq\n"

@@ -13,7 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
 import pytest
-from conftest import aw
+from conftest import ROOT, aw
+
+from agentwrap import registry
 
 pytestmark = pytest.mark.skipif(shutil.which("docker") is None, reason="the docker CLI is not installed")
 
@@ -147,3 +149,27 @@ def test_effects_per_subcommand(argv, read_only, destructive, open_world):
 
     effects = registry.find("docker")[0].effects(argv)
     assert (effects.read_only, effects.destructive, effects.open_world) == (read_only, destructive, open_world)
+
+
+def _concise(case_name: str) -> dict:
+    from agentwrap import fixtures
+    from agentwrap.render import views
+
+    case = next(c for c in fixtures.cases(ROOT / "fixtures") if c.adapter == "docker" and c.name == case_name)
+    return views.concise(fixtures.replay_record(registry.builtin("docker"), case))
+
+
+def test_legacy_builder_missing_dockerfile_is_named_without_the_buildx_notice():
+    """A real `docker build .` in a folder without a Dockerfile, no buildx installed (captured): the
+    legacy builder's `unable to prepare context ... lstat PATH` is DOCKER_DOCKERFILE_NOT_FOUND with the
+    path, not a bare COMMAND_FAILED, and its three-line DEPRECATED notice is no text of the envelope."""
+    env = _concise("build-no-dockerfile-legacy")
+    assert env["error"]["code"] == "DOCKER_DOCKERFILE_NOT_FOUND"
+    assert "-f PATH" in env["error"]["suggested_fix"] and "/Dockerfile" in env["error"]["suggested_fix"]
+    assert "output" not in env, env.get("output")
+
+
+def test_a_usage_pointer_to_help_is_no_text_beside_the_daemon_problem():
+    env = _concise("run-daemon-unreachable")
+    assert env["error"]["code"] == "DOCKER_DAEMON_UNREACHABLE"
+    assert "output" not in env, env.get("output")

@@ -81,15 +81,17 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def test_unknown_host_key_stops_at_the_confirmation_and_names_accept_new(sshd):
+    """accept-new is offered, but never as the preferred step: it trusts a key nobody checked."""
     argv = sshd.ssh("empty_hosts", "-i", str(sshd.dir / "client"), "root@127.0.0.1", "true")
     r = aw("--timeout", "20", *argv)
     assert r.code == 125
     err = r.error
     assert err["code"] == "INPUT_REQUIRED" and err["input_kind"] == "confirmation"
     assert "continue connecting" in err["prompt"]
-    first = err["code_actions"][0]
+    assert err["code_actions"][0]["command"][0] == "ssh-keyscan" and err["code_actions"][0]["is_preferred"]
+    first = next(a for a in err["code_actions"] if "StrictHostKeyChecking=accept-new" in a["command"])
     assert first["command"][:3] == ["ssh", "-o", "StrictHostKeyChecking=accept-new"]
-    assert first["applicability"] == "maybe_incorrect" and first["is_preferred"] is True
+    assert first["applicability"] == "maybe_incorrect" and not first.get("is_preferred")
     assert (sshd.dir / "empty_hosts").read_text() == ""  # nothing was accepted for us
 
     applied = aw("--timeout", "20", *first["command"])  # the fix an agent can apply works
@@ -219,3 +221,35 @@ def test_the_destination_is_read_off_the_command_line(argv, values):
     from agentwrap.adapters.ssh import destination
 
     assert destination(argv) == values
+
+
+def test_strict_checking_of_an_unknown_key_prefers_showing_its_fingerprint_and_trusts_nothing(sshd):
+    """Strict checking prints no fingerprint: the preferred action shows the server's, for a person to
+    compare with the owner's, and adds nothing to known_hosts; the closing `Host key verification failed.`
+    is no second problem (nor text) restating the first."""
+    (sshd.dir / "strict_hosts").write_text("")
+    argv = sshd.ssh("strict_hosts", "-o", "StrictHostKeyChecking=yes", "-i", str(sshd.dir / "client"),
+                    "root@127.0.0.1", "true")
+    r = aw("--timeout", "20", *argv, detail="concise")
+    assert r.code == 255 and r.error["code"] == "SSH_HOST_KEY_UNKNOWN"
+    preferred = [a for a in r.error["code_actions"] if a.get("is_preferred")]
+    assert len(preferred) == 1 and "StrictHostKeyChecking=accept-new" not in preferred[0]["command"]
+    assert preferred[0]["command"][-2:] == [str(sshd.port), "127.0.0.1"]  # the values are arguments, not script
+    shown = subprocess.run(preferred[0]["command"], capture_output=True, text=True, timeout=20).stdout
+    fingerprint = subprocess.run(["ssh-keygen", "-lf", str(sshd.dir / "hostkey.pub")], capture_output=True,
+                                 text=True, check=True).stdout.split()[1]
+    assert fingerprint in shown
+    assert "ssh-keyscan -p PORT HOST >>" in r.error["suggested_fix"]
+    assert (sshd.dir / "strict_hosts").read_text() == ""
+    assert "problems" not in r.env and "Host key verification failed" not in r.stdout.decode()
+
+
+def test_a_remote_failures_quoted_line_is_said_once_and_its_other_lines_stay(sshd):
+    """The detail quotes the remote command's last error line: the concise text does not say it again;
+    what else the remote command printed stays."""
+    argv = sshd.ssh("known_hosts", "-o", "BatchMode=yes", "-i", str(sshd.dir / "client"), "root@127.0.0.1",
+                    "echo first-step-done; ls /nonexist; exit 7")
+    r = aw("--timeout", "20", *argv, detail="concise")
+    assert r.code == 7 and "/nonexist" in r.error["detail"]
+    assert "/nonexist" not in str(r.env.get("output", {}))
+    assert "first-step-done" in r.env["output"]["stdout"]["text"]

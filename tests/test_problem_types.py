@@ -24,7 +24,8 @@ def check_type(problem: dict[str, object]) -> None:
         return
     match = _ADAPTER_TYPE.match(kind)
     assert match, kind
-    assert not match["slug"].startswith(match["tool"]), kind
+    # no stutter (`docker:docker-x`); `docker:dockerfile-not-found` starts with another word
+    assert not f"{match['slug']}-".startswith(f"{match['tool']}-"), kind
     assert kind == problem_type(match["tool"], str(problem["code"])), (kind, problem["code"])
 
 

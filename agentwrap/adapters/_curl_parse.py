@@ -3,6 +3,7 @@ response heads curl printed (`-i`, `-I`, `-D -`, `-v`)."""
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
@@ -78,6 +79,21 @@ def without_user(argv: list[str]) -> tuple[list[str], str] | None:
             if words[0] in ("-u", "--user") or (words[0].startswith(("--user=", "-u")) and len(words) == 1):
                 return argv[:where.start] + argv[where.stop:], value
     return None
+
+
+def output_folder(argv: list[str] | tuple[str, ...]) -> str | None:
+    """The folder the last `-o FILE` writes into (under `--output-dir DIR`), None when there is no -o or it
+    writes into the working folder (which exists)."""
+    output = folder = None
+    for name, value, _ in options(argv):
+        if name == "--output" and value and value != "-":
+            output = value
+        elif name == "--output-dir" and value:
+            folder = value
+    if output is None:
+        return None
+    found = os.path.join(folder or "", os.path.dirname(output))
+    return found if found not in ("", ".") else None
 
 
 def invocation(argv: list[str] | tuple[str, ...]) -> Invocation:

@@ -344,12 +344,18 @@ def sensitive(text: str) -> list[Any]:
         doc = json.loads(stripped)
     except ValueError:
         return []
-    found: list[Any] = []
-    _marked(doc, found)
+    found = marked(doc)
     variables = ((doc.get("configuration") or {}).get("root_module") or {}).get("variables") or {}
     for name, given in (doc.get("variables") or {}).items():  # a plan's variables: the configuration says which
         if isinstance(given, dict) and isinstance(variables.get(name), dict) and variables[name].get("sensitive"):
             found.append(given.get("value"))
+    return found
+
+
+def marked(doc: Any) -> list[Any]:
+    """The values a terraform JSON document (a state, `show -json`) marks sensitive."""
+    found: list[Any] = []
+    _marked(doc, found)
     return found
 
 
@@ -362,11 +368,38 @@ def _marked(node: Any, found: list[Any]) -> None:
         return
     if node.get("sensitive") is True:  # an output (`output -json`, a state's outputs), a variable's default
         found.extend(node[key] for key in ("value", "default") if key in node)
+    if isinstance(node.get("sensitive_attributes"), list):  # a state's resource instance (`state pull`)
+        for path in node["sensitive_attributes"]:
+            _at_path(node.get("attributes"), path, found)
     for values, mask in _MASKS:
         if mask in node:
             _masked(node.get(values), node[mask], found)
     for value in node.values():
         _marked(value, found)
+
+
+def _at_path(attributes: Any, path: Any, found: list[Any]) -> None:
+    """The value a state's `sensitive_attributes` path names (`[{"type": "get_attr", "value": "input"},
+    {"type": "get_attr", "value": "password"}]`), through the `{"value", "type"}` wrapper a dynamic attribute
+    is stored in; a path that does not lead anywhere hides the whole attribute it starts at."""
+    steps = [s.get("value") for s in path if isinstance(s, dict)] if isinstance(path, list) else []
+    if not steps or not isinstance(attributes, dict) or steps[0] not in attributes:
+        return
+    start = value = _unwrapped(attributes[steps[0]])
+    for step in steps[1:]:
+        if isinstance(value, dict) and step in value:
+            value = _unwrapped(value[step])
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = _unwrapped(value[step])  # noqa: SIM114 - one branch cannot type both indexes
+        else:
+            found.append(start)
+            return
+    found.append(value)
+
+
+def _unwrapped(value: Any) -> Any:
+    """A dynamic attribute's value without the type stored beside it (its words are no secret)."""
+    return value["value"] if isinstance(value, dict) and set(value) == {"value", "type"} else value
 
 
 def _masked(value: Any, mask: Any, found: list[Any]) -> None:

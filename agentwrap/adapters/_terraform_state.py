@@ -1,4 +1,6 @@
-"""Which outputs a local terraform state marks sensitive, for `terraform output NAME`.
+"""Which outputs and values a local terraform state marks sensitive, for `terraform output NAME`, `show`
+and `state show` (whose text prints a value the state marks sensitive in clear wherever the provider copied
+it into an attribute it does not mark: terraform_data's `output`).
 
 `output -raw NAME` (and `output NAME`, `output -json NAME`) prints one value bare: nothing in the text says
 the configuration marked it sensitive. The state the command read does say it (`"sensitive": true` beside the
@@ -23,6 +25,13 @@ MAX_STATE_BYTES = 64 << 20
 
 def outputs(argv: tuple[str, ...], cwd: str) -> dict[str, Any] | None:
     """The state's `outputs` ({name: {"value", "sensitive", ...}}), or None when it cannot be read for sure."""
+    state = document(argv, cwd)
+    found = state.get("outputs") if isinstance(state, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def document(argv: tuple[str, ...], cwd: str) -> Any:
+    """The whole local state the command read (`show`, `state show` print its values), or None."""
     if os.environ.get("TF_DATA_DIR"):
         return None
     base, rest = cwd, list(argv[1:])
@@ -32,13 +41,13 @@ def outputs(argv: tuple[str, ...], cwd: str) -> dict[str, Any] | None:
             base = os.path.join(base, option.removeprefix("-chdir="))
     path = _option(rest, "-state")
     path = os.path.join(base, path) if path else _default_state(base)
-    state = _read_json(path) if path else None
-    found = state.get("outputs") if isinstance(state, dict) else None
-    return found if isinstance(found, dict) else None
+    return _read_json(path) if path else None
 
 
 def _option(args: list[str], name: str) -> str | None:
     for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            continue  # a word (`state show`'s `state`) is no option
         if arg.lstrip("-") == name.lstrip("-") and i + 1 < len(args):
             return args[i + 1]
         if arg.partition("=")[0].lstrip("-") == name.lstrip("-") and "=" in arg:

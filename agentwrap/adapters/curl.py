@@ -133,6 +133,10 @@ def _status_line(status: int, data: Any) -> str:
 class CurlAdapter(BaseAdapter):
     spec = _SPEC
 
+    def argv_values(self, argv: list[str]) -> dict[str, str]:
+        folder = cp.output_folder(argv)  # a failed write's action names the folder -o writes into
+        return {"output_folder": folder} if folder else {}
+
     def effects(self, argv: list[str]) -> Effects:
         found = _effects(cp.invocation(argv))
         if found.read_only and any(_writes_or_acts(name, value) for name, value, _ in cp.options(argv)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Interpretation, ProblemCode, Spec, problem
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Interpretation, Problem, ProblemCode, Spec, problem
 
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "ssh.spec.toml")
 
@@ -93,6 +93,7 @@ def destination(argv: list[str]) -> dict[str, str]:
 #: ssh's own failures (connection, authentication, host key, bad option) end with 255; any other status of a
 #: run that named a remote command is that command's.
 _SSH_OWN_STATUS = 255
+_HOST_KEY_EXPLAINED = frozenset(("SSH_HOST_KEY_UNKNOWN", "SSH_HOST_KEY_CHANGED"))
 
 REMOTE_COMMAND_FAILED = ProblemCode(
     code="SSH_REMOTE_COMMAND_FAILED", title="ssh: the remote command failed", category="dependency", status=502,
@@ -131,6 +132,15 @@ class SshAdapter(BaseAdapter):
     def argv_values(self, argv: list[str]) -> dict[str, str]:
         return destination(argv)
 
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        """ssh ends an unknown or changed host key with `Host key verification failed.`: that line only
+        restates the problem the lines above it name (with the fingerprint and the fix), so it is kept as
+        a problem of its own only when nothing above explains it."""
+        found = super().find_problems(run)
+        if any(p.code in _HOST_KEY_EXPLAINED for p in found):
+            found = [p for p in found if p.code != "SSH_HOST_KEY_VERIFICATION_FAILED"]
+        return found
+
     def _read(self, run: CapturedRun) -> Interpretation:
         """A remote command's own failure (any status but ssh's 255) is the remote command's: its lines name
         the remote host's files and commands, so the generic rules (a local path's FILE_NOT_FOUND and its
@@ -148,8 +158,10 @@ class SshAdapter(BaseAdapter):
         detail = f"the remote command `{shown}` on {host} exited with status {run.exit_code}" + (
             f": {reason}" if reason else " and printed nothing")
         error = problem(self.name, REMOTE_COMMAND_FAILED, detail, exit_code=run.exit_code,
-                        extra={"remote_exit_code": run.exit_code, "host": host})
-        return Interpretation(summary=detail[:300], error=error, problems=(), data=None, success=False)
+                        # `command`: the words it ran are no words it printed (outcome.lean.facts_said)
+                        extra={"remote_exit_code": run.exit_code, "host": host, "command": shown})
+        # listed, so that the concise text leaves out the remote line the detail quotes (the others stay)
+        return Interpretation(summary=detail[:300], error=error, problems=(error,), data=None, success=False)
 
 
 ADAPTER: Adapter = SshAdapter()

@@ -87,6 +87,11 @@ _PLANS = frozenset({"plan", "apply", "destroy"})
 _JSON_WHOLE = frozenset({"output", "validate"})
 # -json documents that print the values the configuration marks sensitive (and say which they are)
 _SENSITIVE_JSON = frozenset({"output", "show"})
+# the state itself, JSON without -json: every value in clear, the sensitive ones marked (outputs'
+# `"sensitive": true`, each resource instance's `sensitive_attributes` paths)
+_STATE_JSON = frozenset({"state pull"})
+# the state for a person: `(sensitive value)` where terraform knows, in clear where a provider copied it
+_STATE_SHOWN = frozenset({"show", "state show"})
 
 
 def _one_output(argv: list[str] | tuple[str, ...]) -> str | None:
@@ -114,6 +119,14 @@ def _one_output_secrets(run: CapturedRun) -> tuple[str, ...]:
     # `output NAME` writes a string as HCL does: JSON's escapes, and `${`/`%{` doubled
     hcl = [f.replace("${", "$${").replace("%{", "%%{") for f in secret_forms(*values)]
     return tuple(dict.fromkeys(f for f in (*secret_forms(*values), *hcl, printed) if f))
+
+
+def _state_secrets(run: CapturedRun) -> tuple[str, ...]:
+    """`show` and `state show` of the local state: the values it marks sensitive, read from the state file
+    (live runs only: a replay's folder is not this machine's)."""
+    if run.subcommand not in _STATE_SHOWN or "-json" in run.argv or run.cwd is None:
+        return ()
+    return secret_forms(*tp.marked(_terraform_state.document(run.argv, run.cwd)))
 
 
 def _fmt_command(argv: list[str]) -> tuple[str, ...]:
@@ -168,8 +181,8 @@ class TerraformAdapter(BaseAdapter):
                 and "-detailed-exitcode" in run.argv:
             run = dataclasses.replace(run, exit_code=0)  # 2 is "succeeded, and there are changes" here
         found = super().interpret(run)
-        marked = tp.sensitive(run.stdout_text) if "-json" in run.argv else []
-        secrets = (*secret_forms(*marked), *_one_output_secrets(run))
+        marked = tp.sensitive(run.stdout_text) if "-json" in run.argv or run.subcommand in _STATE_JSON else []
+        secrets = (*secret_forms(*marked), *_one_output_secrets(run), *_state_secrets(run))
         return found.replace(secrets=secrets) if secrets else found
 
     def presentation(self, argv: list[str]) -> Presentation:
@@ -177,7 +190,8 @@ class TerraformAdapter(BaseAdapter):
         line by line into something that is no longer JSON; and output's data withholds the values the
         configuration marked sensitive, which terraform's -json prints."""
         shown = super().presentation(argv)
-        if self.subcommand(argv) in _SENSITIVE_JSON and "-json" in argv or _one_output(argv):
+        sub = self.subcommand(argv)
+        if sub in _SENSITIVE_JSON and "-json" in argv or sub in _STATE_JSON | _STATE_SHOWN or _one_output(argv):
             shown = dataclasses.replace(shown, names_secrets=True)  # values marked sensitive, hidden after
         if self.subcommand(argv) in _JSON_WHOLE and "-json" in argv:
             return dataclasses.replace(shown, parsed_whole=True)

@@ -110,7 +110,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
     if opts.read_only:
         from agentwrap.safety import readonly
 
-        readonly.check(argv, adapter, opts.env, cwd)  # raises MUTATION_REFUSED before anything starts
+        readonly.check(argv, opts.env, cwd)  # raises MUTATION_REFUSED before anything starts
     stdin = stdin_source(opts)
     events = event_stream(emit, request_id, opts)
     store = ArtifactStore()

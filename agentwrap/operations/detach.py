@@ -15,12 +15,10 @@ def detached(argv: list[str], opts: Options, request_id: str) -> envelope.Outcom
 
         raise UsageError("no program given: agentwrap --detach [OPTIONS] [--] PROGRAM [ARGS...]")
     if opts.read_only:
-        from agentwrap import registry
         from agentwrap.safety import readonly
 
-        adapter, _ = registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)
         # refused before anything starts, not later in the supervisor
-        readonly.check(argv, adapter, opts.env, working_dir(opts))
+        readonly.check(argv, opts.env, working_dir(opts))
     launch_facts(argv, opts)  # a folder or program that is not there: answered as the attached run would
     if opts.idempotency_key is not None:
         from agentwrap.safety import idempotency

@@ -62,6 +62,7 @@ class Said:
         self.pairs: set[tuple[str, str]] = set()  # words side by side in one text: where a number stands
         self.counted: set[tuple[str, int]] = set()  # a word with a number after it (1) or before it (-1)
         self.quoted: set[str] = set()  # lines a problem's evidence or the data carry verbatim, stripped
+        self.lists: set[frozenset[str]] = set()  # the data's lists of names (apt's plan.remove), as sets
 
     def update(self, words: Sequence[str]) -> None:
         self.words.update(words)
@@ -100,6 +101,7 @@ def facts_said(problems: Sequence[Problem], data: Any, summary: str = "") -> Sai
     if data is not None:
         said.update(words(json.dumps(data, default=str)))
         said.quoted.update(line.strip() for text in _strings(data) for line in text.splitlines())
+        said.lists.update(_name_lists(data))
     return said
 
 
@@ -141,6 +143,18 @@ def _strings(node: Any) -> Iterator[str]:
     elif isinstance(node, list | tuple):
         for item in node:
             yield from _strings(item)
+
+
+def _name_lists(node: Any) -> Iterator[frozenset[str]]:
+    """Every list of strings in `node` (the data), as a set."""
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from _name_lists(value)
+    elif isinstance(node, list | tuple):
+        if node and all(isinstance(item, str) for item in node):
+            yield frozenset(node)
+        for item in node:
+            yield from _name_lists(item)
 
 
 def source_lines(lines: Sequence[str]) -> set[int]:
@@ -254,6 +268,25 @@ def _gaps(text: str) -> str:
     return _CELL_GAP.sub(lambda m: m.group(1) or " ", text)
 
 
+def _listed_item(lines: Sequence[str], at: int, said: Said) -> bool:
+    """An item line of a heading's indented list when the data holds that list whole, the same names
+    (apt's `The following packages will be REMOVED:` then `  bc`, or `  bc*` for a purge, is
+    data.plan.remove): its words alone may be too few to count as said (one name), and a name the data
+    holds in another list (a removed package also on hold) says nothing of this list."""
+    if not said.lists or not lines[at][:1].isspace() or not lines[at].strip():
+        return False
+    top = at
+    while top > 0 and lines[top - 1][:1].isspace() and lines[top - 1].strip():
+        top -= 1
+    if top == 0 or lines[top - 1][:1].isspace() or not lines[top - 1].rstrip().endswith(":"):
+        return False
+    end = at
+    while end + 1 < len(lines) and lines[end + 1][:1].isspace() and lines[end + 1].strip():
+        end += 1
+    names = frozenset(w.rstrip("*") for line in lines[top:end + 1] for w in line.split())
+    return names in said.lists
+
+
 def _without_empty_headers(lines: list[str], out: list[str], source: list[int]) -> tuple[list[str], list[int], int]:
     """A heading (`The following NEW packages will be installed:`) whose indented lines all went as
     restatements goes with them: alone it says nothing, and its list is in the data or the problems."""
@@ -335,6 +368,8 @@ def lean_text(text: str, noise: Sequence[Any], said: Said | None,
         line = lines[at]
         line = tidy(line) if layout else line
         line = one_space_cells(line) if columns else line
+        if said is not None and _listed_item(lines, at, said):
+            return True
         return said is not None and restates(line, said) and (at not in quoting or _quoted(line, said))
     for index, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
         if index in whole and kind != HUNK:

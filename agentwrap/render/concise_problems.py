@@ -112,6 +112,25 @@ def concise_problem(p: Problem, *, summary: str | None = None, known_fix: str | 
     return out
 
 
+def evidence_once(listed: list[dict[str, Any]], deciding: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Rule 1: a listed problem's `evidence` quoted already, for the same file and line, by the deciding
+    problem or an earlier listed one (gcc's error and two warnings on one source line quote it three
+    times) is said once, by the first."""
+    def key(p: dict[str, Any]) -> tuple[Any, ...] | None:
+        loc, quoted = p.get("location") or {}, p.get("evidence")
+        return (loc.get("file"), loc.get("line"), json.dumps(quoted)) if quoted and loc.get("line") else None
+
+    seen = {key(deciding)} if deciding is not None else set()
+    out = []
+    for p in listed:
+        k = key(p)
+        if k is not None and k in seen:
+            p = {m: v for m, v in p.items() if m != "evidence"}
+        seen.add(k)
+        out.append(p)
+    return out
+
+
 def _lean_location(location: dict[str, Any]) -> dict[str, Any]:
     """A location without an `end_line` that is its `line` again (a span within one line)."""
     if "end_line" in location and location["end_line"] == location.get("line"):

@@ -15,6 +15,7 @@ from agentwrap import SCHEMA_VERSION
 from agentwrap.lazyre import lazy
 from agentwrap.outcome.record import RunRecord, Stream
 from agentwrap.problem import Problem
+from agentwrap.render import concise_problems
 from agentwrap.render.concise_problems import EMPTY, concise_problem, deciding_problem, lean_problem_dict
 
 ALWAYS = ("schema_version", "status", "summary", "request_id", "error")
@@ -95,6 +96,7 @@ def concise(rec: RunRecord) -> dict[str, Any]:
         # Rule 1: a problem the summary says whole (cargo's `could not compile`, with no place, fix or
         # fact of its own) is not listed again as a bare code.
         listed = [p for p in listed if set(p) != {"code"} or rec.error is None]
+        listed = concise_problems.evidence_once(listed, out.get("error"))
         if listed:
             out["problems"] = listed
         if omitted:

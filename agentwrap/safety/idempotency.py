@@ -242,11 +242,9 @@ def keyed(argv: list[str], opts: Options, request_id: str, *,
     key = str(opts.idempotency_key)
     _check_key(key)
     if opts.read_only:  # a refusal is an answer about the request, not a run to record
-        from agentwrap import registry
         from agentwrap.safety import readonly
 
-        readonly.check(argv, registry.find(argv[0], forced=opts.adapter, disabled=opts.no_adapter)[0],
-                       opts.env)
+        readonly.check(argv, opts.env)
     op_id = operation_id_for(request_id)
     staged = _stage_stdin(opts, op_id)
     try:

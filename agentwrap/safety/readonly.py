@@ -224,12 +224,16 @@ def _with_folders(line: str, cwd: str | None) -> list[tuple[list[str], str | Non
     return out
 
 
-def check(argv: list[str], adapter: Adapter, env: Mapping[str, str] | None = None,
-          cwd: str | None = None) -> Verdict:
+def check(argv: list[str], env: Mapping[str, str] | None = None, cwd: str | None = None) -> Verdict:
     """Raise MutationRefused for a mutating invocation, or one whose caller-set `env` (`--env`) makes it run
-    code, or whose surroundings in `cwd` (default: this process's folder) do; return a read-only verdict."""
+    code, or whose surroundings in `cwd` (default: this process's folder) do; return a read-only verdict.
+    The program's own adapter judges, whatever `--adapter`/`--no-adapter` chose to read the output: a forced
+    reader knows another program's effects (`--adapter grep -- rm f` must not pass as grep's read), and
+    `--no-adapter -- git status` is as read-only as `timeout 30 git status`."""
+    from agentwrap import registry
     from agentwrap.safety import readonly_env
 
+    adapter, _ = registry.find(argv[0])
     why = readonly_env.refused(env or {})
     verdict = classify(argv, adapter) if why is None else Verdict(False, why)
     if verdict.read_only:
