@@ -1,0 +1,43 @@
+"""ESLint's own failures on captured runs (fixtures/eslint), as an agent reads them (concise): the problem
+says the message, so ESLint's banner, the frames of its own code and of node's, and the migration paragraph
+under a missing config are not kept beside it; a frame in the user's own config file is where it failed and
+stays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from agentwrap import fixtures, registry
+from agentwrap.render import views
+
+
+def _view(name: str) -> dict[str, Any]:
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "eslint") if c.name == name)
+    return views.concise(fixtures.replay_record(registry.builtin("eslint"), case))
+
+
+def _text(view: dict[str, Any]) -> str:
+    return "".join(s.get("text", "") for s in view.get("output", {}).values())
+
+
+@pytest.mark.parametrize(("name", "code"), [("no-config", "ESLINT_CONFIG_NOT_FOUND"),
+                                            ("rule-not-found", "ESLINT_RULE_NOT_FOUND"),
+                                            ("plugin-missing", "ESLINT_PLUGIN_NOT_FOUND")])
+def test_eslints_banner_and_its_own_frames_are_not_kept_beside_the_problem(name, code):
+    view = _view(name)
+    assert view["error"]["code"] == code
+    assert _text(view) == ""  # was: `Oops! Something went wrong! :(`, `ESLint: 10.15.0`, node_modules frames...
+
+
+def test_a_missing_config_fix_carries_the_migration_guide():
+    view = _view("no-config")
+    assert "configure/migration-guide" in view["error"]["suggested_fix"]
+
+
+def test_a_config_that_throws_keeps_the_frame_in_the_config():
+    text = _text(_view("config-throws"))
+    assert "throw.config.mjs" in text and ":1:7" in text
+    assert "node_modules" not in text and "node:internal" not in text and "Oops" not in text
