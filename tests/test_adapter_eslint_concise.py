@@ -41,3 +41,29 @@ def test_a_config_that_throws_keeps_the_frame_in_the_config():
     text = _text(_view("config-throws"))
     assert "throw.config.mjs" in text and ":1:7" in text
     assert "node_modules" not in text and "node:internal" not in text and "Oops" not in text
+
+
+def _fixable(cwd: str | None) -> Any:
+    """The captured `eslint -c cfg/strict.mjs a.js` (ran in /tmp/jr/es, where stylish printed /tmp/jr/es/a.js)."""
+    from agentwrap.capture import StreamResult
+    from agentwrap.sdk import CapturedRun
+
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "eslint") if c.name == "config-option-fixable")
+    empty = StreamResult("", 0, 0, False, 0, None)
+    run = CapturedRun(argv=tuple(case.meta()["argv"]), program="eslint", exit_code=1, signal=None, stdout=empty,
+                      stderr=empty, stdout_text=case.path(".out").read_text(), cwd=cwd)
+    return registry.builtin("eslint").interpret(run).error
+
+
+def test_the_fix_of_one_file_keeps_the_callers_config():
+    """`eslint --fix /abs/a.js` alone would look up the default config, not the -c the caller linted with:
+    it fails (no eslint.config.*) or applies another config's fixes."""
+    error = _fixable(None)
+    preferred = next(a for a in error.code_actions if a.is_preferred)
+    assert preferred.command == ("eslint", "--fix", "-c", "cfg/strict.mjs", "/tmp/jr/es/a.js")
+
+
+def test_one_fix_action_when_the_caller_linted_that_one_file():
+    error = _fixable("/tmp/jr/es")
+    assert [a.command for a in error.code_actions] == [("eslint", "--fix", "-c", "cfg/strict.mjs", "/tmp/jr/es/a.js")]
+    assert len(_fixable("/elsewhere").code_actions) == 2  # another folder's a.js is another file
