@@ -68,6 +68,7 @@ def _network(found: Problem, run: CapturedRun) -> Problem:
     return found._replace(detail=detail, matched="\n".join(block), suggested_fix=fix, code_actions=())
 
 
+_TEST_CODES = frozenset({"NODE_TEST_FAILED", "NODE_TEST_FILE_FAILED"})
 _AUDIT_ANSWER = re.compile(r"^npm (?:warn|WARN) audit (?P<reason>.+?)\s*$", re.M)
 # Problems whose fix names npm's debug log, or whose facts are another program's output: npm's lines stay
 _LOG_NEEDED = frozenset({"NPM_ERROR", "NPM_SCRIPT_FAILED"})
@@ -203,6 +204,12 @@ class NpmAdapter(BaseAdapter):
             error = own(interp.error)
             summary = error.detail if interp.summary == interp.error.detail else interp.summary
             interp = interp._replace(error=error, summary=summary, problems=tuple(own(x) for x in interp.problems))
+        tests = interp.data.get("tests") if isinstance(interp.data, dict) else None
+        if interp.error is not None and interp.error.code in _TEST_CODES and isinstance(tests, dict):
+            # the counts, in our words, of a runner no adapter of its own read (mocha): not the first failure again
+            head = f"npm {run.subcommand}" if run.subcommand else os.path.basename(run.argv[0])
+            said = f"{head}: {tests.get('passed', 0)} passed, {tests.get('failed', 0)} failed"
+            interp = interp._replace(summary=said)
         if interp.error is None or interp.error.code.startswith(("NPM_", "NODE_")):
             return interp
         fallback = p.npm_error_code(run)  # npm named its own code: better than an unexplained exit
