@@ -39,3 +39,25 @@ def test_a_pretty_run_keeps_no_orphaned_code_frames():
     related = next(p for p in [view["error"], *view["problems"]] if "TS2741" in p["detail"])
     assert related["notes"] == ["src/a.ts:4:29: 'age' is declared here."]
     assert [p["location"]["line"] for p in [view["error"], *view["problems"]]] == [2, 3, 5, 1, 2, 3, 4, 5]
+
+
+def test_no_tsconfig_where_tsc_looked_is_its_own_problem_not_a_bad_option():
+    """`tsc -p .` in a folder without tsconfig.json: TS5081 (tsc 7; TS5057 for `-p DIR` in 5.x) was
+    TSC_CONFIG_ERROR, 'Fix the option named in the message', though no option is wrong."""
+    case = next(c for c in fixtures.cases(ROOT / "fixtures", "tsc") if c.name == "project-without-tsconfig")
+    error = fixtures.replay_record(registry.builtin("tsc"), case).error
+    assert error is not None and error.code == "TSC_NO_TSCONFIG" and "TS5081" in error.detail
+    assert "tsc --init" in (error.suggested_fix or "") and "option" not in (error.suggested_fix or "")
+    from agentwrap.adapters import tsc
+
+    line = "error TS5057: Cannot find a tsconfig.json file at the specified directory: 'web'."
+    assert tsc.ADAPTER.diagnostics(_run(line))[0].code == "TSC_NO_TSCONFIG"
+
+
+def _run(text: str):
+    from agentwrap.capture import StreamResult
+    from agentwrap.sdk import CapturedRun
+
+    empty = StreamResult("", 0, 0, False, 0, None)
+    return CapturedRun(argv=("tsc", "-p", "web"), program="tsc", exit_code=1, signal=None, stdout=empty,
+                       stderr=empty, stdout_text=text + "\n")

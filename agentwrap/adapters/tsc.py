@@ -58,12 +58,19 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
                                           "(a parameter kept on purpose can be prefixed with `_`)."),
     ProblemCode(code="TSC_FILE_NOT_FOUND", title="tsc: file or path not found", category="not_found", status=404,
                 suggested_fix="Check the file names on the command line and `files`/`include` in tsconfig.json."),
+    ProblemCode(code="TSC_NO_TSCONFIG", title="tsc: no tsconfig.json where it looked", category="not_found",
+                status=404,
+                suggested_fix="Run tsc in the folder that has the project's tsconfig.json, or point -p at it (`tsc -p "
+                              "DIR`); a new project creates one with `tsc --init`."),
     ProblemCode(code="TSC_NO_INPUTS", title="tsc: no input files in the project", category="not_found", status=404,
                 suggested_fix="Point `include`/`files` in tsconfig.json at the sources, or run tsc in the right "
                               "folder."),
 )}
 _MISSING = frozenset({2307, 2792, 2688, 2580, 2581, 2582, 2583, 2591, 2592, 2593, 7016})
-_NOT_FOUND = frozenset({6053, 5057, 5058, 6231, 6504})
+_NOT_FOUND = frozenset({6053, 5058, 6231, 6504})
+# `Cannot find a tsconfig.json file at the specified directory` (5057, `tsc -p DIR`) and `... at the current
+# directory` (5081, tsc 7's `tsc -p .`): no project there, not a bad option nor a file list to check
+_NO_TSCONFIG = frozenset({5057, 5081})
 
 
 # noUnusedLocals / noUnusedParameters: 'x' is declared but its value is never read (6133), all imports
@@ -76,6 +83,8 @@ def _code(num: int, file: str | None = None) -> str:
         return "TSC_UNUSED_DECLARATION"
     if num in _MISSING:
         return "TSC_MISSING_MODULE"
+    if num in _NO_TSCONFIG:
+        return "TSC_NO_TSCONFIG"
     if num in _NOT_FOUND:
         return "TSC_FILE_NOT_FOUND"
     if num == 18003:
