@@ -58,3 +58,13 @@ def test_init_prompt_keeps_the_question_not_the_wizards_banner():
     assert view["error"]["code"] == "INPUT_REQUIRED"
     assert "walk you through" not in _text(view) and "Press ^C" not in _text(view)
     assert view["error"]["code_actions"][0]["command"] == ["npm", "init", "-y"]
+
+
+def test_a_script_whose_program_is_not_installed_says_so_and_how_to_install_it():
+    """`npm run lint` whose script is `eslintx .`: sh says `eslintx: not found` (exit 127)."""
+    _, view = _replay("run-script-command-not-found")
+    error = view["error"]
+    assert error["code"] == "NPM_SCRIPT_FAILED"
+    assert "`eslintx` is not installed" in error["detail"]
+    assert "npm install --save-dev" in error["suggested_fix"] and "eslintx" in error["suggested_fix"]
+    assert _text(view) == ""  # the shell's line is the detail's now
