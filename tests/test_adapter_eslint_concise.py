@@ -67,3 +67,11 @@ def test_one_fix_action_when_the_caller_linted_that_one_file():
     error = _fixable("/tmp/jr/es")
     assert [a.command for a in error.code_actions] == [("eslint", "--fix", "-c", "cfg/strict.mjs", "/tmp/jr/es/a.js")]
     assert len(_fixable("/elsewhere").code_actions) == 2  # another folder's a.js is another file
+
+
+def test_a_run_with_warnings_only_says_the_templated_fix_once():
+    """ESLint passed with 3 warnings: no deciding problem, so each listed warning carried the same 170-byte
+    fix; the first says it, the others only where they would add something."""
+    view = _view("warnings-only-passes")
+    assert view["status"] == "success" and len(view["problems"]) == 3
+    assert [("suggested_fix" in p) for p in view["problems"]] == [True, False, False]
