@@ -68,3 +68,13 @@ def test_a_script_whose_program_is_not_installed_says_so_and_how_to_install_it()
     assert "`eslintx` is not installed" in error["detail"]
     assert "npm install --save-dev" in error["suggested_fix"] and "eslintx" in error["suggested_fix"]
     assert _text(view) == ""  # the shell's line is the detail's now
+
+
+def test_npx_consent_is_offered_never_preferred():
+    """npx stopped before downloading and running a package it does not have: `npx --yes ...` is offered (the
+    caller may consent), never the preferred action an agent would take unasked (a misspelt name would run
+    someone else's code)."""
+    for name in ("npx-needs-consent", "npx-install-prompt"):
+        env, _ = _replay(name)
+        consent = [a for a in env["error"]["code_actions"] if "--yes" in (a.get("command") or [])]
+        assert consent and not any(a["is_preferred"] for a in consent), name
