@@ -36,6 +36,9 @@ MACHINE = re.compile(r"^(?:if this is intentional, prefix it with an underscore|
 _PLACEHOLDER = re.compile(r"(?<![\w:>])<[a-z][\w ]*>|/\* [^*]+ \*/")
 # `help:` lines that are no fix: the lint's page (its docs_url) and how to silence the lint
 _DOCS_HELP = re.compile(r"^for further information visit (?P<url>https?://\S+)$")
+# a note that only says the lint's level is its default one: `lint` names it, and nothing set it anywhere
+_DEFAULT_LEVEL = re.compile(r"^note: `#\[(?:warn|deny|forbid)\([\w:]+\)\]`(?: \(part of `#\[\w+\([\w:]+\)\]`\))? "
+                            r"on by default$")
 _OVERRIDE_HELP = re.compile(r"^to override `-[DF] \S+` add `#\[allow\((?P<lint>[\w:]+)\)\]`$")
 RUSTC_DOCS = "https://doc.rust-lang.org/error_codes/{code}.html"
 LINT_DOCS = "https://doc.rust-lang.org/rustc/lints/listing/index.html"
@@ -299,6 +302,8 @@ def _problem(head: re.Match[str], arrow: re.Match[str], block: list[str], tool: 
     # an edit listed in code_actions; the notes leave out what the problem says elsewhere
     helps = [h for h in helps if not _DOCS_HELP.match(h) and not _OVERRIDE_HELP.match(h) and h not in titles]
     notes = [n for n in notes if n.removeprefix("help: ") in helps or not n.startswith("help: ")]
+    if lint:
+        notes = [n for n in notes if not _DEFAULT_LEVEL.match(n)]
     extra: dict[str, Any] = {"notes": notes[:10]} if notes else {}
     if code and code.startswith("E"):
         extra["rustc_code"] = code

@@ -58,7 +58,7 @@ def panics(text: str, tool: str, exit_code: int | None, tests: bool) -> list[Pro
             said += expected.group(0).split("\n")
             message = (f"its panic message {expected.group('got').strip()} does not contain the expected "
                        f"{expected.group('want').strip()} (#[should_panic(expected)])")
-        stack = [f for f in _own_frames(frames) if {k: f[k] for k in loc} != loc]  # the location says its own
+        stack = [f for f in _rebased(_own_frames(frames), loc) if {k: f[k] for k in loc} != loc]  # said by loc
         extra: dict[str, Any] = {"stack": stack} if stack else {}
         if tests and thread != "main":
             out.append(problem(
@@ -128,6 +128,19 @@ def _own_frames(frames: list[re.Match[str]]) -> list[dict[str, Any]]:
                     "column": int(frame.group("column")), "function": function})
         function = None
     return out[:8]
+
+
+def _rebased(stack: list[dict[str, Any]], loc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A test binary runs in its package's folder, so its backtrace names files from there (`./src/lib.rs`)
+    while the panic line names them from where cargo ran (`a/src/lib.rs`, a workspace member): the frame at the
+    panic's own line and column gives the member's folder, which every relative frame then gets."""
+    file = loc["file"]
+    same = next((f for f in stack if (f["line"], f["column"]) == (loc["line"], loc["column"])
+                 and not f["file"].startswith("/") and file.endswith("/" + f["file"])), None)
+    if same is None:
+        return stack
+    folder = file[:-len(same["file"])]
+    return [f if f["file"].startswith("/") else {**f, "file": folder + f["file"]} for f in stack]
 
 
 def _blocks(text: str) -> dict[str, list[str]]:

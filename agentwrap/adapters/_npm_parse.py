@@ -284,11 +284,22 @@ def script_failed(run: CapturedRun) -> list[Problem]:
         return []
     last = headers[-1]
     script, command = last.group("script"), last.group("command").strip()
+    detail = f"script `{script}` of {last.group('pkg')} (`{command}`) exited with status {run.exit_code}"
+    fix = _script_fix(run, script, command)
+    missing = _NOT_FOUND.search(run.text()) if run.exit_code == 127 else None
+    if missing:  # the shell found no such program: not in node_modules/.bin (npm puts it on PATH) nor on PATH
+        name = missing.group("cmd")
+        detail += f": `{name}` is not installed ({missing.group(0).strip()})"
+        fix = (f"`{name}` is neither in node_modules/.bin nor on PATH: install the package that provides it as a "
+               f"dev dependency (`npm install --save-dev PACKAGE`; tsc comes from typescript), run `npm install` "
+               f"if it is already in package.json, or fix the name in the script.")
     return [problem(
-        "npm", NPM_SCRIPT_FAILED,
-        f"script `{script}` of {last.group('pkg')} (`{command}`) exited with status {run.exit_code}",
-        exit_code=run.exit_code, suggested_fix=_script_fix(run, script, command),
-        extra={"script": script, "command": command})]
+        "npm", NPM_SCRIPT_FAILED, detail, exit_code=run.exit_code, suggested_fix=fix,
+        extra={"script": script, "command": command, **({"missing_command": missing.group("cmd")} if missing else {})})]
+
+
+# what sh (dash: `sh: 1: x: not found`) or bash (`sh: x: command not found`) says of a program it cannot find
+_NOT_FOUND = lazy(r"^(?:/bin/)?(?:sh|bash|dash): (?:line )?(?:\d+: )?(?P<cmd>[^\s:]+): (?:command )?not found$", re.M)
 
 
 _INIT_TEST = 'echo "Error: no test specified" && exit 1'  # the test script `npm init` writes

@@ -117,7 +117,34 @@ def _code(m: Message) -> str:
     return "ESLINT_RULE_VIOLATION"
 
 
-def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem:
+# ESLint's options that take a value (9.x/10.x CLI): the word after them is no path to lint
+_WITH_VALUE = frozenset(("-c", "--config", "--ext", "--global", "--parser", "--parser-options", "--env", "--plugin",
+                         "--rule", "--ignore-pattern", "--ignore-path", "--stdin-filename", "--max-warnings", "-o",
+                         "--output-file", "-f", "--format", "--cache-location", "--cache-strategy", "--fix-type",
+                         "--report-unused-disable-directives-severity", "--flag", "--concurrency", "--rulesdir",
+                         "--resolve-plugins-relative-to", "--suppressions-location"))
+# what a fix of one file leaves out of the caller's options: the fix itself, where the report went and how many
+# warnings fail the run (none of them changes what is fixed)
+_NOT_FOR_A_FIX = frozenset(("--fix", "--fix-dry-run", "-o", "--output-file", "-f", "--format", "--max-warnings"))
+
+
+def fix_options(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """The caller's options, without the paths it linted: `eslint -c strict.mjs --rule X a.js` fixes a.js
+    under the same config and rules, never under whatever config the default lookup would find."""
+    kept: list[str] = []
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name = arg.split("=", 1)[0]
+        takes = arg in _WITH_VALUE and i + 1 < len(args)
+        if arg.startswith("-") and name not in _NOT_FOR_A_FIX:
+            kept += args[i:i + 2] if takes else [arg]
+        i += 2 if takes else 1
+    return kept
+
+
+def _problem(m: Message, eslint: str, fixable: dict[str, int] | None, options: list[str]) -> Problem:
     code = _code(m)
     location: dict[str, Any] = {"file": m.file}
     if m.line:
@@ -126,7 +153,7 @@ def _problem(m: Message, eslint: str, fixable: dict[str, int] | None) -> Problem
     actions: tuple[CodeAction, ...] = ()
     if m.rule in _FIXABLE_RULES and may_fix:
         actions = (CodeAction(title=f"Apply ESLint's automatic fixes to {m.file} ({m.rule} has one)",
-                              command=(eslint, "--fix", m.file), applicability="machine_applicable",
+                              command=(eslint, "--fix", *options, m.file), applicability="machine_applicable",
                               is_preferred=True),)
     docs = DOCS + f"rules/{m.rule}" if m.rule and "/" not in m.rule else None
     return problem("eslint", _DIAG[code], m.text, docs_url=docs, code_actions=actions, location=location,
@@ -158,6 +185,21 @@ def _fix_all(run: CapturedRun, data: Any) -> CodeAction | None:
                       applicability="machine_applicable")
 
 
+def _same_fix(run: CapturedRun, action: CodeAction, other: CodeAction) -> bool:
+    """Whether two `eslint --fix` commands fix the same: equal, or the run's own names one file that is the
+    file the other fixes (`eslint --fix a.js` and `eslint --fix /abs/a.js`, as stylish prints it)."""
+    ours, other_command = action.command or (), other.command or ()
+    if ours == other_command:
+        return True
+    if not other_command or len(ours) != len(other_command) or ours[:2] != other_command[:2]:
+        return False
+    mine, theirs = ours[-1], other_command[-1]
+    if mine.startswith("-") or ours[2:-1] != other_command[2:-1]:
+        return False
+    base = run.cwd or ""
+    return os.path.normpath(os.path.join(base, mine)) == os.path.normpath(os.path.join(base, theirs))
+
+
 class EslintAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
     codes = tuple(_DIAG.values())
@@ -177,7 +219,8 @@ class EslintAdapter(BaseAdapter):
         if _SUMMARY.search(text):
             counts = _last(_FIXABLE, text)
             fixable = {"error": int(counts["errors"]), "warning": int(counts["warnings"])} if counts else {}
-        return [_problem(m, eslint, fixable) for m in messages(text)[:1000]]
+        options = fix_options(run.argv)
+        return [_problem(m, eslint, fixable, options) for m in messages(text)[:1000]]
 
     def interpret(self, run: CapturedRun) -> Interpretation:
         """ESLint's `N errors and M warnings potentially fixable with the `--fix` option`: the deciding error
@@ -186,7 +229,7 @@ class EslintAdapter(BaseAdapter):
         interp = super().interpret(run)
         action = _fix_all(run, interp.data)
         error = interp.error
-        if action is None or error is None or action.command in (a.command for a in error.code_actions):
+        if action is None or error is None or any(_same_fix(run, action, a) for a in error.code_actions):
             return interp
         fixed = error._replace(code_actions=(*error.code_actions, action))
         return interp._replace(error=fixed, problems=tuple(fixed if p is error else p for p in interp.problems))

@@ -212,6 +212,18 @@ def _message(m: re.Match[str], message_lines: list[str], code: str | None) -> st
     return whole if len(whole) <= 500 else whole[:499] + "…"
 
 
+# require() of an ES module: one it cannot load (ERR_REQUIRE_ESM, node < 20.19 or 22.12), or one whose graph
+# has a top-level await, which require() never loads (ERR_REQUIRE_ASYNC_MODULE)
+_REQUIRE_ESM = {
+    "ERR_REQUIRE_ESM": "require() cannot load this ES module: load it with `await import(...)` (dynamic import works "
+                       "in CommonJS), or make the requiring file an ES module (`.mjs`, or \"type\": \"module\" in "
+                       "package.json) and use `import`.",
+    "ERR_REQUIRE_ASYNC_MODULE": "The required ES module (or one it imports) uses top-level await, which require() "
+                                "cannot wait for: load it with `await import(...)`, make the requiring file an ES "
+                                "module and use `import`, or move the await into a function.",
+}
+
+
 def _classify(tool: str, m: re.Match[str], message_lines: list[str], frames: list[Frame], prop_code: str | None,
               header: Header | None, exit_code: int | None, thrower: str | None = None) -> Problem:
     etype, message = m.group("type"), m.group("message").strip()
@@ -221,7 +233,8 @@ def _classify(tool: str, m: re.Match[str], message_lines: list[str], frames: lis
     if location is None and user:
         location = {"file": user[0].file, "line": user[0].line, "column": user[0].column}
     extra: dict[str, Any] = {"error_type": etype}
-    if user:  # node's own frames name no place to fix
+    alone = len(user) == 1 and location == {"file": user[0].file, "line": user[0].line, "column": user[0].column}
+    if user and not alone:  # node's own frames name no place to fix; one frame at the location says no more
         extra["stack"] = [f.to_dict() for f in user[:8]]
     if ecode:
         extra["error_code"] = ecode
@@ -255,6 +268,8 @@ def _classify(tool: str, m: re.Match[str], message_lines: list[str], frames: lis
         return _problem(tool, "NODE_ASSERTION_FAILED", first, exit_code, **kw,
                         suggested_fix="The asserted condition is false at the location shown: fix the code or the "
                                       "expectation.")
+    if ecode in _REQUIRE_ESM:  # the place is the require() call: what to change there is node's rule, not a bug
+        return _problem(tool, "NODE_UNCAUGHT_EXCEPTION", first, exit_code, **kw, suggested_fix=_REQUIRE_ESM[ecode])
     if ecode == "EADDRINUSE":
         port = re.search(r":(\d+)\s*$", message)
         fix = "Another process listens on that address: stop it"

@@ -1,5 +1,5 @@
 """`node --test` results as facts: the totals and each failed test, from the spec reporter (its `failing
-tests:` recap) or TAP (`not ok` entries and their YAML diagnostics).
+tests:` recap) or TAP (`not ok` entries and their YAML diagnostics); mocha's spec reporter is `js_mocha`'s.
 
 Shared by the node and npm adapters (js_stacks re-exports them). Pure functions of cleaned text.
 """
@@ -10,6 +10,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
+from agentwrap.adapters import js_mocha
 from agentwrap.adapters.js_frames import Frame, file_path, parse_frame, user_frames
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import Problem, ProblemCode, problem
@@ -35,13 +36,13 @@ _SUBTEST_CALL = "TestContext.test (node:internal/test_runner/"
 
 
 def runner_counts(text: str) -> dict[str, Any] | None:
-    """`node --test` totals (spec reporter `ℹ tests 3` or TAP `# tests 3`)."""
+    """`node --test` totals (spec reporter `ℹ tests 3` or TAP `# tests 3`), else mocha's (`1 passing (9ms)`)."""
     counts: dict[str, Any] = {}
     for m in _TEST_COUNT.finditer(text):
         key = {"pass": "passed", "fail": "failed", "tests": "total"}.get(m.group("key"), m.group("key"))
         counts[key] = float(m.group("value")) if "." in m.group("value") else int(m.group("value"))
     if "total" not in counts:
-        return None
+        return js_mocha.counts(text)
     if "duration_ms" in counts:
         counts["duration_ms"] = round(counts["duration_ms"])
     return counts
@@ -74,6 +75,8 @@ def runner_failures(text: str, tool: str, exit_code: int | None) -> list[Problem
     lines = text.splitlines()
     if "✖ failing tests:" in lines:
         return _spec_failures(lines, tool, exit_code)
+    if not _TEST_COUNT.search(text) and (mocha := js_mocha.failures(text, tool, TEST_FAILED, exit_code)):
+        return mocha
     out: list[Problem] = []
     for i, line in enumerate(lines):
         m = _TAP_FAIL.match(line)

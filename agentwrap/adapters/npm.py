@@ -68,6 +68,32 @@ def _network(found: Problem, run: CapturedRun) -> Problem:
     return found._replace(detail=detail, matched="\n".join(block), suggested_fix=fix, code_actions=())
 
 
+_TEST_CODES = frozenset({"NODE_TEST_FAILED", "NODE_TEST_FILE_FAILED"})
+_AUDIT_ANSWER = re.compile(r"^npm (?:warn|WARN) audit (?P<reason>.+?)\s*$", re.M)
+# Problems whose fix names npm's debug log, or whose facts are another program's output: npm's lines stay
+_LOG_NEEDED = frozenset({"NPM_ERROR", "NPM_SCRIPT_FAILED"})
+
+
+def _audit(found: Problem, run: CapturedRun) -> Problem:
+    """The registry's answer to `npm audit` (npm warns it, then errors with no reason) is the detail."""
+    answer = _AUDIT_ANSWER.search(run.text())
+    if found.code != "NPM_AUDIT_ENDPOINT_ERROR" or answer is None:
+        return found
+    return found._replace(detail=f"npm audit got no advisories: the registry answered {answer['reason']}",
+                          matched=f"{answer.group(0)}\n{found.matched}")
+
+
+def _owning_block(found: Problem, run: CapturedRun) -> Problem:
+    """An npm problem read from one line stands for npm's whole `npm error` block: the lines around it
+    (`npm error code E404`, `404 Note that you can also install from a tarball...`) and the debug log's
+    path say nothing the problem does not, so concise text does not keep them beside it. Not for a
+    problem whose fix sends the reader to that log, nor for a script's own failure."""
+    if not found.code.startswith("NPM_") or found.code in _LOG_NEEDED:
+        return found
+    block = [ln for ln in run.text().splitlines() if re.match(p.ERR, ln)]
+    return found._replace(matched="\n".join([found.matched, *block]))
+
+
 def _is_npx(argv: list[str] | tuple[str, ...]) -> bool:
     return os.path.basename(argv[0]).startswith("npx")
 
@@ -170,6 +196,20 @@ class NpmAdapter(BaseAdapter):
             summary = error.detail if interp.summary == interp.error.detail else interp.summary
             interp = interp._replace(error=error, summary=summary,
                                      problems=tuple(_network(x, run) for x in interp.problems))
+        if interp.error is not None and interp.error.code.startswith("NPM_"):
+            code = interp.error.code
+
+            def own(x: Problem) -> Problem:
+                return _owning_block(_audit(x, run), run) if x.code == code else x
+            error = own(interp.error)
+            summary = error.detail if interp.summary == interp.error.detail else interp.summary
+            interp = interp._replace(error=error, summary=summary, problems=tuple(own(x) for x in interp.problems))
+        tests = interp.data.get("tests") if isinstance(interp.data, dict) else None
+        if interp.error is not None and interp.error.code in _TEST_CODES and isinstance(tests, dict):
+            # the counts, in our words, of a runner no adapter of its own read (mocha): not the first failure again
+            head = f"npm {run.subcommand}" if run.subcommand else os.path.basename(run.argv[0])
+            said = f"{head}: {tests.get('passed', 0)} passed, {tests.get('failed', 0)} failed"
+            interp = interp._replace(summary=said)
         if interp.error is None or interp.error.code.startswith(("NPM_", "NODE_")):
             return interp
         fallback = p.npm_error_code(run)  # npm named its own code: better than an unexplained exit

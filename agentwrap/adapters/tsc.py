@@ -25,6 +25,8 @@ PLAIN = re.compile(rf"^(?P<file>{_PATH})\((?P<line>\d+),(?P<column>\d+)\): {_TAI
 PRETTY = re.compile(rf"^(?P<file>{_PATH}):(?P<line>\d+):(?P<column>\d+) - {_TAIL}")
 BARE = re.compile(rf"^{_TAIL}")  # options and project errors have no location
 _RELATED = lazy(rf"^  (?P<at>{_PATH}:\d+:\d+) - (?P<message>.+?)\s*$")  # pretty: where a type came from
+# pretty: the code frame under an error or a related place, its numbered source rows and the `~~~` under them
+_FRAME = lazy(r"^ *\d+ .*$|^ *~[~ ]*$")
 _SUMMARY = lazy(r"^Found (?P<errors>\d+) errors?(?:\. Watching| in (?:(?P<files>\d+) files|the same file"
                       r"|(?P<one>\S+):\d+)|\.)", re.M)
 _TRY = lazy(r"Try `(?P<cmd>npm i(?:nstall)? [^`]+)`")
@@ -56,12 +58,19 @@ _DIAG: dict[str, ProblemCode] = {c.code: c for c in (
                                           "(a parameter kept on purpose can be prefixed with `_`)."),
     ProblemCode(code="TSC_FILE_NOT_FOUND", title="tsc: file or path not found", category="not_found", status=404,
                 suggested_fix="Check the file names on the command line and `files`/`include` in tsconfig.json."),
+    ProblemCode(code="TSC_NO_TSCONFIG", title="tsc: no tsconfig.json where it looked", category="not_found",
+                status=404,
+                suggested_fix="Run tsc in the folder that has the project's tsconfig.json, or point -p at it (`tsc -p "
+                              "DIR`); a new project creates one with `tsc --init`."),
     ProblemCode(code="TSC_NO_INPUTS", title="tsc: no input files in the project", category="not_found", status=404,
                 suggested_fix="Point `include`/`files` in tsconfig.json at the sources, or run tsc in the right "
                               "folder."),
 )}
 _MISSING = frozenset({2307, 2792, 2688, 2580, 2581, 2582, 2583, 2591, 2592, 2593, 7016})
-_NOT_FOUND = frozenset({6053, 5057, 5058, 6231, 6504})
+_NOT_FOUND = frozenset({6053, 5058, 6231, 6504})
+# `Cannot find a tsconfig.json file at the specified directory` (5057, `tsc -p DIR`) and `... at the current
+# directory` (5081, tsc 7's `tsc -p .`): no project there, not a bad option nor a file list to check
+_NO_TSCONFIG = frozenset({5057, 5081})
 
 
 # noUnusedLocals / noUnusedParameters: 'x' is declared but its value is never read (6133), all imports
@@ -74,6 +83,8 @@ def _code(num: int, file: str | None = None) -> str:
         return "TSC_UNUSED_DECLARATION"
     if num in _MISSING:
         return "TSC_MISSING_MODULE"
+    if num in _NO_TSCONFIG:
+        return "TSC_NO_TSCONFIG"
     if num in _NOT_FOUND:
         return "TSC_FILE_NOT_FOUND"
     if num == 18003:
@@ -94,24 +105,34 @@ class Diagnostic(NamedTuple):
     message: str
     notes: list[str]
     text: str
+    frames: list[str]  # pretty's code frames, the error's and its related places': said by the location and notes
 
 
 def diagnostics(text: str) -> list[Diagnostic]:
     """Every `error TSnnnn` tsc printed, plain or pretty, with the indented chain lines that follow it."""
     found: list[Diagnostic] = []
     current: Diagnostic | None = None
+    framed: Diagnostic | None = None  # a pretty error whose code frames may follow (blank lines between)
     for line in text.splitlines():
         m = PLAIN.match(line) or PRETTY.match(line) or BARE.match(line)
         related = _RELATED.match(line) if found and not m else None
+        if framed is not None and not m and not related and (not line.strip() or _FRAME.match(line)):
+            if line.strip():
+                framed.frames.append(line.strip())
+            current = None
+            continue
+        if current is None or m or related or line[:2] != "  ":  # a chain line keeps its error's frames coming
+            framed = None
         if related:
             found[-1].notes.append(f"{related['at']}: {related['message']}")
-            current = None
+            current, framed = None, found[-1]
         elif m:
             g = m.groupdict()
             current = Diagnostic(g.get("file"), int(g["line"]) if g.get("line") else None,
                                  int(g["column"]) if g.get("column") else None, g["severity"], int(g["num"]),
-                                 g["message"], [], line.strip())
+                                 g["message"], [], line.strip(), [])
             found.append(current)
+            framed = current if m.re is PRETTY else None
         elif current is not None and line[:2] == "  " and line.strip():
             current.notes.append(line.strip())  # the message chain: "  Type 'x' is not assignable to ..."
         else:
@@ -181,7 +202,7 @@ def _problem(d: Diagnostic, code: str) -> Problem:
     detail = f"{d.severity} TS{d.num}: {d.message}"
     return problem("tsc", _DIAG[code], detail, docs_url=DOCS + "tsconfig" if code == "TSC_CONFIG_ERROR" else None,
                    code_actions=tuple(actions), location=location, severity=d.severity, extra=extra,
-                   suggested_fix=fix, matched=d.text)
+                   suggested_fix=fix, matched="\n".join([d.text, *d.frames]))
 
 
 def _n(count: int, word: str) -> str:

@@ -91,8 +91,13 @@ def concise(rec: RunRecord) -> dict[str, Any]:
     if rec.error is not None:
         out["error"] = deciding_problem(rec)
     if others:
-        deciding_fix = rec.error.suggested_fix if rec.error is not None else None
-        listed = [concise_problem(p, summary=rec.summary, known_fix=deciding_fix) for p in others[:CONCISE_PROBLEMS]]
+        known_fix = rec.error.suggested_fix if rec.error is not None else None
+        listed = []
+        for p in others[:CONCISE_PROBLEMS]:
+            listed.append(concise_problem(p, summary=rec.summary, known_fix=known_fix))
+            # with no deciding problem (warnings of a run that passed), the first fix listed is the known one:
+            # a templated fix is said once, as the deciding one would say it
+            known_fix = known_fix or listed[-1].get("suggested_fix")
         # Rule 1: a problem the summary says whole (cargo's `could not compile`, with no place, fix or
         # fact of its own) is not listed again as a bare code.
         listed = [p for p in listed if set(p) != {"code"} or rec.error is None]
