@@ -187,7 +187,14 @@ class GitAdapter(BaseAdapter):
         super().__init__(_SPEC)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return write.conflicts(run)
+        return write.conflicts(run) or write.unresolved(run)
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        found = super().find_problems(run)
+        if any(p.code == write.MERGE_CONFLICT.code for p in found):  # files still conflicted: it is this
+            # operation's own conflict, no other one "in progress" (`git merge --continue` says it as `git commit`)
+            found = [p for p in found if p.code != "GIT_OPERATION_IN_PROGRESS"]
+        return found
 
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)

@@ -1,5 +1,6 @@
 """What git's changing commands report: `commit` and `push` results as data and effects, merge conflicts
-(from merge, pull, rebase, cherry-pick, revert, stash, am) as one located problem per file; and `remote -v`."""
+(from merge, pull, rebase, cherry-pick, revert, stash, am, and the `--continue` or commit that finds some
+still unresolved) as one located problem per file; and `remote -v`."""
 
 from __future__ import annotations
 
@@ -134,24 +135,61 @@ def conflicts(run: CapturedRun) -> list[Problem]:
     matches = list(_CONFLICT.finditer(run.text()))
     for n, m in enumerate(matches, 1):
         path = (m.group("file") or m.group("first")).strip()
-        actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
-                              command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
-        if conclude:
-            title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
-                     else f"Conclude the {op} once every file is resolved")
-            actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
-        if abort:
-            actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
-                                      command=tuple(abort), applicability="maybe_incorrect"))
-        fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
-               + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
-                                                                                else "."))
         detail = (f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
                   + (f": {m.group('rest')}" if m.group("rest") else ""))
-        found.append(problem("git", MERGE_CONFLICT, detail, exit_code=run.exit_code, suggested_fix=fix,
-                             code_actions=tuple(actions), location={"file": path},
-                             extra={"conflict": m.group("kind")}))
+        found.append(_conflicted(run, path, detail, op, (conclude, abort), m.group("kind")))
     return found
+
+
+def _conflicted(run: CapturedRun, path: str, detail: str, op: str,
+                flow: tuple[list[str] | None, list[str] | None], kind: str | None) -> Problem:
+    """The problem of one file with conflicts to resolve: its resolve / conclude / abort steps."""
+    conclude, abort = flow
+    sub = (run.subcommand or "").split(" ")[0]
+    actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
+                          command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
+    if conclude:
+        title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
+                 else f"Conclude the {op} once every file is resolved")
+        actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
+    if abort:
+        actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
+                                  command=tuple(abort), applicability="maybe_incorrect"))
+    fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
+           + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
+                                                                            else "."))
+    return problem("git", MERGE_CONFLICT, detail, exit_code=run.exit_code, suggested_fix=fix,
+                   code_actions=tuple(actions), location={"file": path}, extra={"conflict": kind} if kind else None)
+
+
+_NEEDS_MERGE = lazy(r"^(?P<file>.+): needs merge$", re.M)  # `git rebase --continue` before every file is added
+_UNMERGED = lazy(r"^U\t(?P<file>.+)$", re.M)  # `git commit` (`merge|cherry-pick|revert --continue`) lists them
+_CANNOT_COMMIT = lazy(r"^error: Committing is not possible because you have unmerged files\.", re.M)
+_CONTINUES = ("merge", "rebase", "cherry-pick", "revert")
+
+
+def unresolved(run: CapturedRun) -> list[Problem]:
+    """`git rebase --continue`, `git merge --continue` or `git commit` refused because files still hold
+    conflicts: one problem per file, as at the conflict, with the steps of the operation that stopped (the
+    one continued; for `git commit`, the commit again, since git does not say which operation is in
+    progress and `git status` does)."""
+    text = run.text()
+    found = [unquote(m.group("file")) for m in _NEEDS_MERGE.finditer(run.stdout_text + "\n" + run.stderr_text)]
+    if not found and _CANNOT_COMMIT.search(text):
+        found = [unquote(m.group("file")) for m in _UNMERGED.finditer(run.stdout_text)]
+    sub = (run.subcommand or "").split(" ")[0]
+    continued = sub in _CONTINUES and "--continue" in run.argv
+    if not found or not (continued or sub == "commit"):
+        return []
+    args = args_after(run, "commit")
+    said_message = any(a.startswith(("-m", "--message", "-F", "--file", "-C", "--reuse-message")) for a in args)
+    flow = _FLOW[sub] if continued else (["git", "commit", *(args if said_message else ["--no-edit"])], None)
+    if continued and sub == "merge":
+        flow = (["git", "merge", "--continue"], flow[1])
+    said = f"{sub} --continue" if continued else "commit"
+    return [_conflicted(run, path, f"{said} refused: {path} still has unresolved conflicts "
+                                   f"({n} of {len(found)} unmerged files)", sub, flow, None)
+            for n, path in enumerate(dict.fromkeys(found), 1)]
 
 
 # --- remote --------------------------------------------------------------------------------------

@@ -1,0 +1,37 @@
+"""A `git rebase --continue`, `git merge --continue` or `git commit` refused because files still hold conflicts
+(captured fixtures): each file is a located conflict with the operation's own resolve / continue / abort
+steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
+(`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from agentwrap import fixtures, registry
+from agentwrap.artifacts import ArtifactStore
+from agentwrap.render import views
+
+CASES = {c.name: c for c in fixtures.cases(ROOT / "fixtures") if c.adapter == "git"}
+
+
+@pytest.mark.parametrize(("name", "conclude", "abort"), [
+    ("rebase-continue-unresolved", ["git", "rebase", "--continue"], ["git", "rebase", "--abort"]),
+    ("merge-continue-unresolved", ["git", "merge", "--continue"], ["git", "merge", "--abort"]),
+    ("commit-unresolved", ["git", "commit", "-m", "done"], None),
+])
+def test_each_unresolved_file_is_a_conflict_with_the_steps_of_the_operation(
+        name: str, conclude: list[str], abort: list[str] | None, tmp_path: Path) -> None:
+    record = fixtures.replay_record(registry.builtin("git"), CASES[name], store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    error = view["error"]
+    assert error["code"] == "GIT_MERGE_CONFLICT" and error["location"] == {"file": "f.txt"}
+    assert [p["location"]["file"] for p in view["problems"]] == ["g.txt"]
+    commands = [a["command"] for a in error["code_actions"]]
+    assert commands[0] == ["git", "add", "--", "f.txt"]
+    assert commands[1][-len(conclude):] == conclude
+    assert (commands[2] if abort else None) == abort
+    assert "GIT_OPERATION_IN_PROGRESS" not in str(view)
+    assert "output" not in view, "git's own lines only restate the unresolved files"
