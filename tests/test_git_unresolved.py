@@ -1,7 +1,8 @@
 """A `git rebase --continue`, `git merge --continue` or `git commit` refused because files still hold conflicts
 (captured fixtures): each file is a located conflict with the operation's own resolve / continue / abort
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
-(`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text."""
+(`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
+missing remote."""
 
 from __future__ import annotations
 
@@ -35,3 +36,12 @@ def test_each_unresolved_file_is_a_conflict_with_the_steps_of_the_operation(
     assert (commands[2] if abort else None) == abort
     assert "GIT_OPERATION_IN_PROGRESS" not in str(view)
     assert "output" not in view, "git's own lines only restate the unresolved files"
+
+
+@pytest.mark.parametrize("name", ["push-no-remote", "push-unknown-remote"])
+def test_gits_how_to_under_a_missing_remote_is_not_kept_beside_the_problem(name: str, tmp_path: Path) -> None:
+    record = fixtures.replay_record(registry.builtin("git"), CASES[name], store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    assert view["error"]["code"] in ("GIT_NO_REMOTE", "GIT_REMOTE_NOT_FOUND")
+    assert ["git", "remote"] in [a["command"][:2] for a in view["error"]["code_actions"]], "git's how-to, as a step"
+    assert "output" not in view, "git's how-to and boilerplate only restate the problem"
