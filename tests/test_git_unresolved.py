@@ -2,7 +2,7 @@
 (captured fixtures): each file is a located conflict with the operation's own resolve / continue / abort
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
-missing remote."""
+missing remote; and a `git bisect run` that prints nothing says why."""
 
 from __future__ import annotations
 
@@ -45,3 +45,12 @@ def test_gits_how_to_under_a_missing_remote_is_not_kept_beside_the_problem(name:
     assert view["error"]["code"] in ("GIT_NO_REMOTE", "GIT_REMOTE_NOT_FOUND")
     assert ["git", "remote"] in [a["command"][:2] for a in view["error"]["code_actions"]], "git's how-to, as a step"
     assert "output" not in view, "git's how-to and boilerplate only restate the problem"
+
+
+def test_a_bisect_run_that_prints_nothing_says_no_bisection_is_ready(tmp_path: Path) -> None:
+    """git prints nothing and exits 1 when `git bisect run` has no bad and good commit to bisect between."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["bisect-run-no-good"], store=ArtifactStore(tmp_path))
+    error = views.concise(record)["error"]
+    assert error["code"] == "GIT_BISECT_NOT_READY"
+    assert [a["command"] for a in error["code_actions"]][0] == ["git", "bisect", "log"]
+    assert "git bisect start <BAD> <GOOD>" in error["suggested_fix"]

@@ -187,7 +187,7 @@ class GitAdapter(BaseAdapter):
         super().__init__(_SPEC)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return write.conflicts(run) or write.unresolved(run)
+        return write.conflicts(run) or write.unresolved(run) or write.bisect_not_ready(run)
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
         found = super().find_problems(run)

@@ -23,7 +23,13 @@ _TRACK = lazy(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch 
 
 MERGE_CONFLICT = ProblemCode(code="GIT_MERGE_CONFLICT", title="Merge conflict", category="conflict", status=409,
                              docs_url="https://git-scm.com/docs/git-merge#_how_to_resolve_conflicts")
-CODES = (MERGE_CONFLICT,)
+BISECT_NOT_READY = ProblemCode(code="GIT_BISECT_NOT_READY", title="No bisection to run", category="precondition",
+                               status=412, docs_url="https://git-scm.com/docs/git-bisect#_bisect_run",
+                               suggested_fix="`git bisect run` needs a bisection with a bad and a good commit: "
+                                             "`git bisect log` shows what is marked; mark the missing one "
+                                             "(`git bisect good <COMMIT>`) or start with `git bisect start <BAD> "
+                                             "<GOOD>`, then run it again.")
+CODES = (MERGE_CONFLICT, BISECT_NOT_READY)
 
 
 def parse_commit(run: CapturedRun) -> dict[str, Any] | None:
@@ -190,6 +196,20 @@ def unresolved(run: CapturedRun) -> list[Problem]:
     return [_conflicted(run, path, f"{said} refused: {path} still has unresolved conflicts "
                                    f"({n} of {len(found)} unmerged files)", sub, flow, None)
             for n, path in enumerate(dict.fromkeys(found), 1)]
+
+
+def bisect_not_ready(run: CapturedRun) -> list[Problem]:
+    """`git bisect run` that failed printing nothing: git does so when no bisection is started, or when its
+    good (or bad) commit is not yet known; it names neither. `git bisect log` says which."""
+    if (run.subcommand or "") != "bisect run" or not run.failed or run.signal is not None or run.text().strip():
+        return []
+    actions = (CodeAction(title="See what the bisection has marked (nothing: none is started)",
+                          command=("git", "bisect", "log"), applicability="machine_applicable", is_preferred=True),
+               CodeAction(title="Start one from a bad and a good commit", applicability="has_placeholders",
+                          command=("git", "bisect", "start", "<BAD>", "<GOOD>")))
+    return [problem("git", BISECT_NOT_READY, "git bisect run printed nothing and ran no test: no bisection is "
+                    "started, or its good or bad commit is not marked", exit_code=run.exit_code,
+                    code_actions=actions)]
 
 
 # --- remote --------------------------------------------------------------------------------------
