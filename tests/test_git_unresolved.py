@@ -2,7 +2,7 @@
 (captured fixtures): each file is a located conflict with the operation's own resolve / continue / abort
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
-missing remote; and a `git bisect run` that prints nothing says why."""
+missing remote; a `git bisect run` that prints nothing says why; and a worktree refusal is named."""
 
 from __future__ import annotations
 
@@ -54,3 +54,23 @@ def test_a_bisect_run_that_prints_nothing_says_no_bisection_is_ready(tmp_path: P
     assert error["code"] == "GIT_BISECT_NOT_READY"
     assert [a["command"] for a in error["code_actions"]][0] == ["git", "bisect", "log"]
     assert "git bisect start <BAD> <GOOD>" in error["suggested_fix"]
+
+
+@pytest.mark.parametrize(("name", "code", "first"), [
+    ("worktree-path-exists", "GIT_ALREADY_EXISTS", ["git", "worktree", "list"]),
+    ("worktree-branch-exists", "GIT_ALREADY_EXISTS", ["git", "worktree", "add", "../wt4", "w2"]),
+    ("worktree-branch-checked-out", "GIT_BRANCH_IN_WORKTREE", ["git", "worktree", "list"]),
+    ("branch-delete-in-worktree", "GIT_BRANCH_IN_WORKTREE", ["git", "worktree", "remove", "/tmp/g/wt1"]),
+])
+def test_a_worktree_refusal_is_named_with_a_step_that_keeps_this_worktree(
+        name: str, code: str, first: list[str], tmp_path: Path) -> None:
+    """`git worktree add PATH -b NAME` where NAME exists is not told to `git switch NAME` (that moves the
+    worktree the agent is in); a branch checked out elsewhere says where, not COMMAND_FAILED."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES[name], store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    error = view["error"]
+    assert error["code"] == code
+    assert error["code_actions"][0]["command"] == first and error["code_actions"][0]["is_preferred"]
+    assert not any(a["command"][:2] == ["git", "switch"] for a in error["code_actions"])
+    assert "git switch" not in error.get("suggested_fix", "")
+    assert "Preparing worktree" not in str(view.get("output"))

@@ -299,6 +299,34 @@ _FORCE_CREATE = {"checkout": {"-b": "-B"}, "switch": {"-c": "-C", "--create": "-
                  "worktree": {"-b": "-B"}}
 
 
+_WORKTREE_VALUES = frozenset({"-b", "-B", "--reason"})
+
+
+def _worktree_of(args: list[str], path: str | None) -> tuple[str, ...] | None:
+    """`worktree add [OPTIONS] -b NAME PATH [START]` as `git worktree add [OPTIONS] PATH NAME`: the new
+    branch checked out as an existing one, at `path` (None: the same path); None without `-b NAME`."""
+    if args[:1] != ["add"]:
+        return None
+    options: list[str] = []
+    positionals: list[str] = []
+    name = None
+    i = 1
+    while i < len(args):
+        word = args[i]
+        if word in ("-b", "-B") and i + 1 < len(args):
+            name, i = args[i + 1], i + 2
+            continue
+        if word in _WORKTREE_VALUES and i + 1 < len(args):
+            options += args[i:i + 2]
+            i += 2
+            continue
+        (options if word.startswith("-") else positionals).append(word)
+        i += 1
+    if name is None or not positionals:
+        return None
+    return ("git", "worktree", "add", *options, path or positionals[0], name)
+
+
 def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
     """GIT_ALREADY_EXISTS with the user's own command made to replace the name: `checkout -b X START` ->
     `checkout -B X START`, `switch -c` -> `switch -C`, `branch X` -> `branch -f X`; and a clone's own
@@ -312,6 +340,21 @@ def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
             actions = [a for a in actions if not a.title.startswith("Reset ")]  # the spec's `switch -C`
             actions.append(CodeAction(title=title, command=("git", word or "", *forced),
                                       applicability="maybe_incorrect"))
+        existing = _worktree_of(args, None) if word == "worktree" else None
+        if existing:  # `worktree add PATH -b NAME`: the switch would move this worktree, not add one
+            actions = [CodeAction(title="Check out the existing branch in the new worktree", command=existing,
+                                  applicability="maybe_incorrect", is_preferred=True),
+                       *(a._replace(is_preferred=False) for a in actions if not a.title.startswith("Switch "))]
+            p = p._replace(suggested_fix=f"Branch {existing[-1]} already exists: check it out in the new worktree "
+                                         f"without -b (`{' '.join(existing)}`), choose another name, or reset it "
+                                         "to the start point with -B, which leaves the commits only it held "
+                                         "unreachable.")
+    elif p.title == "Worktree path already exists" and (elsewhere := _worktree_of(args, "<PATH>")):
+        # git 2.39 creates the `-b` branch before it looks at the path: a retry with `-b` at another path
+        # then fails on the branch, so the retry names the branch without `-b`
+        actions.append(CodeAction(title=f"Add it at another path (git may have created {elsewhere[-1]} already: "
+                                        "if so, without -b, as here)", command=elsewhere,
+                                  applicability="has_placeholders"))
     elif p.title == "Remote already exists" and args[:1] == ["add"]:
         pos = [a for a in args[1:] if not a.startswith("-")]
         if len(pos) == 2:  # `remote add NAME URL`: the URL the caller meant for NAME
