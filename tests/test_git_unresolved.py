@@ -2,7 +2,8 @@
 (captured fixtures): each file is a located conflict with the operation's own resolve / continue / abort
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
-missing remote; a `git bisect run` that prints nothing says why; and a worktree refusal is named."""
+missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
+are named."""
 
 from __future__ import annotations
 
@@ -74,3 +75,14 @@ def test_a_worktree_refusal_is_named_with_a_step_that_keeps_this_worktree(
     assert not any(a["command"][:2] == ["git", "switch"] for a in error["code_actions"])
     assert "git switch" not in error.get("suggested_fix", "")
     assert "Preparing worktree" not in str(view.get("output"))
+
+
+def test_a_refused_file_transport_is_named_and_its_override_is_not_preferred(tmp_path: Path) -> None:
+    """`git submodule add ../sub sub` (git >= 2.38.1): the cause is `transport 'file' not allowed`, not the
+    last line (`clone of ... failed`); lifting a security default is offered, never the preferred step."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["submodule-file-transport"],
+                                    store=ArtifactStore(tmp_path))
+    error = views.concise(record)["error"]
+    assert error["code"] == "GIT_TRANSPORT_NOT_ALLOWED"
+    assert error["code_actions"][0]["command"][:3] == ["git", "-c", "protocol.file.allow=always"]
+    assert not error["code_actions"][0].get("is_preferred")
