@@ -3,7 +3,7 @@
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
 missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
-are named."""
+are named; an unknown identity is one problem."""
 
 from __future__ import annotations
 
@@ -86,3 +86,15 @@ def test_a_refused_file_transport_is_named_and_its_override_is_not_preferred(tmp
     assert error["code"] == "GIT_TRANSPORT_NOT_ALLOWED"
     assert error["code_actions"][0]["command"][:3] == ["git", "-c", "protocol.file.allow=always"]
     assert not error["code_actions"][0].get("is_preferred")
+
+
+def test_an_unknown_identity_is_one_problem_without_gits_how_to(tmp_path: Path) -> None:
+    """The `*** Please tell me who you are.` block is one problem, detailed by git's own reason (`unable to
+    auto-detect email address (got ...)`), and git's how-to (`git config --global ...`) is not kept beside
+    the actions that set the identity for this repository."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["commit-identity-unknown"],
+                                    store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    assert view["error"]["code"] == "GIT_IDENTITY_UNKNOWN" and "problems" not in view
+    assert "auto-detect email address" in view["error"]["detail"]
+    assert "output" not in view
