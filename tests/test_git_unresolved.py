@@ -3,7 +3,7 @@
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
 missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
-are named; an unknown identity is one problem."""
+are named; an unknown identity is one problem; staged changes block a rebase as unstaged ones do."""
 
 from __future__ import annotations
 
@@ -97,4 +97,15 @@ def test_an_unknown_identity_is_one_problem_without_gits_how_to(tmp_path: Path) 
     view = views.concise(record)
     assert view["error"]["code"] == "GIT_IDENTITY_UNKNOWN" and "problems" not in view
     assert "auto-detect email address" in view["error"]["detail"]
+    assert "output" not in view
+
+
+def test_a_rebase_blocked_by_staged_changes_offers_autostash(tmp_path: Path) -> None:
+    """`git add y; git rebase -i HEAD~3`: `Your index contains uncommitted changes` is the precondition
+    unstaged changes are, not COMMAND_FAILED, and git's `Please commit or stash them.` is not kept."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["rebase-index-uncommitted"],
+                                    store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    assert view["error"]["code"] == "GIT_UNSTAGED_CHANGES"
+    assert view["error"]["code_actions"][0]["command"] == ["git", "rebase", "-i", "HEAD~3", "--autostash"]
     assert "output" not in view
