@@ -3,7 +3,8 @@
 steps, not "another operation is in progress" or a bare exit status, and git's lines that only say it
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
 missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
-are named; an unknown identity is one problem; staged changes block a rebase as unstaged ones do."""
+are named; an unknown identity is one problem; staged changes block a rebase as unstaged ones do; an editor
+refused with the operation begun is answered with the step that concludes it."""
 
 from __future__ import annotations
 
@@ -109,3 +110,21 @@ def test_a_rebase_blocked_by_staged_changes_offers_autostash(tmp_path: Path) -> 
     assert view["error"]["code"] == "GIT_UNSTAGED_CHANGES"
     assert view["error"]["code_actions"][0]["command"] == ["git", "rebase", "-i", "HEAD~3", "--autostash"]
     assert "output" not in view
+
+
+@pytest.mark.parametrize(("name", "first", "then"), [
+    ("revert-editor", ["agentwrap", "--env", "GIT_EDITOR=true", "--", "git", "commit"], ["git", "commit", "-m"]),
+    ("rebase-interactive-editor", ["git", "rebase", "--abort"],
+     ["agentwrap", "--env", "GIT_SEQUENCE_EDITOR=true", "--", "git", "rebase", "-i", "HEAD~3"]),
+])
+def test_an_editor_refused_with_the_operation_begun_is_not_answered_with_the_same_command_again(
+        name: str, first: list[str], then: list[str], tmp_path: Path) -> None:
+    """agentwrap ends git at a refused editor; `git revert HEAD` has then staged the revert (running it again
+    fails: "your local changes would be overwritten"), `git rebase -i` has begun the rebase (again: "already
+    a rebase-merge directory"). The first step concludes (or ends) what git began."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES[name], store=ArtifactStore(tmp_path))
+    error = views.concise(record)["error"]
+    commands = [a["command"] for a in error["code_actions"]]
+    assert commands[0] == first and error["code_actions"][0]["is_preferred"]
+    assert commands[1][:len(then)] == then
+    assert ["git", "revert", "--no-edit", "HEAD"] not in commands

@@ -212,6 +212,49 @@ def bisect_not_ready(run: CapturedRun) -> list[Problem]:
                     code_actions=actions)]
 
 
+# --- an editor refused part-way -------------------------------------------------------------------
+_EDITOR_SAVES = ("agentwrap", "--env", "GIT_EDITOR=true", "--", "git")  # `commit` after it saves the prepared
+# message as an editor would, its `#` lines stripped (`git commit --no-edit` would keep MERGE_MSG's)
+_NOT_BEGUN = frozenset({"--continue", "--edit-todo", "--skip", "--abort", "--quit", "-n", "--no-commit"})
+
+
+def stopped_at_editor(globals_: list[str], word: str | None, args: list[str], prompt: str
+                      ) -> tuple[str, list[CodeAction]] | None:
+    """The fix and steps when git was ended at an editor with its operation begun: a refused editor ends
+    the whole run, and git leaves what it had done. `git rebase -i` leaves the rebase started (running it
+    again fails: "already a rebase-merge directory"); `git revert`, `git cherry-pick -e` and `git merge
+    --edit` leave the change staged with the message prepared (running them again fails on it). None
+    where running the command again, as the spec's steps say, works (`git commit`, `git tag -a`)."""
+    if word is None or _NOT_BEGUN & set(args):
+        return None
+    abort: tuple[str, ...] | None
+    if word == "rebase" and "git-rebase-todo" in prompt:
+        again = ("agentwrap", "--env", "GIT_SEQUENCE_EDITOR=true", "--", "git", *globals_, "rebase", *args)
+        return ("git was ended at the interactive rebase's todo list with the rebase begun (nothing applied "
+                "yet): `git rebase --abort`, then run it again with the generated list accepted "
+                f"(`{' '.join(again)}`) or without -i.",
+                [CodeAction(title="First end the rebase git began (nothing was applied)",
+                            command=("git", *globals_, "rebase", "--abort"), applicability="maybe_incorrect",
+                            is_preferred=True),
+                 CodeAction(title="Then run it again with the generated todo list accepted", command=again,
+                            applicability="maybe_incorrect")])
+    if word in ("revert", "cherry-pick") and "COMMIT_EDITMSG" in prompt or word in ("merge", "pull") and (
+            "MERGE_MSG" in prompt):
+        undo = "merge" if word == "pull" else word
+        abort = None if word == "revert" else ("git", *globals_, undo, "--abort")  # a revert leaves no REVERT_HEAD
+        conclude = (*_EDITOR_SAVES, *globals_, "commit")
+        return (f"git applied the {word} and was ended at its message: the change is staged and the message "
+                f"prepared; conclude it with that message (`{' '.join(conclude)}`) or your own "
+                "(`git commit -m MESSAGE`)" + (f", or undo it (`{' '.join(abort)}`)." if abort else "."),
+                [CodeAction(title=f"Conclude the {word} with git's prepared message", command=conclude,
+                            applicability="maybe_incorrect", is_preferred=True),
+                 CodeAction(title="Conclude it with your own message", applicability="has_placeholders",
+                            command=("git", *globals_, "commit", "-m", "<MESSAGE>")),
+                 *([CodeAction(title=f"Or undo the {word}", command=abort, applicability="maybe_incorrect")]
+                   if abort else [])])
+    return None
+
+
 # --- remote --------------------------------------------------------------------------------------
 _REMOTE_LINE = lazy(r"^(?P<name>\S+)\t(?P<url>\S+) \((?P<dir>fetch|push)\)$")
 
