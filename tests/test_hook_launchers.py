@@ -3,7 +3,7 @@ exec NS CMD`, `gdb --args CMD`, `uv run CMD`, `docker exec C CMD`: agentwrap.hoo
 chain-loaders and host escapes of agentwrap.wrappers (`run0`, `envdir`, `flatpak-spawn --host`), and in the
 lines that `nix-shell --run`, `fish -c`, `npm exec -c`, `sem` and `at` run; a debugger's own commands
 (`gdb -ex 'shell …'`) are opaque. The same programs' other runs (`ip addr`, `uv sync`, `gdb -ex run -ex bt`)
-are rewritten as before.
+are rewritten as before. A git command that edits its message on a terminal (`git revert`) is left to the host.
 """
 
 from __future__ import annotations
@@ -66,3 +66,13 @@ def test_through_the_hook_the_line_is_left_to_the_host(tmp_path: Path, line: str
     write(tmp_path / ".claude" / "settings.json", {"permissions": {"deny": ["Bash(curl:*)"]}})
     answer = claude(line, tmp_path)  # no rule names rm: rewritten, as before
     assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(("line", "left"), [
+    ("git revert HEAD", True), ("git cherry-pick -e abc", True), ("git merge --edit side", True),
+    ("git revert --no-edit HEAD", False), ("git revert -n HEAD", False), ("git revert --continue", False),
+    ("git cherry-pick abc", False), ("git merge side", False)])
+def test_a_git_command_that_edits_its_message_on_a_terminal_is_left_to_the_host(line: str, left: bool) -> None:
+    """agentwrap gives git a terminal, where `git revert` opens an editor (the host's shell gives none: it
+    commits), and a refused editor ends git with the revert staged: such a line is the host's to run."""
+    assert (rewrite(line).command is None) == left
