@@ -3,7 +3,8 @@ exec NS CMD`, `gdb --args CMD`, `uv run CMD`, `docker exec C CMD`: agentwrap.hoo
 chain-loaders and host escapes of agentwrap.wrappers (`run0`, `envdir`, `flatpak-spawn --host`), and in the
 lines that `nix-shell --run`, `fish -c`, `npm exec -c`, `sem` and `at` run; a debugger's own commands
 (`gdb -ex 'shell …'`) are opaque. The same programs' other runs (`ip addr`, `uv sync`, `gdb -ex run -ex bt`)
-are rewritten as before. A git command that edits its message on a terminal (`git revert`) is left to the host.
+are rewritten as before. A program word bash expands (`{rm,x}`, `/bin/r?`) is known only when the line runs.
+A git command that edits its message on a terminal (`git revert`) is left to the host.
 """
 
 from __future__ import annotations
@@ -76,3 +77,16 @@ def test_a_git_command_that_edits_its_message_on_a_terminal_is_left_to_the_host(
     """agentwrap gives git a terminal, where `git revert` opens an editor (the host's shell gives none: it
     commits), and a refused editor ends git with the revert staged: such a line is the host's to run."""
     assert (rewrite(line).command is None) == left
+
+
+@pytest.mark.parametrize("line", ["{rm,-rf,x}", "{rm,x}", "/bin/r? x", "/usr/bin/r[m] x", "/bin/r* x",
+                                  "sudo /bin/r? x", "/usr/bin/sud? rm x", "bash -c '{rm,x}'"])
+def test_a_program_word_bash_expands_is_known_only_when_the_line_runs(line: str) -> None:
+    """Brace expansion and globs make the program (`{rm,-rf,x}` runs `rm -rf x`): no rule can be applied to
+    the word as written, so a deny rule leaves the line to the host."""
+    assert _decision(line) in ("deny", "unsure")
+
+
+@pytest.mark.parametrize("line", ["ls *.py", "~/bin/tool x", "ls {a,b}", "find . -name '*.txt'"])
+def test_expansions_in_arguments_or_a_tilde_leave_the_program_named(line: str) -> None:
+    assert _decision(line) == "none"

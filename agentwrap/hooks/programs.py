@@ -39,12 +39,19 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
     return Unwrapped(words, tuple(wrappers))
 
 
+def _unknown(word: Word) -> bool:
+    """Whether the program a word names is known only when the line runs: a variable, or a word bash
+    expands into other words or names (`{rm,-rf,x}` is `rm -rf x`, `/bin/r?` is `/bin/rm`). A leading
+    tilde only names a folder (`~/bin/tool`)."""
+    return word.value is None or not word.plain and any(c in word.raw for c in "*?[{")
+
+
 def program(words: tuple[Word, ...]) -> str | None:
     """The basename of the program the command runs; None when it is known only when the line runs."""
     inner = unwrap(words).words
-    if not inner or inner[0].value is None:
+    if not inner or _unknown(inner[0]):
         return None
-    return os.path.basename(inner[0].value)
+    return os.path.basename(inner[0].value or "")
 
 
 def _joined(words: tuple[Word, ...], basename: bool = False) -> str:
@@ -69,4 +76,4 @@ def named(call: Call) -> bool:
     if not call.words:
         return True  # a bare assignment runs nothing
     inner = unwrap(call.words).words
-    return not inner or inner[0].value is not None
+    return not inner or not _unknown(inner[0])
