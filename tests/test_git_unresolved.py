@@ -4,7 +4,8 @@ steps, not "another operation is in progress" or a bare exit status, and git's l
 (`U\tf.txt`, `f.txt: needs merge`, its how-to) are not kept in the concise text; nor is git's how-to under a
 missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
 are named; an unknown identity is one problem; staged changes block a rebase as unstaged ones do; an editor
-refused with the operation begun is answered with the step that concludes it."""
+refused with the operation begun is answered with the step that concludes it; a stash pop conflict keeps no
+status line that only names the conflicted file."""
 
 from __future__ import annotations
 
@@ -128,3 +129,14 @@ def test_an_editor_refused_with_the_operation_begun_is_not_answered_with_the_sam
     assert commands[0] == first and error["code_actions"][0]["is_preferred"]
     assert commands[1][:len(then)] == then
     assert ["git", "revert", "--no-edit", "HEAD"] not in commands
+
+
+def test_a_stash_pop_conflict_keeps_no_status_line_that_only_names_the_conflicted_file(tmp_path: Path) -> None:
+    """git prints its status after a conflicted pop; `both modified:   f` says the problem again, while
+    `The stash entry is kept` is a fact the steps rely on."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["stash-pop-conflict"], store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    assert view["error"]["location"] == {"file": "f"}
+    text = view["output"]["stdout"]["text"]
+    assert "both modified" not in text and "Unmerged paths" not in text
+    assert "The stash entry is kept" in text
