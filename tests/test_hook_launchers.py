@@ -90,3 +90,10 @@ def test_a_program_word_bash_expands_is_known_only_when_the_line_runs(line: str)
 @pytest.mark.parametrize("line", ["ls *.py", "~/bin/tool x", "ls {a,b}", "find . -name '*.txt'"])
 def test_expansions_in_arguments_or_a_tilde_leave_the_program_named(line: str) -> None:
     assert _decision(line) == "none"
+
+
+@pytest.mark.parametrize("line", ["uv run python", "poetry run ipython", "ip netns exec ns bash",
+                                  "sudo ip netns exec ns vim x"])
+def test_a_session_behind_a_launcher_is_left_to_the_host(line: str) -> None:
+    """As behind a wrapper (`sudo vim x`): the REPL or editor a launcher starts is a person's session."""
+    assert rewrite(line).command is None
