@@ -5,7 +5,7 @@ steps, not "another operation is in progress" or a bare exit status, and git's l
 missing remote; a `git bisect run` that prints nothing says why; a worktree refusal and a refused transport
 are named; an unknown identity is one problem; staged changes block a rebase as unstaged ones do; an editor
 refused with the operation begun is answered with the step that concludes it; a stash pop conflict keeps no
-status line that only names the conflicted file."""
+status line that only names the conflicted file; commits left on no branch are a warning."""
 
 from __future__ import annotations
 
@@ -140,3 +140,18 @@ def test_a_stash_pop_conflict_keeps_no_status_line_that_only_names_the_conflicte
     text = view["output"]["stdout"]["text"]
     assert "both modified" not in text and "Unmerged paths" not in text
     assert "The stash entry is kept" in text
+
+
+def test_leaving_commits_on_no_branch_is_a_warning_with_the_branch_that_keeps_them(tmp_path: Path) -> None:
+    """`git checkout main` from a detached HEAD with its own commit succeeds, but that commit is now on no
+    branch: a warning names it, with `git branch <BRANCH> SHA`, in place of git's how-to."""
+    record = fixtures.replay_record(registry.builtin("git"), CASES["checkout-commits-left-behind"],
+                                    store=ArtifactStore(tmp_path))
+    view = views.concise(record)
+    assert view["status"] == "success"
+    warning = view["problems"][0]
+    assert warning["code"] == "GIT_COMMITS_LEFT_BEHIND" and warning["severity"] == "warning"
+    sha = warning["detail"].rsplit(" ", 1)[-1]
+    assert f"git branch NAME {sha}" in warning["suggested_fix"]
+    assert [list(a.command or ()) for a in record.problems[0].code_actions] == [["git", "branch", "<BRANCH>", sha]]
+    assert "this may be a good time" not in str(view.get("output"))
