@@ -152,6 +152,22 @@ WRAPPERS: dict[str, Wrapper] = {
     "dbus-run-session": Wrapper(_values("--config-file", "--dbus-daemon")),
     "torsocks": Wrapper(_values("-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"),
                          transparent=False),
+    # process supervisors' chain-loaders (daemontools, runit), and hosts outside a sandbox or container
+    "chpst": Wrapper(_values("-u", "-U", "-b", "-e", "-/", "-C", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f",
+                             "-c", "-r", "-t")),
+    "softlimit": Wrapper(_values("-m", "-a", "-d", "-s", "-l", "-f", "-c", "-o", "-p", "-t", "-r")),
+    "setuidgid": Wrapper(positionals=1), "envuidgid": Wrapper(positionals=1), "envdir": Wrapper(positionals=1),
+    "setlock": Wrapper(positionals=1), "pgrphack": Wrapper(),
+    "run0": Wrapper(_values("-u", "--user", "-g", "--group", "--nice", "-D", "--chdir", "--setenv", "--unit",
+                            "--property", "--description", "--slice", "--machine", "--background", "-a", "--area",
+                            "--shell-prompt-prefix"), fails_itself=True),  # systemd's sudo
+    "flatpak-spawn": Wrapper(_values("--env", "--unset-env", "--forward-fd", "--directory", "--app-path",
+                                     "--usr-path", "--sandbox-expose", "--sandbox-expose-ro", "--sandbox-expose-path",
+                                     "--sandbox-expose-path-ro", "--sandbox-a11y-own-name"), transparent=False),
+    "distrobox-host-exec": Wrapper(transparent=False), "torify": Wrapper(transparent=False),
+    "fakechroot": Wrapper(_values("-l", "--lib", "-d", "--elfloader", "-e", "--environment", "-c", "--config-dir")),
+    "rlwrap": Wrapper(_values("-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-s", "-S",
+                              "-t", "-w", "-z"), transparent=False),  # `-a`, `-m`, `-p`: values in the word
     "proxychains": Wrapper(_values("-f"), transparent=False),
     "proxychains4": Wrapper(_values("-f"), transparent=False),
 }

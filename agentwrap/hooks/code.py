@@ -6,7 +6,8 @@ such a command as opaque (left to the host whenever a deny or ask rule exists). 
 are code count: `python3 script.py` or `awk -f prog.awk` run a file, as `bash script.sh` does, and
 `python3 -m pytest` runs a module; those stay readable. awk and sed are common and mostly harmless, so
 their program text is opaque only when it can start a command: awk's `system(...)` or a pipe (`|`,
-`"cmd" | getline`), GNU sed's `e` command or `s///e` flag (`--sandbox` forbids both).
+`"cmd" | getline`), GNU sed's `e` command or `s///e` flag (`--sandbox` forbids both). A debugger's own
+commands (`gdb -ex CMD`, `lldb -o CMD`) are opaque but for the few that only run, inspect or quit.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _CODE: dict[str, Code] = {
     "bun": Code("e", frozenset({"--eval", "--print"})), "deno": Code("", frozenset({"eval"})),
     "perl": Code("eE"), "ruby": Code("e"), "php": Code("rBRE"), "lua": Code("e"), "luajit": Code("e"),
     "Rscript": Code("e"), "R": Code("e"), "osascript": Code("e"), "tclsh": Code(""), "julia": Code("eE"),
+    "expect": Code("c"),
     **{name: Code("c", frozenset({"--cmd"})) for name in ("vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff")},
 }
 _PYTHON_VALUES = "WX"  # python's options with a value; every other one is a flag
@@ -36,6 +38,12 @@ _AWK_VALUES = frozenset("FvfeilEW")  # -F FS, -v VAR=VAL, -f FILE, -e TEXT, -i/-
 _AWK_LONG = {"--field-separator": "F", "--assign": "v", "--file": "f", "--source": "e", "--include": "i",
              "--load": "l", "--exec": "E"}
 _AWK_RUNS = re.compile(r"system|\||@")  # system(), `print | "cmd"`, `"cmd" | getline`, gawk's @load
+_GDB_COMMANDS = frozenset({"ex", "iex", "eval-command", "init-eval-command"})  # with one dash or two
+_LLDB_COMMANDS = frozenset({"-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"})
+_DEBUGGER_SAFE = re.compile(r"r|run|start|starti|process launch|c|continue|bt|backtrace|where|bt full|backtrace full"
+                            r"|thread backtrace( all)?|thread apply all (bt|backtrace)( full)?|info [a-z ]+|q|quit"
+                            r"|kill|up|down|(f|frame) [0-9]+|list|l|set (pagination|confirm) (on|off)"
+                            r"|set (width|height) [0-9]+|set print pretty( on)?|disassemble|register read")
 _SED_LONG = {"--expression": "e", "--file": "f", "--line-length": "l"}
 
 
@@ -51,12 +59,31 @@ def opaque(words: tuple[Word, ...]) -> bool:
         return _awk(args)
     if name == "sed" or name == "gsed":
         return _sed(args)
+    if name in ("gdb", "lldb"):
+        return _debugger(name, args)
     if name in _CODE:
         spec = _CODE[name]
         if name in ("vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff") and any(
                 (w.value or "+x").startswith("+") and not (w.value or "")[1:].isdigit() for w in args):
             return True  # `vim +CMD`: an ex command (`+42` only moves to line 42)
         return any(_gives_code(w, spec) for w in args)
+    return False
+
+
+def _debugger(name: str, args: tuple[Word, ...]) -> bool:
+    """Whether a debugger is given a command of its own that can run another program (`gdb -ex 'shell rm
+    x'`, `-ex 'print system(...)'`, `-ex 'run $(...)'`: gdb starts the program through a shell): every
+    command but the few that only run, inspect or leave (`-ex run -ex bt`) is."""
+    for i, word in enumerate(args):
+        value = word.value
+        if value is None or value in ("--args", "-args", "--"):
+            return value is None
+        option, eq, rest = value.partition("=")
+        option = option.lstrip("-") if name == "gdb" else option
+        if option in (_GDB_COMMANDS if name == "gdb" else _LLDB_COMMANDS):
+            given = rest if eq else (args[i + 1].value if i + 1 < len(args) else "")
+            if given is None or not _DEBUGGER_SAFE.fullmatch(given.strip()):
+                return True
     return False
 
 

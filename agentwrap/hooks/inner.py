@@ -92,7 +92,9 @@ def _opened(call: Call) -> _Opened:
     elif name == "ssh":
         remote, given, hidden = openers.ssh(words[1:])
         inner, helpers = (remote, hidden), helpers + given
-    elif name == "parallel":
+    elif name in openers.STDIN_LINES:
+        inner = [], call.stdin
+    elif name in ("parallel", "sem"):  # `sem` is `parallel --semaphore`
         inner = openers.parallel(words[1:])
     elif name == "find":
         inner = openers.find(words[1:]), False
@@ -100,7 +102,8 @@ def _opened(call: Call) -> _Opened:
         inner = openers.git(words[1:])
     elif name == "capsh":
         inner = openers.capsh(words[1:], call.stdin)
-    return _Opened(runs + inner[0], helpers, opaque or inner[1] or code.opaque(words))
+    scripted = any(code.opaque(wrapper) for wrapper in unwrapped.wrappers)  # `gdb -ex 'shell …' --args CMD`
+    return _Opened(runs + inner[0], helpers, opaque or inner[1] or scripted or code.opaque(words))
 
 
 def _from_environment(call: Call, unwrapped: programs.Unwrapped) -> tuple[list[Call], list[Call], bool]:

@@ -53,6 +53,7 @@ _REPLS: dict[str, Repl] = {
     "sftp": Repl(frozenset({"-b"}), positionals=0, forced=frozenset()),
 }
 _GIT_PATCH = frozenset({"-p", "--patch", "-i", "--interactive"})
+_REVERT_QUIET = frozenset({"--no-edit", "-n", "--no-commit", "--continue", "--abort", "--skip", "--quit"})
 _GIT_MESSAGE = ("-m", "--message", "-F", "--file", "-C", "--reuse-message", "--no-edit", "--fixup")
 _CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 
@@ -131,6 +132,10 @@ def _git_session(args: list[str]) -> bool:
         return True
     if sub == "commit":
         return bool(_GIT_PATCH & set(rest)) or not any(_gives_message(a) for a in rest)
+    if sub == "revert":  # edits the message when its stdin is a terminal, as agentwrap's is: the host's is not
+        return not _REVERT_QUIET & set(rest)
+    if sub in ("cherry-pick", "merge"):
+        return bool({"-e", "--edit"} & set(rest))
     return False
 
 

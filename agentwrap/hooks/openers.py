@@ -32,7 +32,14 @@ _GIT_RUNS = frozenset({"pager", "editor", "sshcommand", "fsmonitor", "hookspath"
 LINE_OPTIONS: dict[str, frozenset[str]] = {
     "script": frozenset({"-c", "--command"}),
     "su": frozenset({"-c", "--command", "--session-command"}),
+    "nix-shell": frozenset({"--run", "--command"}),
+    "npx": frozenset({"-c", "--call"}), "npm": frozenset({"-c", "--call"}),  # `npm exec -c CMD`
+    # fish's syntax is not bash's: a line the grammar cannot read is opaque
+    "fish": frozenset({"-c", "--command", "-C", "--init-command"}),
 }
+# Programs that run the shell lines of their stdin later (`at now <<< 'rm x'`): opaque when it is a pipe
+# or a redirection, as `sh` reading stdin is; `at -f FILE` runs a file, as `bash FILE` does.
+STDIN_LINES = frozenset({"at", "batch"})
 # Programs with an option whose value is a helper command they run themselves.
 HELPER_OPTIONS: dict[str, frozenset[str]] = {
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),

@@ -187,7 +187,14 @@ class GitAdapter(BaseAdapter):
         super().__init__(_SPEC)
 
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
-        return write.conflicts(run)
+        return write.conflicts(run) or write.unresolved(run) or write.bisect_not_ready(run)
+
+    def find_problems(self, run: CapturedRun) -> list[Problem]:
+        found = super().find_problems(run)
+        if any(p.code == write.MERGE_CONFLICT.code for p in found):  # files still conflicted: it is this
+            # operation's own conflict, no other one "in progress" (`git merge --continue` says it as `git commit`)
+            found = [p for p in found if p.code != "GIT_OPERATION_IN_PROGRESS"]
+        return found
 
     def effects(self, argv: list[str]) -> Effects:
         _, word, args = split(argv)
@@ -228,14 +235,19 @@ class GitAdapter(BaseAdapter):
             return None
         return parser(run)
 
-    def prompt_help(self, argv: list[str], prompt: str, input_kind: str) -> tuple[str | None, list[CodeAction]]:
+    def prompt_help(self, argv: list[str], prompt: str, input_kind: str,
+                    ended: bool = True) -> tuple[str | None, list[CodeAction]]:
         """The spec's prompt catalog, trying entries whose pattern names the prompt's file first, with the
-        user's own arguments spliced in (`{rest...}`) and their global options (-C DIR) kept."""
+        user's own arguments spliced in (`{rest...}`) and their global options (-C DIR) kept; `ended`: git
+        was ended at the prompt (agentwrap's refusal), not told the editor failed (git then cleans up)."""
         assert self.spec is not None
         spec = copy.copy(self.spec)
         spec.prompts = tuple(sorted(self.spec.prompts, key=lambda p: not p.pattern.search(prompt or "\0")))
         fix, actions = spec.prompt_help(argv, self.subcommand(argv), prompt, input_kind)
         globals_, word, args = split(argv)
+        begun = write.stopped_at_editor(globals_, word, args, prompt or "") if ended else None
+        if begun is not None:  # git was ended with its operation begun: running it again would fail
+            fix, actions = begun[0], begun[1]
         rest = [a for a in args if a not in _FORCES_EDITOR and not a.startswith("--edit=")]
         out = [a for a in (_expand(action, globals_, rest) for action in actions) if a is not None]
         if word == "commit" and "--amend" in args:  # amending: keeping the message is the natural choice
@@ -272,7 +284,7 @@ class GitAdapter(BaseAdapter):
 
         argv = list(run.argv)
         problem = input_required(argv, file, "editor", {"detection": "editor-error", "source": "editor"})
-        fix, actions = self.prompt_help(argv, file, "editor")
+        fix, actions = self.prompt_help(argv, file, "editor", ended=bool(_EDITOR_SHIM.search(run.text())))
         problem = problem._replace(suggested_fix=fix or problem.suggested_fix, exit_code=run.exit_code,
                                    code_actions=(*actions, *problem.code_actions))
         return Interpretation(summary=problem.detail[:300], error=problem, problems=(problem,), success=False)

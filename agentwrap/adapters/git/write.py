@@ -1,5 +1,6 @@
 """What git's changing commands report: `commit` and `push` results as data and effects, merge conflicts
-(from merge, pull, rebase, cherry-pick, revert, stash, am) as one located problem per file; and `remote -v`."""
+(from merge, pull, rebase, cherry-pick, revert, stash, am, and the `--continue` or commit that finds some
+still unresolved) as one located problem per file; and `remote -v`."""
 
 from __future__ import annotations
 
@@ -22,7 +23,13 @@ _TRACK = lazy(r"^[Bb]ranch '(?P<branch>[^']+)' set up to track (?:remote branch 
 
 MERGE_CONFLICT = ProblemCode(code="GIT_MERGE_CONFLICT", title="Merge conflict", category="conflict", status=409,
                              docs_url="https://git-scm.com/docs/git-merge#_how_to_resolve_conflicts")
-CODES = (MERGE_CONFLICT,)
+BISECT_NOT_READY = ProblemCode(code="GIT_BISECT_NOT_READY", title="No bisection to run", category="precondition",
+                               status=412, docs_url="https://git-scm.com/docs/git-bisect#_bisect_run",
+                               suggested_fix="`git bisect run` needs a bisection with a bad and a good commit: "
+                                             "`git bisect log` shows what is marked; mark the missing one "
+                                             "(`git bisect good <COMMIT>`) or start with `git bisect start <BAD> "
+                                             "<GOOD>`, then run it again.")
+CODES = (MERGE_CONFLICT, BISECT_NOT_READY)
 
 
 def parse_commit(run: CapturedRun) -> dict[str, Any] | None:
@@ -134,24 +141,118 @@ def conflicts(run: CapturedRun) -> list[Problem]:
     matches = list(_CONFLICT.finditer(run.text()))
     for n, m in enumerate(matches, 1):
         path = (m.group("file") or m.group("first")).strip()
-        actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
-                              command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
-        if conclude:
-            title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
-                     else f"Conclude the {op} once every file is resolved")
-            actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
-        if abort:
-            actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
-                                      command=tuple(abort), applicability="maybe_incorrect"))
-        fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
-               + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
-                                                                                else "."))
         detail = (f"{op} stopped: {m.group('kind')} conflict in {path} ({n} of {len(matches)} conflicted files)"
                   + (f": {m.group('rest')}" if m.group("rest") else ""))
-        found.append(problem("git", MERGE_CONFLICT, detail, exit_code=run.exit_code, suggested_fix=fix,
-                             code_actions=tuple(actions), location={"file": path},
-                             extra={"conflict": m.group("kind")}))
+        found.append(_conflicted(run, path, detail, op, (conclude, abort), m.group("kind")))
     return found
+
+
+def _conflicted(run: CapturedRun, path: str, detail: str, op: str,
+                flow: tuple[list[str] | None, list[str] | None], kind: str | None) -> Problem:
+    """The problem of one file with conflicts to resolve: its resolve / conclude / abort steps."""
+    conclude, abort = flow
+    sub = (run.subcommand or "").split(" ")[0]
+    actions = [CodeAction(title=f"After removing the conflict markers from {path}, mark it resolved",
+                          command=("git", "add", "--", path), applicability="maybe_incorrect", is_preferred=True)]
+    if conclude:
+        title = ("Drop the stash entry once resolved (git kept it)" if sub == "stash"
+                 else f"Conclude the {op} once every file is resolved")
+        actions.append(CodeAction(title=title, command=tuple(conclude), applicability="maybe_incorrect"))
+    if abort:
+        actions.append(CodeAction(title=f"Or abandon the {op} and restore the state before it",
+                                  command=tuple(abort), applicability="maybe_incorrect"))
+    fix = (f"Edit {path} to resolve the conflict, `git add {path}`, then "
+           + (f"`{' '.join(conclude)}`" if conclude else "continue") + (f"; or `{' '.join(abort)}`." if abort
+                                                                            else "."))
+    return problem("git", MERGE_CONFLICT, detail, exit_code=run.exit_code, suggested_fix=fix,
+                   code_actions=tuple(actions), location={"file": path}, extra={"conflict": kind} if kind else None)
+
+
+_NEEDS_MERGE = lazy(r"^(?P<file>.+): needs merge$", re.M)  # `git rebase --continue` before every file is added
+_UNMERGED = lazy(r"^U\t(?P<file>.+)$", re.M)  # `git commit` (`merge|cherry-pick|revert --continue`) lists them
+_CANNOT_COMMIT = lazy(r"^error: Committing is not possible because you have unmerged files\.", re.M)
+_CONTINUES = ("merge", "rebase", "cherry-pick", "revert")
+
+
+def unresolved(run: CapturedRun) -> list[Problem]:
+    """`git rebase --continue`, `git merge --continue` or `git commit` refused because files still hold
+    conflicts: one problem per file, as at the conflict, with the steps of the operation that stopped (the
+    one continued; for `git commit`, the commit again, since git does not say which operation is in
+    progress and `git status` does)."""
+    text = run.text()
+    found = [unquote(m.group("file")) for m in _NEEDS_MERGE.finditer(run.stdout_text + "\n" + run.stderr_text)]
+    if not found and _CANNOT_COMMIT.search(text):
+        found = [unquote(m.group("file")) for m in _UNMERGED.finditer(run.stdout_text)]
+    sub = (run.subcommand or "").split(" ")[0]
+    continued = sub in _CONTINUES and "--continue" in run.argv
+    if not found or not (continued or sub == "commit"):
+        return []
+    args = args_after(run, "commit")
+    said_message = any(a.startswith(("-m", "--message", "-F", "--file", "-C", "--reuse-message")) for a in args)
+    flow = _FLOW[sub] if continued else (["git", "commit", *(args if said_message else ["--no-edit"])], None)
+    if continued and sub == "merge":
+        flow = (["git", "merge", "--continue"], flow[1])
+    said = f"{sub} --continue" if continued else "commit"
+    return [_conflicted(run, path, f"{said} refused: {path} still has unresolved conflicts "
+                                   f"({n} of {len(found)} unmerged files)", sub, flow, None)
+            for n, path in enumerate(dict.fromkeys(found), 1)]
+
+
+def bisect_not_ready(run: CapturedRun) -> list[Problem]:
+    """`git bisect run` that failed printing nothing: git does so when no bisection is started, or when its
+    good (or bad) commit is not yet known; it names neither. `git bisect log` says which."""
+    if (run.subcommand or "") != "bisect run" or not run.failed or run.signal is not None or run.text().strip():
+        return []
+    actions = (CodeAction(title="See what the bisection has marked (nothing: none is started)",
+                          command=("git", "bisect", "log"), applicability="machine_applicable", is_preferred=True),
+               CodeAction(title="Start one from a bad and a good commit", applicability="has_placeholders",
+                          command=("git", "bisect", "start", "<BAD>", "<GOOD>")))
+    return [problem("git", BISECT_NOT_READY, "git bisect run printed nothing and ran no test: no bisection is "
+                    "started, or its good or bad commit is not marked", exit_code=run.exit_code,
+                    code_actions=actions)]
+
+
+# --- an editor refused part-way -------------------------------------------------------------------
+_EDITOR_SAVES = ("agentwrap", "--env", "GIT_EDITOR=true", "--", "git")  # `commit` after it saves the prepared
+# message as an editor would, its `#` lines stripped (`git commit --no-edit` would keep MERGE_MSG's)
+_NOT_BEGUN = frozenset({"--continue", "--edit-todo", "--skip", "--abort", "--quit", "-n", "--no-commit"})
+
+
+def stopped_at_editor(globals_: list[str], word: str | None, args: list[str], prompt: str
+                      ) -> tuple[str, list[CodeAction]] | None:
+    """The fix and steps when git was ended at an editor with its operation begun: a refused editor ends
+    the whole run, and git leaves what it had done. `git rebase -i` leaves the rebase started (running it
+    again fails: "already a rebase-merge directory"); `git revert`, `git cherry-pick -e` and `git merge
+    --edit` leave the change staged with the message prepared (running them again fails on it). None
+    where running the command again, as the spec's steps say, works (`git commit`, `git tag -a`)."""
+    if word is None or _NOT_BEGUN & set(args):
+        return None
+    abort: tuple[str, ...] | None
+    if word == "rebase" and "git-rebase-todo" in prompt:
+        again = ("agentwrap", "--env", "GIT_SEQUENCE_EDITOR=true", "--", "git", *globals_, "rebase", *args)
+        return ("git was ended at the interactive rebase's todo list with the rebase begun (nothing applied "
+                "yet): `git rebase --abort`, then run it again with the generated list accepted "
+                f"(`{' '.join(again)}`) or without -i.",
+                [CodeAction(title="First end the rebase git began (nothing was applied)",
+                            command=("git", *globals_, "rebase", "--abort"), applicability="maybe_incorrect",
+                            is_preferred=True),
+                 CodeAction(title="Then run it again with the generated todo list accepted", command=again,
+                            applicability="maybe_incorrect")])
+    if word in ("revert", "cherry-pick") and "COMMIT_EDITMSG" in prompt or word in ("merge", "pull") and (
+            "MERGE_MSG" in prompt):
+        undo = "merge" if word == "pull" else word
+        abort = None if word == "revert" else ("git", *globals_, undo, "--abort")  # a revert leaves no REVERT_HEAD
+        conclude = (*_EDITOR_SAVES, *globals_, "commit")
+        return (f"git applied the {word} and was ended at its message: the change is staged and the message "
+                f"prepared; conclude it with that message (`{' '.join(conclude)}`) or your own "
+                "(`git commit -m MESSAGE`)" + (f", or undo it (`{' '.join(abort)}`)." if abort else "."),
+                [CodeAction(title=f"Conclude the {word} with git's prepared message", command=conclude,
+                            applicability="maybe_incorrect", is_preferred=True),
+                 CodeAction(title="Conclude it with your own message", applicability="has_placeholders",
+                            command=("git", *globals_, "commit", "-m", "<MESSAGE>")),
+                 *([CodeAction(title=f"Or undo the {word}", command=abort, applicability="maybe_incorrect")]
+                   if abort else [])])
+    return None
 
 
 # --- remote --------------------------------------------------------------------------------------
@@ -241,6 +342,34 @@ _FORCE_CREATE = {"checkout": {"-b": "-B"}, "switch": {"-c": "-C", "--create": "-
                  "worktree": {"-b": "-B"}}
 
 
+_WORKTREE_VALUES = frozenset({"-b", "-B", "--reason"})
+
+
+def _worktree_of(args: list[str], path: str | None) -> tuple[str, ...] | None:
+    """`worktree add [OPTIONS] -b NAME PATH [START]` as `git worktree add [OPTIONS] PATH NAME`: the new
+    branch checked out as an existing one, at `path` (None: the same path); None without `-b NAME`."""
+    if args[:1] != ["add"]:
+        return None
+    options: list[str] = []
+    positionals: list[str] = []
+    name = None
+    i = 1
+    while i < len(args):
+        word = args[i]
+        if word in ("-b", "-B") and i + 1 < len(args):
+            name, i = args[i + 1], i + 2
+            continue
+        if word in _WORKTREE_VALUES and i + 1 < len(args):
+            options += args[i:i + 2]
+            i += 2
+            continue
+        (options if word.startswith("-") else positionals).append(word)
+        i += 1
+    if name is None or not positionals:
+        return None
+    return ("git", "worktree", "add", *options, path or positionals[0], name)
+
+
 def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
     """GIT_ALREADY_EXISTS with the user's own command made to replace the name: `checkout -b X START` ->
     `checkout -B X START`, `switch -c` -> `switch -C`, `branch X` -> `branch -f X`; and a clone's own
@@ -254,6 +383,21 @@ def already_exists(p: Problem, word: str | None, args: list[str]) -> Problem:
             actions = [a for a in actions if not a.title.startswith("Reset ")]  # the spec's `switch -C`
             actions.append(CodeAction(title=title, command=("git", word or "", *forced),
                                       applicability="maybe_incorrect"))
+        existing = _worktree_of(args, None) if word == "worktree" else None
+        if existing:  # `worktree add PATH -b NAME`: the switch would move this worktree, not add one
+            actions = [CodeAction(title="Check out the existing branch in the new worktree", command=existing,
+                                  applicability="maybe_incorrect", is_preferred=True),
+                       *(a._replace(is_preferred=False) for a in actions if not a.title.startswith("Switch "))]
+            p = p._replace(suggested_fix=f"Branch {existing[-1]} already exists: check it out in the new worktree "
+                                         f"without -b (`{' '.join(existing)}`), choose another name, or reset it "
+                                         "to the start point with -B, which leaves the commits only it held "
+                                         "unreachable.")
+    elif p.title == "Worktree path already exists" and (elsewhere := _worktree_of(args, "<PATH>")):
+        # git 2.39 creates the `-b` branch before it looks at the path: a retry with `-b` at another path
+        # then fails on the branch, so the retry names the branch without `-b`
+        actions.append(CodeAction(title=f"Add it at another path (git may have created {elsewhere[-1]} already: "
+                                        "if so, without -b, as here)", command=elsewhere,
+                                  applicability="has_placeholders"))
     elif p.title == "Remote already exists" and args[:1] == ["add"]:
         pos = [a for a in args[1:] if not a.startswith("-")]
         if len(pos) == 2:  # `remote add NAME URL`: the URL the caller meant for NAME
