@@ -43,6 +43,14 @@ def launched_commands(adapter: Adapter, run: CapturedRun) -> list[list[str]]:
     return method(run) if callable(method) else []
 
 
+def scripted_commands(adapter: Adapter, argv: list[str], cwd: str) -> list[list[str]]:
+    """Before a run, the commands a script runner's argv will run (`npm run build` -> package.json's `tsc`);
+    [] for any other tool."""
+    method = getattr(adapter, "script_commands", None)
+    found = method(argv, cwd) if callable(method) else []
+    return found if isinstance(found, list) else []
+
+
 Finder = Callable[[str], "Adapter | None"]
 _FINDER: list[Finder] = []
 

@@ -41,6 +41,17 @@ def _scripts_from_log(run: CapturedRun) -> list[str] | None:
         return None
 
 
+def script_line(folder: str, script: str) -> str | None:
+    """The command line package.json in `folder` gives `script`, before npm runs it; None when unreadable."""
+    try:
+        with open(os.path.join(folder, "package.json"), encoding="utf-8") as fh:
+            scripts = json.loads(fh.read(1 << 20)).get("scripts") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    line = scripts.get(script) if isinstance(scripts, dict) else None
+    return line if isinstance(line, str) else None
+
+
 def _npm_hints(text: str) -> tuple[list[str], list[str]]:
     """npm's `Did you mean this?` lines split into scripts (`run build` -> build) and built-in commands."""
     hints = [m.group("cmd") for m in _DID_YOU_MEAN.finditer(text) if m.group("cmd") != "run"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from agentwrap.adapters import _npm_parse as p
 from agentwrap.adapters._npm_parse import ALIASES
-from agentwrap.adapters._npm_scripts import missing_script
+from agentwrap.adapters._npm_scripts import missing_script, script_line
 from agentwrap.adapters.js_stacks import FACTS as NODE_CODES
 from agentwrap.adapters.js_stacks import runner_counts, test_run_problems
 from agentwrap.sdk import (
@@ -28,6 +28,7 @@ from agentwrap.sdk import (
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "npm.spec.toml")
 
 _SCRIPT_SUBS = {"run", "test", "start", "stop", "restart", "exec", "install-test", "install-ci-test"}
+_RUN_SUBS = ("run", "test", "start", "stop", "restart")  # each runs one script package.json names
 _PARSERS = {"ls": p.parse_ls, "outdated": p.parse_outdated, "view": p.parse_view,
             **dict.fromkeys(("install", "ci", "uninstall", "update", "dedupe", "prune", "audit fix"),
                             p.parse_install)}
@@ -121,6 +122,29 @@ def _runs_node_test(run: CapturedRun) -> bool:
     return len(commands) == 1 and os.path.basename(commands[0][0]) == "node" and "--test" in commands[0][1:]
 
 
+_NPX_LIST = re.compile(r"\[(?:\s*\"[^\"]*\"\s*,?)+\]")  # npx's `["cowsay@1.6.0", "x"]`
+
+
+def _npx_names(found: Problem) -> Problem:
+    """npx names the packages it would download as a JSON list: said as plain words (`cowsay@1.6.0`)."""
+    def words(m: re.Match[str]) -> str:
+        return ", ".join(re.findall(r'"([^"]*)"', m.group(0)))
+    return found._replace(detail=_NPX_LIST.sub(words, found.detail)) if found.detail else found
+
+
+def _script_summary(run: CapturedRun, error: Problem) -> str:
+    """`npm run lint: eslint exited with status 2`: the script a run ran and what failed in it (the program
+    when the script is one command), not the code's title that names neither."""
+    extra = error.extra or {}
+    script, command = str(extra.get("script", "")), str(extra.get("command", ""))
+    head = f"npm run {script}" if run.subcommand == "run" else f"npm {run.subcommand or ''} ".rstrip()
+    commands = p.commands_of(command)
+    who = f"{os.path.basename(commands[0][0])}" if len(commands) == 1 else "the script"
+    if extra.get("missing_command"):
+        return f"{head}: `{extra['missing_command']}` is not installed"
+    return f"{head}: {who} exited with status {run.exit_code}"
+
+
 class NpmAdapter(BaseAdapter):
     codes = (*p.CODES, *NODE_CODES.values())  # npm runs node: its errors are node's
     def diagnostics(self, run: CapturedRun) -> list[Problem]:
@@ -187,6 +211,22 @@ class NpmAdapter(BaseAdapter):
         script = p.script_command(run)
         return p.commands_of(script[1]) if script else []
 
+    def script_commands(self, argv: list[str], cwd: str) -> list[list[str]]:
+        """Before the run, the commands of the script `npm run NAME`/`npm test` will run, as package.json in
+        `cwd` (or --prefix) says: their adapters' environment is the run's (tsc's NO_COLOR, which keeps its
+        related places), as when the caller runs them directly; [] for any other npm command."""
+        sub = self.subcommand(argv)
+        if sub not in _RUN_SUBS or self.spec is None:
+            return []
+        name: str | None = sub
+        if sub == "run":  # the script is the word after `run` (`npm --silent run build -- --watch`)
+            valued = self.spec.options_with_value
+            at = self.spec._words_start(argv, self.spec._words_start(argv, 1, valued) + 1, valued)
+            name = argv[at] if at < len(argv) and argv[at] != "--" else None
+        folder = os.path.join(cwd, p.argv_value(tuple(argv), "--prefix", "-C") or "")
+        line = script_line(folder, name) if name else None
+        return p.commands_of(line) if line else []
+
     def interpret(self, run: CapturedRun) -> Interpretation:
         if self._outdated_found(run):
             run = run._replace(exit_code=0)
@@ -204,6 +244,13 @@ class NpmAdapter(BaseAdapter):
             error = own(interp.error)
             summary = error.detail if interp.summary == interp.error.detail else interp.summary
             interp = interp._replace(error=error, summary=summary, problems=tuple(own(x) for x in interp.problems))
+        if interp.error is not None and interp.error.code == "NPM_NPX_NOT_CONFIRMED":
+            error = _npx_names(interp.error)
+            summary = error.detail if interp.summary == interp.error.detail else interp.summary
+            interp = interp._replace(error=error, summary=summary, problems=tuple(
+                _npx_names(x) if x.code == error.code else x for x in interp.problems))
+        if interp.error is not None and interp.error.code == "NPM_SCRIPT_FAILED":
+            interp = interp._replace(summary=_script_summary(run, interp.error))
         tests = interp.data.get("tests") if isinstance(interp.data, dict) else None
         if interp.error is not None and interp.error.code in _TEST_CODES and isinstance(tests, dict):
             # the counts, in our words, of a runner no adapter of its own read (mocha): not the first failure again

@@ -119,7 +119,7 @@ def execute(argv: list[str], opts: Options, *, request_id: str,
         shims = ShimDir(shim_root, opts.answers)
         # `timeout 30 git push` is git's run: its prevention, effects and secrets (registry.reader)
         reader, read_argv = registry.reader(argv, adapter, forced=opts.adapter, disabled=opts.no_adapter)
-        run_env, run_effects = registry.launch(reader, read_argv)  # npx eslint's: npx's and eslint's
+        run_env, run_effects = registry.launch(reader, read_argv, cwd)  # npx eslint's: npx's and eslint's
         env_set, child_env = child_environment(shims, run_env, opts)
         from agentwrap.runner.spawn import resolve_program
 
