@@ -125,6 +125,39 @@ def remote_command(argv: list[str]) -> list[str]:
     return []
 
 
+_KEY_FILE = "<KEY_FILE>"  # the identity SSH_PERMISSION_DENIED's action offers in place of the caller's
+
+
+def _without_identity(command: tuple[str, ...]) -> tuple[str, ...]:
+    """An action's ssh/scp command with the caller's own identity options (`-i KEY`, `-iKEY`, `-o
+    IdentityFile=KEY`) left out, the action's `-i <KEY_FILE>` kept: ssh offers every -i it is given, so the
+    refused key would still be tried (and count against the server's MaxAuthTries). Only options before the
+    destination: the words after it are the remote command's."""
+    with_value = _SCP_WITH_VALUE if os.path.basename(command[0]) == "scp" else _SSH_WITH_VALUE
+    kept = [command[0]]
+    at = 1
+    while at < len(command):
+        word = command[at]
+        if word == "--" or not word.startswith("-") or word == "-":
+            return (*kept, *command[at:])
+        cluster, value, taken = word, "", 1
+        for i, letter in enumerate(word[1:], 1):
+            if letter in with_value:
+                cluster, value = word[:i + 1], word[i + 1:]
+                if not value and at + 1 < len(command):
+                    value, taken = command[at + 1], 2
+                break
+        letter = cluster[-1]
+        setting = value.replace(" ", "=", 1).partition("=")[0].lower() if letter == "o" else ""
+        if (letter == "i" and value != _KEY_FILE) or setting == "identityfile":
+            if len(cluster) > 2:  # `-vi KEY`: the flags before it stay
+                kept.append(cluster[:-1])
+        else:
+            kept.extend(command[at:at + taken])
+        at += taken
+    return tuple(kept)
+
+
 class SshAdapter(BaseAdapter):
     spec = Spec.from_toml(SPEC_FILE)
     codes = (REMOTE_COMMAND_FAILED,)
@@ -133,10 +166,13 @@ class SshAdapter(BaseAdapter):
         return destination(argv)
 
     def find_problems(self, run: CapturedRun) -> list[Problem]:
-        """ssh ends an unknown or changed host key with `Host key verification failed.`: that line only
+        """The caller's `-i KEY` gives way to the `-i <KEY_FILE>` of an authentication failure's action.
+        ssh ends an unknown or changed host key with `Host key verification failed.`: that line only
         restates the problem the lines above it name (with the fingerprint and the fix), so it is kept as
         a problem of its own only when nothing above explains it."""
-        found = super().find_problems(run)
+        found = [p._replace(code_actions=tuple(
+                     a._replace(command=_without_identity(a.command)) if a.command else a for a in p.code_actions))
+                 if p.code == "SSH_PERMISSION_DENIED" else p for p in super().find_problems(run)]
         if any(p.code in _HOST_KEY_EXPLAINED for p in found):
             found = [p for p in found if p.code != "SSH_HOST_KEY_VERIFICATION_FAILED"]
         return found
