@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from agentwrap.adapters import _apt_parse as parse
-from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Spec, program_name
+from agentwrap.sdk import Adapter, BaseAdapter, CapturedRun, Effects, Presentation, Spec, program_name
 
 #: The rules, prompts, effects, noise and descriptor: data, validated like a user's (apt.toml).
 SPEC_FILE = os.path.join(os.path.dirname(__file__), "apt.spec.toml")
@@ -26,6 +26,10 @@ _DPKG_ACTIONS = {
     "--add-architecture": "add-architecture",
 }
 _SIMULATE = frozenset({"--simulate", "--just-print", "--dry-run", "--recon", "--no-act"})
+#: What a simulation's data says twice: apt -s prints an Inst/Remv line for every package its announced lists
+#: name (`install`, `remove`, an upgrade's `from_version`), and the summary gives the counts. The lists only
+#: apt announces (held_changed, downgrade) and kept_back stay; a real run at the prompt keeps its plan.
+_SAID_BY_A_SIMULATION = ("counts", "plan.new", "plan.upgrade", "plan.remove")
 _CHANGES = frozenset({"install", "reinstall", "remove", "purge", "autoremove", "autopurge", "upgrade",
                       "dist-upgrade", "full-upgrade", "build-dep", "satisfy"})
 
@@ -63,6 +67,12 @@ class AptAdapter(BaseAdapter):
         if program_name(argv[0]) == "dpkg" and effects.open_world:
             return effects._replace(open_world=False)  # dpkg works on local files only
         return effects
+
+    def presentation(self, argv: list[str]) -> Presentation:
+        shown = super().presentation(argv)
+        if program_name(argv[0]) == "dpkg" or not _simulated(argv) or (self.subcommand(argv) or "") not in _CHANGES:
+            return shown
+        return shown.replace(concise_omit=(*shown.concise_omit, *_SAID_BY_A_SIMULATION))
 
     def parse(self, run: CapturedRun) -> Any:
         sub = (run.subcommand or "").split(" ")[0]

@@ -184,7 +184,8 @@ def dropped_members(whole: Any, cut: Any) -> tuple[str, ...]:
 
 def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequence[str] = ()) -> Any:
     """`data` for a model: without the members the adapter leaves to problems (`omit`; `list.member` leaves a
-    member out of each item of a top-level list: git log's full `sha`, which `abbrev` names), the top-level
+    member out of each item of a top-level list: git log's full `sha`, which `abbrev` names, or out of a
+    top-level map: apt's `plan.remove`, which its `remove` list says), the top-level
     words the summary already says (a commit's sha and subject), and empty, null, false or zero members,
     which say nothing a status or a count elsewhere does not. `shared`: members the data states once at
     its top when every item of its lists has them alike (git log's one author); the items leave them out."""
@@ -202,6 +203,8 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
                     continue
                 if top and isinstance(value, list):
                     value = prune(value, False, said_once, per_item.get(key, frozenset()))
+                elif top and isinstance(value, dict) and key in per_item:  # `plan.remove`: one member of a map
+                    value = prune({k: v for k, v in value.items() if k not in per_item[key]}, False, {})
                 else:
                     value = prune(value, False, {})
                 if value in (None, [], {}, False, "", 0) and value is not True:

@@ -146,13 +146,16 @@ def _strings(node: Any) -> Iterator[str]:
 
 
 def _name_lists(node: Any) -> Iterator[frozenset[str]]:
-    """Every list of strings in `node` (the data), as a set."""
+    """Every list of strings in `node` (the data), as a set; and every list of items each with a `name` (apt's
+    `remove: [{name, version}]`), as the set of their names."""
     if isinstance(node, dict):
         for value in node.values():
             yield from _name_lists(value)
     elif isinstance(node, list | tuple):
         if node and all(isinstance(item, str) for item in node):
             yield frozenset(node)
+        if node and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in node):
+            yield frozenset(item["name"] for item in node)
         for item in node:
             yield from _name_lists(item)
 
