@@ -328,14 +328,15 @@ def _serving(program: str) -> Adapter | None:
 find_inner_with(_serving)  # the run's readers find the launched tool's adapter through the registry
 
 
-def launch(adapter: Adapter, argv: list[str], cwd: str | None = None) -> tuple[dict[str, str], Effects]:
+def launch(adapter: Adapter, argv: list[str], cwd: str | None = None, depth: int = 3) -> tuple[dict[str, str], Effects]:
     """The prevention environment and effects of a run: a launcher's (`npx eslint --fix`), with those of the
     tool its argv names (eslint's environment, and --fix's writes). A script runner's (`npm run build`) with
-    the environment of the tools its script runs in `cwd` (tsc's); not their effects: a script may do more."""
+    the environment of the tools its script runs in `cwd` (tsc's, and `npx tsc`'s, up to `depth` scripts
+    deep: a script may run itself); not their effects: a script may do more."""
     env, effects = adapter.environment(argv), adapter.effects(argv)
-    for command in scripted_commands(adapter, argv, cwd or os.getcwd()):
+    for command in scripted_commands(adapter, argv, cwd or os.getcwd()) if depth > 0 else []:
         if (scripted := _serving(command[0])) is not None:
-            env = {**env, **scripted.environment(command)}
+            env = {**env, **launch(scripted, command, cwd, depth - 1)[0]}
     inner = launched_command(adapter, argv)
     launched = _serving(inner[0]) if inner else None
     if launched is None or not inner:

@@ -13,7 +13,7 @@ from conftest import aw
 
 from agentwrap import registry
 
-_SCRIPTS = {"build": "tsc", "lint": "eslint src", "t2": "false"}
+_SCRIPTS = {"build": "tsc", "lint": "eslint src", "t2": "false", "b2": "npx tsc", "loop": "npm run loop"}
 
 
 def _project(folder: Path) -> Path:
@@ -34,6 +34,10 @@ def test_a_script_gets_the_environment_of_its_tools_and_only_of_them(tmp_path: P
     assert "NO_COLOR" not in lint
     prefixed, _ = registry.launch(npm, ["npm", "--prefix", str(tmp_path), "run", "build"], "/")
     assert prefixed.get("NO_COLOR") == ""
+    nested, _ = registry.launch(npm, ["npm", "run", "b2"], str(tmp_path))  # a script that launches tsc
+    assert nested.get("NO_COLOR") == ""
+    looped, _ = registry.launch(npm, ["npm", "run", "loop"], str(tmp_path))  # ends though the script runs itself
+    assert "NO_COLOR" not in looped
     _, effects = registry.launch(npm, ["npm", "run", "build"], str(tmp_path))
     assert effects.read_only is None  # a script may do more than its tools: its effects stay unknown
 
