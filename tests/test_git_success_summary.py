@@ -12,6 +12,7 @@ from conftest import ROOT
 from agentwrap import fixtures, registry
 from agentwrap.adapters.git import success
 from agentwrap.artifacts import ArtifactStore
+from agentwrap.outcome import bound
 from agentwrap.render import views
 
 CASES = {c.name: c for c in fixtures.cases(ROOT / "fixtures") if c.adapter == "git"}
@@ -64,3 +65,21 @@ def test_lines_the_summary_restates_and_the_detached_advice_go(tmp_path):
 ])
 def test_said_derives_only_from_gits_words_and_arguments(word, args, text, said):
     assert success.said(word, args, text) == said
+
+
+def test_a_fast_forward_merge_says_each_fact_once(tmp_path):
+    """Before: each file's `changes` (its insertions plus deletions), `fast_forward: true` beside the summary's
+    "fast-forward", and git's `Updating OLD..NEW` and totals lines beside `old`, `new` and `insertions`."""
+    view = concise("merge-fast-forward", tmp_path)
+    assert view["summary"] == "merge (fast-forward): 3 files changed"
+    data = view["data"]
+    assert "fast_forward" not in data and {"old", "new", "insertions"} <= set(data)
+    assert all(set(f) == {"path", "insertions"} for f in data["files"]), data["files"]
+    assert "output" not in view, "git's lines say only what the data says"
+
+
+def test_changes_stays_where_git_scaled_its_graph():
+    files = [{"path": "a", "changes": 3, "insertions": 2, "deletions": 1},
+             {"path": "big", "changes": 900, "insertions": None, "deletions": None}]
+    lean = bound.lean_data({"files": files}, ())
+    assert lean["files"] == [{"path": "a", "insertions": 2, "deletions": 1}, {"path": "big", "changes": 900}]
