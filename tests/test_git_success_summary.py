@@ -83,3 +83,12 @@ def test_changes_stays_where_git_scaled_its_graph():
              {"path": "big", "changes": 900, "insertions": None, "deletions": None}]
     lean = bound.lean_data({"files": files}, ())
     assert lean["files"] == [{"path": "a", "insertions": 2, "deletions": 1}, {"path": "big", "changes": 900}]
+
+
+def test_a_pull_whose_autostash_conflicts_says_so_and_that_it_rebased(tmp_path):
+    """Before: `pull (merged)` and no problem, while the working tree held conflict markers (exit 0)."""
+    view = concise("pull-rebase-autostash-conflict", tmp_path)
+    assert view["status"] == "success" and view["summary"] == "pull (rebased)"
+    problems = view.get("problems", [])
+    assert [p["code"] for p in problems] == ["GIT_AUTOSTASH_CONFLICT"], problems
+    assert problems[0]["severity"] == "warning" and "git stash drop" in problems[0]["suggested_fix"]

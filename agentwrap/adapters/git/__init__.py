@@ -400,7 +400,8 @@ def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> st
     if sub in ("merge", "pull") and "up_to_date" in data:
         if data["up_to_date"]:
             return "already up to date"
-        how = "fast-forward" if data["fast_forward"] else "merge commit" if data.get("merge_commit") else "merged"
+        how = ("fast-forward" if data["fast_forward"] else "merge commit" if data.get("merge_commit")
+               else "rebased" if data.get("rebased") else "merged")
         changed = f": {_plural(data['files_changed'], 'file')} changed" if "files_changed" in data else ""
         return f"{sub} ({how}){changed}"
     if sub == "remote" and "remotes" in data:
