@@ -201,6 +201,8 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
                     continue
                 if key in alike and alike[key] == value:
                     continue
+                if not top and key == "changes" and _summed(node, value):
+                    continue
                 if top and isinstance(value, list):
                     value = prune(value, False, said_once, per_item.get(key, frozenset()))
                 elif top and isinstance(value, dict) and key in per_item:  # `plan.remove`: one member of a map
@@ -227,9 +229,16 @@ def lean_data(data: Any, omit: Sequence[str], summary: str = "", shared: Sequenc
     return pruned if pruned not in ({}, []) else None
 
 
+def _summed(item: dict[str, Any], value: Any) -> bool:
+    """A file's `changes` that is only its insertions plus its deletions (git's stat line): it adds nothing
+    beside them. Where git scaled its +/- graph the split is unknown (null) and `changes` is the one count."""
+    ins, dels = item.get("insertions"), item.get("deletions")
+    return isinstance(value, int) and isinstance(ins, int) and isinstance(dels, int) and value == ins + dels
+
+
 def _flagged(key: str, value: Any, summary: str) -> bool:
     """A true flag the summary names: `clean: true` beside "working tree clean" (not "not clean", "0 clean")."""
-    word = re.escape(key.replace("_", " "))
+    word = re.escape(key).replace("_", "[ -]")  # `fast_forward` beside git's "fast-forward"
     return value is True and re.search(rf"(?<!\bno )(?<!\bnot )(?<!\d )\b{word}\b", summary) is not None
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentwrap.adapters.git import write
+from agentwrap.adapters.git import success, write
 from agentwrap.adapters.git.answer import answer
 from agentwrap.adapters.git.log import LOG_TEXT_FLAGS, SHARED, parse_diff, parse_log, parse_show, totals_said
 from agentwrap.adapters.git.parse import parse_branch, parse_status
@@ -231,8 +231,12 @@ class GitAdapter(BaseAdapter):
     def parse(self, run: CapturedRun) -> Any:
         sub = (run.subcommand or "").split(" ")[0]
         parser = self.parsers.get(sub)
-        if parser is None or run.failed:
+        if run.failed:
             return None
+        if parser is None:
+            # no data, but a summary of git's fact lines: an empty dict says so, and the lines it restates go
+            _, word, rest = split(run.argv)
+            return {} if success.said(word, rest, run.text()) else None
         return parser(run)
 
     def prompt_help(self, argv: list[str], prompt: str, input_kind: str,
@@ -293,6 +297,9 @@ class GitAdapter(BaseAdapter):
         if not isinstance(data, dict):
             return None
         sub = (run.subcommand or "").split(" ")[0]
+        if not data:  # no parser: git's own fact lines, or what a silent command's arguments say it did
+            _, word, rest = split(run.argv)
+            return success.said(word, rest, run.text())
         return _summary(sub, data, run.wrote)
 
 
@@ -393,7 +400,8 @@ def _summary(sub: str, data: dict[str, Any], wrote: Callable[[str], bool]) -> st
     if sub in ("merge", "pull") and "up_to_date" in data:
         if data["up_to_date"]:
             return "already up to date"
-        how = "fast-forward" if data["fast_forward"] else "merge commit" if data.get("merge_commit") else "merged"
+        how = ("fast-forward" if data["fast_forward"] else "merge commit" if data.get("merge_commit")
+               else "rebased" if data.get("rebased") else "merged")
         changed = f": {_plural(data['files_changed'], 'file')} changed" if "files_changed" in data else ""
         return f"{sub} ({how}){changed}"
     if sub == "remote" and "remotes" in data:

@@ -57,6 +57,8 @@ def parse_merge(run: CapturedRun) -> dict[str, Any] | None:
                             "fast_forward": bool(re.search(r"^Fast-forward$", text, re.M))}
     if m := _UPDATING.search(text):
         data.update(old=m.group("old"), new=m.group("new"))
+    if re.search(r"^Successfully rebased and updated ", run.text(), re.M):  # `pull --rebase`: no merge made
+        data["rebased"] = True
     if m := _STRATEGY.search(text):
         data["merge_commit"], data["strategy"] = True, m.group("strategy")
     changes = diff_data(text.splitlines())
