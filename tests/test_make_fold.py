@@ -92,3 +92,10 @@ def test_make_k_says_each_error_once_and_no_recipe_line_again(tmp_path):
     assert places == [("f1.c", 1), ("f2.c", 1)] and "x1" in env["error"]["detail"]
     text = "".join(s.get("text", "") for s in (env.get("output") or {}).values())
     assert "Error 1" not in text and "not remade" not in text, "make's lines the summary says"
+
+
+def test_another_compiles_scope_line_is_no_context_of_an_error():
+    text = ("f1.c: In function 'f1':\nf2.c: In function 'f2':\nf1.c:3:14: error: 'x' undeclared\n"
+            "make: *** [Makefile:6: f1.o] Error 1\n")
+    out = ADAPTER.interpret(_run(text))
+    assert out.error is not None and (out.error.extra or {})["context"] == ["f1.c: In function 'f1':"]
