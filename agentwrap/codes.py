@@ -60,7 +60,9 @@ _CODES = (
              "or a kill from outside).",
              "dependency", 502, None, True, False,
              ("SIGKILL with a large max_rss_bytes suggests the out-of-memory killer: reduce the input.",
-              "SIGSEGV or SIGABRT is a crash in the program: check its version and input.")),
+              "SIGSEGV or SIGABRT is a crash in the program: check its version and input.",
+              "SIGTERM, SIGHUP or SIGINT was sent from outside (a supervisor, a time limit, a person): run it "
+              "again if nobody meant to stop it.")),
     CodeInfo("COMMAND_TIMED_OUT", "command-timed-out", "Command ran past its own time limit",
              "The command line gave the command a time limit (`timeout 30 pytest`) and the command was still "
              "running when it ran out, so `timeout` ended it (exit status 124). Not agentwrap's --timeout.",

@@ -132,7 +132,7 @@ def parse(text: str) -> list[Diag]:
         m = DIAG.match(line)
         if m and not line.startswith(" "):
             diag = _diag(m, starts[i])
-            diag.context, context = context, []
+            diag.context, context = _own(context, diag.file), []
             i = _block(lines, i + 1, diag)
             diag.end = starts[i] if i < len(starts) else len(text)
             if diag.severity in ("note", "remark") and top:
@@ -153,6 +153,12 @@ def parse(text: str) -> list[Diag]:
             context = []
         i += 1
     return top
+
+
+def _own(context: list[str], file: str | None) -> list[str]:
+    """The context lines of this diagnostic: under `make -j` two compiles' output interleaves, and another
+    file's `f2.c: In function 'f2':` is no scope of an error in f1.c."""
+    return [c for c in context if not ((m := _SCOPE.match(c)) and file and m.group("file") != file)]
 
 
 def _diag(m: re.Match[str], offset: int) -> Diag:

@@ -163,6 +163,65 @@ def _explained(problems: list[Problem]) -> list[Problem]:
     return out
 
 
+def _stem(path: object) -> str:
+    return os.path.splitext(os.path.basename(str(path or "")))[0]
+
+
+def _compiled(problem: Problem) -> bool:
+    return problem.severity == "error" and (problem.extra or {}).get("tool") in ("gcc", "clang")
+
+
+def _folded(problems: list[Problem]) -> list[Problem]:
+    """A failed recipe whose compiler errors are listed says nothing they do not (`f1.o` failed because `f1.c`
+    has errors): it goes, and the summary names its target. Its errors are the target's sources' (`f1.c` for
+    `f1.o`: -j prints them out of order), else the ones printed since the last failed recipe when none of them
+    is another failed target's (a header's error, a link's `undefined reference`). A parent make's recipe that
+    failed right after its sub-make folded one goes too: the sub-make's failure is the whole story."""
+    compiled = [p for p in problems if _compiled(p)]
+    failed = {_stem((p.extra or {}).get("target")) for p in problems if p.code == "MAKE_RECIPE_FAILED"}
+    out: list[Problem] = []
+    since: list[Problem] = []
+    folded_level = None  # the make level of the recipe folded last, while nothing else was printed since
+    for p in problems:
+        if p.code != "MAKE_RECIPE_FAILED":
+            out.append(p)
+            since += [p] if _compiled(p) else []
+            folded_level = None
+            continue
+        stem, level = _stem((p.extra or {}).get("target")), int((p.extra or {}).get("make_level", 0))
+        by_name = any(_stem((c.location or {}).get("file")) == stem for c in compiled)
+        by_order = since and not any(_stem((c.location or {}).get("file")) in failed for c in since)
+        by_sub_make = folded_level is not None and folded_level > level
+        if by_name or by_order or by_sub_make:
+            folded_level = level
+        else:
+            out.append(p)
+            folded_level = None
+        since = []
+    return out
+
+
+def _folded_targets(failed: list[dict[str, Any]], problems: tuple[Problem, ...]) -> list[dict[str, Any]]:
+    """make's failed recipes that no problem of their own reports (`_folded`): those the summary names."""
+    kept = [((p.extra or {}).get("target"), (p.extra or {}).get("recipe_status")) for p in problems
+            if p.code == "MAKE_RECIPE_FAILED"]
+    out = []
+    for f in failed:
+        if f["status"] is None:
+            continue  # a signal's: MAKE_RECIPE_KILLED reports it
+        if (f["target"], f["status"]) in kept:
+            kept.remove((f["target"], f["status"]))
+        else:
+            out.append(f)
+    return out
+
+
+def _deciding_first(folded: list[str], error: Problem) -> list[str]:
+    """The failed targets, the one the deciding error's file builds first: the summary and the error agree."""
+    stem = _stem((error.location or {}).get("file"))
+    return sorted(folded, key=lambda target: _stem(target) != stem)
+
+
 def _errors(compiler: dict[str, int]) -> str:
     """`1 compiler error, 2 warnings`, `1 linker error`: what failed, in the words of the tool that failed."""
     errors, linked, warned = compiler["errors"], compiler["linker_errors"], compiler["warnings"]
@@ -207,7 +266,7 @@ class MakeAdapter(BaseAdapter):
                 found.append((m.start(), _renamed(placed, problem, run.cwd)))
         found.sort(key=lambda item: item[0])
         missing = {(p.extra or {}).get("target") for _, p in found if p.code == "MAKE_NO_RULE"}
-        problems = _linked(_explained([p for _, p in found]), found, text)
+        problems = _linked(_explained(_folded([p for _, p in found])), found, text)
         return [_separator_fix(_directory_fix(p, run.argv), run.cwd) for p in problems
                 if not (p.code == "MAKE_COMMAND_NOT_FOUND" and (p.extra or {}).get("command") in missing)]
 
@@ -252,9 +311,16 @@ class MakeAdapter(BaseAdapter):
                                   data=data, success=True)
         if base.error is not None and base.error in compiled:
             # the compiler's error decides: the summary says which recipe failed and counts, once each
-            recipe = next((p.detail for p in base.problems if p.code == "MAKE_RECIPE_FAILED"), None)
+            folded = _folded_targets(data["failed_targets"], base.problems)
             errors = _errors(data["compiler"])
-            summary = f"make: {recipe} ({errors})" if recipe else f"make: {errors}"
+            failed = _deciding_first(list(dict.fromkeys(f["target"] for f in folded)), base.error)
+            if len(failed) > 1:
+                summary = f"make: the recipes for {', '.join(failed)} failed ({errors})"
+            elif failed:
+                summary = f"make: the recipe for target '{failed[0]}' failed with status {folded[0]['status']} " \
+                          f"({errors})"
+            else:
+                summary = f"make: {errors}"
             # a failed link's command line stays in the text: which files were linked is the diagnosis
             link = _link_command(text, text.find(base.error.matched or base.error.detail))
             kept = (link[0],) if base.error.code in LINKER_CODES and link else ()

@@ -10,6 +10,7 @@ import os
 import re
 import signal
 
+from agentwrap import codes
 from agentwrap.adapter import Adapter, Interpretation, generic_spec
 from agentwrap.lazyre import lazy
 from agentwrap.problem import CodeAction, Problem, wrapper_problem
@@ -23,6 +24,15 @@ def _signame(num: int) -> str:
         return signal.Signals(num).name
     except ValueError:
         return f"signal {num}"
+
+
+_CRASHES = frozenset(("SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL", "SIGSYS", "SIGTRAP"))
+
+
+def _signal_fix(name: str) -> str:
+    """The table's advice for this signal only: the out-of-memory killer sends SIGKILL, never SIGTERM."""
+    fixes = codes.BY_CODE["KILLED_BY_SIGNAL"].fixes
+    return fixes[0] if name == "SIGKILL" else fixes[1] if name in _CRASHES else fixes[2]
 
 
 def _answer_template(prompt: str, argv: list[str]) -> CodeAction:
@@ -271,7 +281,8 @@ def decide(argv: list[str], run: RunResult, interp: Interpretation, adapter: Ada
     elif interp.error is not None:
         problem = interp.error
     elif run.signal is not None:
-        problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {_signame(run.signal)}")
+        name = _signame(run.signal)
+        problem = wrapper_problem("KILLED_BY_SIGNAL", f"{prog} was killed by {name}", suggested_fix=_signal_fix(name))
     elif interp.success is False:
         problem = wrapper_problem("COMMAND_FAILED", interp.summary[:1000])
     else:
