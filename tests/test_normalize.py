@@ -93,10 +93,11 @@ def test_the_concise_answer_lists_problems_as_a_runs_concise_envelope_does(tmp_p
     """`--agent` (concise, what `agentwrap mcp` answers): a listed problem has no docs_url (`explain CODE`
     has it); with it the envelope held to no level of the result schema."""
     log = tmp_path / "build.log"
-    log.write_text("src/a.c:3:5: error: expected ';' before '}' token\nmake: *** [Makefile:2: a.o] Error 1\n")
+    log.write_text("src/a.c:3:5: error: expected ';' before '}' token\nsrc/b.c:4:1: error: unknown type name 'foo'\n"
+                   "make: *** [Makefile:2: a.o] Error 1\n")
     a = aw("normalize", str(log), detail="concise")  # the envelope is checked against the result schema
     assert a.error["code"] == "GCC_ERROR" and "docs_url" not in a.env["problems"][0]
-    assert a.env["problems"][0]["code"] == "MAKE_RECIPE_FAILED" and "request_id" not in a.env
+    assert a.env["problems"][0]["location"]["file"] == "src/b.c" and "request_id" not in a.env
 
 
 def test_stdin_is_read_when_no_file_is_given(tmp_path):
