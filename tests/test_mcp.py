@@ -124,7 +124,8 @@ def test_run_read_only_refuses_what_is_not_classed_read_only(tmp_path: Path, res
 
 def test_the_other_tools_and_bad_arguments(tmp_path: Path, result_schema: dict[str, Any]) -> None:
     got: dict[str, Any] = {}
-    log = "src/a.c:3:5: error: expected ';' before '}' token\nmake: *** [Makefile:2: a.o] Error 1\n"
+    log = ("src/a.c:3:5: error: expected ';' before '}' token\nsrc/b.c:4:1: error: unknown type name 'foo'\n"
+           "make: *** [Makefile:2: a.o] Error 1\n")
 
     async def body(client: Client) -> None:
         got["explain"] = await client.call_tool("explain", {"code": "TIMEOUT"})
@@ -146,7 +147,7 @@ def test_the_other_tools_and_bad_arguments(tmp_path: Path, result_schema: dict[s
     assert _structured(got["describe"], result_schema)["data"]["name"] == "git"
     normalized = _structured(got["normalize"], result_schema)
     assert normalized["status"] == "error" and normalized["error"]["location"]["file"] == "src/a.c"
-    assert normalized["problems"][0]["location"] == {"file": "Makefile", "line": 2}  # concise: not the error again
+    assert normalized["problems"][0]["location"] == {"file": "src/b.c", "line": 4, "column": 1}  # not the error again
     assert _structured(got["big"], result_schema)["output"]["stdout"]["truncated"] is True
     assert "line 1234" in str(_structured(got["show"], result_schema)["data"])
     for key in ("both", "type", "unknown"):
