@@ -15,27 +15,13 @@ import re
 from typing import Any
 
 from agentwrap.adapters.git.log import parse_diff, totals_said
+from agentwrap.adapters.git.parse import operands
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
 _COMPLAINT = lazy(r"^(?:fatal|error|usage)\b", re.M | re.I)
 _DIFFS = ("diff", "diff-index", "diff-files", "diff-tree")
 _CONFIG_VALUE = {"--file", "-f", "--blob", "--type", "--default", "--comment", "--value"}
-
-
-def _positional(args: list[str], with_value: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == "--":
-            continue
-        elif arg.startswith("-"):
-            skip = arg in with_value
-        else:
-            out.append(arg)
-    return out
 
 
 def _config_key(args: list[str]) -> str | None:
@@ -45,7 +31,7 @@ def _config_key(args: list[str]) -> str | None:
                 "--bool", "--int", "--path", "--includes", "--no-includes", "--show-origin", "--show-scope",
                 "--default", "--null", "-z"}:
         return None
-    pos = _positional(args, _CONFIG_VALUE)
+    pos = operands(args, _CONFIG_VALUE)
     if pos[:1] == ["get"]:
         pos = pos[1:]
     return pos[0] if len(pos) == 1 else None
@@ -72,7 +58,7 @@ def answer(word: str | None, args: list[str], run: CapturedRun) -> tuple[dict[st
             return data, totals_said(data) if data["differs"] else "no differences"
         return data, "differences found" if data["differs"] else "no differences"
     if word == "merge-base" and "--is-ancestor" in flags:
-        pos = _positional(args)
+        pos = operands(args)
         if len(pos) != 2:
             return None
         return {"is_ancestor": yes}, f"{pos[0]} is {'' if yes else 'not '}an ancestor of {pos[1]}"
@@ -86,7 +72,7 @@ def answer(word: str | None, args: list[str], run: CapturedRun) -> tuple[dict[st
     if word == "config" and not yes and not run.stdout_text.strip() and (key := _config_key(args)):
         return {"key": key, "set": False}, f"{key} is not set"
     if word == "rev-parse" and not yes and "--verify" in flags and quiet and not run.stdout_text.strip():
-        pos = _positional(args)
+        pos = operands(args)
         return {"exists": False}, f"{pos[0] if len(pos) == 1 else 'the revision'} does not exist"
     if word == "show-ref" and not yes and not run.stdout_text.strip() and not flags & {"--exclude-existing"}:
         return {"exists": False}, "no such ref"

@@ -12,6 +12,22 @@ from typing import Any
 from agentwrap.lazyre import lazy
 from agentwrap.sdk import CapturedRun
 
+
+def operands(args: list[str], with_value: frozenset[str] | set[str] | tuple[str, ...] = frozenset()) -> list[str]:
+    """The words of `args` that are neither options nor the value of one of the `with_value` options."""
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--":
+            continue
+        elif arg.startswith("-"):
+            skip = arg in with_value
+        else:
+            out.append(arg)
+    return out
+
 _LONG_KIND = {"new file": "added", "modified": "modified", "deleted": "deleted", "renamed": "renamed",
               "copied": "copied", "typechange": "typechange"}
 _CONFLICT_KINDS = ("both modified", "both added", "both deleted", "added by us", "added by them",

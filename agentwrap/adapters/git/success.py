@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from agentwrap.adapters.git.parse import operands
 from agentwrap.lazyre import lazy
 
 # git's lines that state what a command did, in git's words (the summary restates them, so the envelope's
@@ -79,7 +80,7 @@ def _fetched(args: list[str], text: str) -> str | None:
 
 def _worktree(args: list[str], text: str) -> str | None:
     action = args[0] if args else ""
-    paths = _named(args[1:], ("-b", "-B", "--reason"))
+    paths = operands(args[1:], ("-b", "-B", "--reason"))
     if action == "add" and (m := _FACTS.search(text)) and m.group("fact").startswith("Preparing worktree"):
         how = m.group("fact")[len("Preparing worktree ("):-1]
         head = [_lower(h.group("fact")) for h in _FACTS.finditer(text) if h.group("fact").startswith("HEAD")]
@@ -97,7 +98,7 @@ def _silent(word: str | None, args: list[str], text: str) -> str | None:
     """What the arguments of a command that prints nothing on success say it did."""
     if text.strip():
         return None
-    named = _named(args, ("-m", "--message", "-F", "--file", "-u", "--local-user", "-s", "--source", "--cleanup"))
+    named = operands(args, ("-m", "--message", "-F", "--file", "-u", "--local-user", "-s", "--source", "--cleanup"))
     if word == "tag" and named and not {"-l", "--list", "-v", "--verify", "--contains", "--points-at"} & set(args):
         at = f" at {named[1]}" if len(named) > 1 else ""
         return f"tag {named[0]} created{at}"
@@ -108,14 +109,3 @@ def _silent(word: str | None, args: list[str], text: str) -> str | None:
     return None
 
 
-def _named(args: list[str], valued: tuple[str, ...]) -> list[str]:
-    """The arguments that are not options nor the value of one of the `valued` options."""
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in valued:
-            skip = True
-        elif not a.startswith("-"):
-            out.append(a)
-    return out
